@@ -1,0 +1,196 @@
+//! "Max Recipients Policy": the kit's `MaxRecipientsPolicy`. At post-params-normalization it
+//! counts the recipients in the normalised params (positive amounts only; NFT transfers count
+//! one each) and blocks when there are more than `maxRecipients`.
+//!
+//! Config (the kit's constructor parameters): `{"maxRecipients": 2, "additionalTools": ["my_tool"],
+//! "customCounts": {"my_tool": {"field": "payouts", "amountField": "amount"}, "other": {"count": 3}}}`.
+//! A custom count overrides the built-in rule, as in the kit. A relevant tool with no rule fails
+//! the call with the kit's "Unhandled tool" error.
+
+use hak_guest::serde_json::{self, Value};
+use hak_guest::{
+    block_with, host, Amount, Plugin, PluginInfo, PolicyOutcome, Stage, StageInput, Verdict,
+};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// The kit's default relevant tools (7, including `transfer_fungible_token_tool`).
+const DEFAULT_TOOLS: [&str; 7] = [
+    "transfer_hbar_tool",
+    "transfer_hbar_with_allowance_tool",
+    "airdrop_fungible_token_tool",
+    "transfer_fungible_token_tool",
+    "transfer_fungible_token_with_allowance_tool",
+    "transfer_non_fungible_token_with_allowance_tool",
+    "transfer_non_fungible_token_tool",
+];
+
+/// A declarative counting rule (the kit takes a function; a sandboxed config takes data).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct CountRule {
+    /// Count the entries of the array at this dotted path of `normalisedParams`…
+    field: Option<String>,
+    /// …only those whose value at this key is a positive amount (entries without it count).
+    amount_field: Option<String>,
+    /// Or: a fixed count.
+    count: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Config {
+    max_recipients: Value,
+    #[serde(default)]
+    additional_tools: Vec<String>,
+    #[serde(default)]
+    custom_counts: BTreeMap<String, CountRule>,
+}
+
+pub struct MaxRecipients {
+    max: u64,
+    custom: BTreeMap<String, CountRule>,
+}
+
+impl Plugin for MaxRecipients {
+    fn describe(config: &str) -> Result<(Self, PluginInfo), String> {
+        let config: Config = serde_json::from_str(config)
+            .map_err(|e| format!("MaxRecipientsPolicy: invalid config: {e}"))?;
+        let max = config
+            .max_recipients
+            .as_u64()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| {
+                format!(
+                    "MaxRecipientsPolicy: 'maxRecipients' must be a positive integer. Received: {}",
+                    config.max_recipients
+                )
+            })?;
+        for (tool, rule) in &config.custom_counts {
+            match (&rule.field, rule.count) {
+                (Some(_), None) | (None, Some(_)) => {}
+                _ => {
+                    return Err(format!(
+                        "MaxRecipientsPolicy: customCounts.{tool} needs exactly one of 'field' or 'count'"
+                    ))
+                }
+            }
+        }
+        let mut tools: Vec<&str> = DEFAULT_TOOLS.to_vec();
+        tools.extend(config.additional_tools.iter().map(String::as_str));
+        let info = PluginInfo::policy(
+            "Max Recipients Policy",
+            &format!("Limits the maximum number of recipients to {max}"),
+            tools,
+            [Stage::PostParamsNormalization],
+        );
+        Ok((
+            MaxRecipients {
+                max,
+                custom: config.custom_counts,
+            },
+            info,
+        ))
+    }
+
+    fn should_block_post_params_normalization(&self, input: &StageInput) -> PolicyOutcome {
+        let count = match self.custom.get(&input.method) {
+            Some(rule) => count_with_rule(rule, input)?,
+            None => count_builtin(input)?,
+        };
+        if count > self.max {
+            host::warn(&format!(
+                "MaxRecipientsPolicy: {} tool call rejected, expected max {} recipients, got {count}",
+                input.method, self.max
+            ));
+            return Ok(block_with(
+                format!("{count} recipients exceed the maximum of {}", self.max),
+                "MAX_RECIPIENTS_EXCEEDED",
+                serde_json::json!({ "recipientCount": count, "maxRecipients": self.max }),
+            ));
+        }
+        Ok(Verdict::Allow)
+    }
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    amount: Option<Amount>,
+}
+
+impl Entry {
+    /// The kit's `_isRecipient`: no amount (an NFT) counts; otherwise the amount must be > 0.
+    fn is_recipient(&self) -> bool {
+        self.amount.is_none_or(Amount::is_positive)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Normalised {
+    hbar_transfers: Option<Vec<Entry>>,
+    token_transfers: Option<Vec<Entry>>,
+    transfers: Option<Vec<Entry>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Params {
+    normalised_params: Normalised,
+}
+
+fn count_builtin(input: &StageInput) -> Result<u64, String> {
+    let field = match input.method.as_str() {
+        "transfer_hbar_tool" | "transfer_hbar_with_allowance_tool" => "hbarTransfers",
+        "airdrop_fungible_token_tool"
+        | "transfer_fungible_token_tool"
+        | "transfer_fungible_token_with_allowance_tool" => "tokenTransfers",
+        "transfer_non_fungible_token_tool" | "transfer_non_fungible_token_with_allowance_tool" => {
+            "transfers"
+        }
+        other => {
+            return Err(format!(
+                "MaxRecipientsPolicy: Unhandled tool '{other}'. Provide a custom strategy in the constructor."
+            ))
+        }
+    };
+    let params: Params = input.params()?;
+    let n = params.normalised_params;
+    let entries = match field {
+        "hbarTransfers" => n.hbar_transfers,
+        "tokenTransfers" => n.token_transfers,
+        _ => n.transfers,
+    };
+    Ok(entries
+        .unwrap_or_default()
+        .iter()
+        .filter(|e| e.is_recipient())
+        .count() as u64)
+}
+
+fn count_with_rule(rule: &CountRule, input: &StageInput) -> Result<u64, String> {
+    if let Some(n) = rule.count {
+        return Ok(n);
+    }
+    let path = rule.field.as_deref().unwrap_or_default();
+    let params = input.params_value()?;
+    let mut at = params.get("normalisedParams").unwrap_or(&Value::Null);
+    for key in path.split('.') {
+        at = at.get(key).unwrap_or(&Value::Null);
+    }
+    let Some(items) = at.as_array() else {
+        return Ok(0);
+    };
+    let Some(amount_field) = &rule.amount_field else {
+        return Ok(items.len() as u64);
+    };
+    Ok(items
+        .iter()
+        .filter(|item| match item.get(amount_field) {
+            None | Some(Value::Null) => true,
+            Some(v) => serde_json::from_value::<Amount>(v.clone()).is_ok_and(Amount::is_positive),
+        })
+        .count() as u64)
+}
+
+hak_guest::export_plugin!(MaxRecipients);

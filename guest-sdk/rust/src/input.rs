@@ -1,0 +1,43 @@
+//! Typed access to a stage's input. The params JSON is parsed on demand, into the caller's
+//! own borrowing structs (fast) or into a `serde_json::Value` (convenient).
+
+use crate::bindings::hedera::agent_kit::types::StageInput as RawInput;
+use crate::{Stage, ToolType};
+
+/// One stage call's input: stage, tool method, tool type and the kit-shaped params JSON.
+pub struct StageInput {
+    pub stage: Stage,
+    pub method: String,
+    pub tool_type: ToolType,
+    /// `{"context":…, "rawParams":…, "normalisedParams":…, "coreActionResult":…, "toolResult":…}`
+    pub params_json: String,
+}
+
+impl From<RawInput> for StageInput {
+    fn from(raw: RawInput) -> Self {
+        StageInput {
+            stage: raw.stage,
+            method: raw.method,
+            tool_type: raw.tool_type,
+            params_json: raw.params,
+        }
+    }
+}
+
+impl StageInput {
+    /// Deserialize the whole params object into `T` (which may borrow from the input).
+    pub fn params<'a, T: serde::Deserialize<'a>>(&'a self) -> Result<T, String> {
+        serde_json::from_str(&self.params_json)
+            .map_err(|e| format!("cannot read stage params for {}: {e}", self.method))
+    }
+
+    /// The params object as a generic JSON value.
+    pub fn params_value(&self) -> Result<serde_json::Value, String> {
+        self.params()
+    }
+
+    /// Whether the tool is a query tool (the kit's `toolType === 'query'`).
+    pub fn is_query(&self) -> bool {
+        matches!(self.tool_type, ToolType::Query)
+    }
+}

@@ -1,0 +1,262 @@
+//! hak guest SDK for Rust.
+//!
+//! A plugin is a type implementing [`Plugin`]; every stage method has a no-op default, so a
+//! policy only writes the stage it decides at. [`export_plugin!`] wires the type to the
+//! `hedera:agent-kit/plugin` world. What lives here: the trait, typed views of the stage JSON
+//! ([`StageInput`]), the [`block`] helper and thin wrappers over the host imports ([`host`]).
+//! What must not: any policy logic (that belongs in plugins).
+//!
+//! ```ignore
+//! struct Deny;
+//! impl hak_guest::Plugin for Deny {
+//!     fn describe(_config: &str) -> Result<(Self, hak_guest::PluginInfo), String> {
+//!         Ok((Deny, hak_guest::PluginInfo::policy("Deny", "Denies everything", ["*"],
+//!             [hak_guest::Stage::PreToolExecution])))
+//!     }
+//!     fn should_block_pre_tool_execution(&self, _i: &hak_guest::StageInput) -> hak_guest::PolicyOutcome {
+//!         Ok(hak_guest::block("denied"))
+//!     }
+//! }
+//! hak_guest::export_plugin!(Deny);
+//! ```
+
+#[doc(hidden)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../../wit",
+        world: "agent-plugin",
+        pub_export_macro: true,
+        default_bindings_module: "hak_guest::bindings",
+        export_macro_name: "export_world",
+    });
+}
+
+mod amount;
+mod input;
+
+pub use amount::Amount;
+pub use bindings::hedera::agent_kit::types::{
+    BlockInfo, HookResult, LogLevel, PluginInfo, Stage, ToolType, Verdict,
+};
+pub use input::StageInput;
+pub use serde;
+pub use serde_json;
+
+/// What a hook stage returns: `Ok(HookResult::Proceed)`, `Ok(HookResult::Replace(json))`,
+/// or `Err(message)` to fail the tool call with that message.
+pub type HookOutcome = Result<HookResult, String>;
+/// What a policy stage returns: `Ok(Verdict::Allow)`, `Ok(block(..))` or `Err(message)`.
+pub type PolicyOutcome = Result<Verdict, String>;
+
+/// A hook and/or policy. Implement `describe` and the stages you declared in [`PluginInfo`];
+/// the host never calls a stage you did not declare, nor any stage for tools not in
+/// `relevant_tools`.
+pub trait Plugin: Sized + 'static {
+    /// Validate the operator's JSON config (always a JSON object) and build the plugin.
+    fn describe(config: &str) -> Result<(Self, PluginInfo), String>;
+
+    fn pre_tool_execution(&self, _input: &StageInput) -> HookOutcome {
+        Ok(HookResult::Proceed)
+    }
+    fn post_params_normalization(&self, _input: &StageInput) -> HookOutcome {
+        Ok(HookResult::Proceed)
+    }
+    fn post_core_action(&self, _input: &StageInput) -> HookOutcome {
+        Ok(HookResult::Proceed)
+    }
+    fn post_tool_execution(&self, _input: &StageInput) -> HookOutcome {
+        Ok(HookResult::Proceed)
+    }
+
+    fn should_block_pre_tool_execution(&self, _input: &StageInput) -> PolicyOutcome {
+        Ok(Verdict::Allow)
+    }
+    fn should_block_post_params_normalization(&self, _input: &StageInput) -> PolicyOutcome {
+        Ok(Verdict::Allow)
+    }
+    fn should_block_post_core_action(&self, _input: &StageInput) -> PolicyOutcome {
+        Ok(Verdict::Allow)
+    }
+    fn should_block_post_secondary_action(&self, _input: &StageInput) -> PolicyOutcome {
+        Ok(Verdict::Allow)
+    }
+}
+
+impl PluginInfo {
+    /// Info for a policy deciding at `stages`.
+    pub fn policy<'a>(
+        name: &str,
+        description: &str,
+        relevant_tools: impl IntoIterator<Item = &'a str>,
+        stages: impl IntoIterator<Item = Stage>,
+    ) -> Self {
+        PluginInfo {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            relevant_tools: relevant_tools.into_iter().map(str::to_owned).collect(),
+            hook_stages: Vec::new(),
+            policy_stages: stages.into_iter().collect(),
+        }
+    }
+
+    /// Info for a hook observing `stages`.
+    pub fn hook<'a>(
+        name: &str,
+        description: &str,
+        relevant_tools: impl IntoIterator<Item = &'a str>,
+        stages: impl IntoIterator<Item = Stage>,
+    ) -> Self {
+        PluginInfo {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            relevant_tools: relevant_tools.into_iter().map(str::to_owned).collect(),
+            hook_stages: stages.into_iter().collect(),
+            policy_stages: Vec::new(),
+        }
+    }
+}
+
+/// A block verdict with a reason and no code or details.
+pub fn block(message: impl Into<String>) -> Verdict {
+    Verdict::Block(BlockInfo {
+        message: message.into(),
+        code: None,
+        details_json: None,
+    })
+}
+
+/// A block verdict with a machine code and a JSON details object.
+pub fn block_with(
+    message: impl Into<String>,
+    code: impl Into<String>,
+    details: serde_json::Value,
+) -> Verdict {
+    Verdict::Block(BlockInfo {
+        message: message.into(),
+        code: Some(code.into()),
+        details_json: Some(details.to_string()),
+    })
+}
+
+/// Parse a plugin config, turning serde's error into a message that names the field.
+pub fn parse_config<'a, T: serde::Deserialize<'a>>(config: &'a str) -> Result<T, String> {
+    serde_json::from_str(config).map_err(|e| format!("invalid config: {e}"))
+}
+
+/// Thin wrappers over the host imports every plugin may call.
+pub mod host {
+    pub use crate::bindings::hedera::agent_kit::hedera::submit_topic_message;
+    use crate::bindings::hedera::agent_kit::host as imports;
+    use crate::LogLevel;
+
+    pub fn log(level: LogLevel, message: &str) {
+        imports::log(level, message)
+    }
+    pub fn info(message: &str) {
+        imports::log(LogLevel::Info, message)
+    }
+    pub fn warn(message: &str) {
+        imports::log(LogLevel::Warn, message)
+    }
+    pub fn state_get(key: &str) -> Option<String> {
+        imports::state_get(key)
+    }
+    pub fn state_set(key: &str, value: &str) -> Result<(), String> {
+        imports::state_set(key, value)
+    }
+    pub fn state_delete(key: &str) {
+        imports::state_delete(key)
+    }
+    pub fn now_unix_ms() -> u64 {
+        imports::now_unix_ms()
+    }
+}
+
+/// Export `$ty` (a [`Plugin`]) as this component's hooks and policy.
+#[macro_export]
+macro_rules! export_plugin {
+    ($ty:ty) => {
+        #[doc(hidden)]
+        pub struct __HakExport;
+
+        impl $crate::__private::Adapter for __HakExport {
+            type Plugin = $ty;
+            fn slot() -> &'static $crate::__private::Slot<$ty> {
+                static SLOT: $crate::__private::Slot<$ty> = $crate::__private::Slot::new();
+                &SLOT
+            }
+        }
+
+        $crate::bindings::export_world!(__HakExport with_types_in $crate::bindings);
+    };
+}
+
+#[doc(hidden)]
+pub mod __private {
+    use super::bindings::exports::hedera::agent_kit::{hooks, plugin, policy};
+    use super::*;
+    use std::cell::RefCell;
+
+    /// Per-instance storage of the plugin value built by `describe`. Wasm components are
+    /// single-threaded, so interior mutability without locking is sound here.
+    pub struct Slot<P>(RefCell<Option<P>>);
+    // SAFETY: a component instance runs on one thread; the slot is never shared across threads.
+    unsafe impl<P> Sync for Slot<P> {}
+    impl<P> Slot<P> {
+        pub const fn new() -> Self {
+            Slot(RefCell::new(None))
+        }
+    }
+
+    pub trait Adapter {
+        type Plugin: Plugin;
+        fn slot() -> &'static Slot<Self::Plugin>;
+    }
+
+    fn with<A: Adapter, R>(
+        input: hooks::StageInput,
+        f: impl FnOnce(&A::Plugin, &StageInput) -> Result<R, String>,
+    ) -> Result<R, String> {
+        let slot = A::slot().0.borrow();
+        let plugin = slot.as_ref().ok_or("plugin called before describe")?;
+        f(plugin, &StageInput::from(input))
+    }
+
+    impl<A: Adapter> plugin::Guest for A {
+        fn describe(config: String) -> Result<PluginInfo, String> {
+            let (value, info) = A::Plugin::describe(&config)?;
+            *A::slot().0.borrow_mut() = Some(value);
+            Ok(info)
+        }
+    }
+
+    impl<A: Adapter> hooks::Guest for A {
+        fn pre_tool_execution(input: hooks::StageInput) -> HookOutcome {
+            with::<A, _>(input, |p, i| p.pre_tool_execution(i))
+        }
+        fn post_params_normalization(input: hooks::StageInput) -> HookOutcome {
+            with::<A, _>(input, |p, i| p.post_params_normalization(i))
+        }
+        fn post_core_action(input: hooks::StageInput) -> HookOutcome {
+            with::<A, _>(input, |p, i| p.post_core_action(i))
+        }
+        fn post_tool_execution(input: hooks::StageInput) -> HookOutcome {
+            with::<A, _>(input, |p, i| p.post_tool_execution(i))
+        }
+    }
+
+    impl<A: Adapter> policy::Guest for A {
+        fn should_block_pre_tool_execution(input: policy::StageInput) -> PolicyOutcome {
+            with::<A, _>(input, |p, i| p.should_block_pre_tool_execution(i))
+        }
+        fn should_block_post_params_normalization(input: policy::StageInput) -> PolicyOutcome {
+            with::<A, _>(input, |p, i| p.should_block_post_params_normalization(i))
+        }
+        fn should_block_post_core_action(input: policy::StageInput) -> PolicyOutcome {
+            with::<A, _>(input, |p, i| p.should_block_post_core_action(i))
+        }
+        fn should_block_post_secondary_action(input: policy::StageInput) -> PolicyOutcome {
+            with::<A, _>(input, |p, i| p.should_block_post_secondary_action(i))
+        }
+    }
+}

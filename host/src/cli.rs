@@ -1,0 +1,261 @@
+//! The `hak` command line: `call`, `tools`, `plugin inspect`, `bench`. Argument parsing and
+//! printing only; everything it does goes through the library API.
+
+use crate::context::{AgentContext, AgentMode};
+use crate::host::{Host, HostBuilder};
+use crate::manifest::{Manifest, PluginSpec};
+use crate::runtime::{ArtifactCache, LoadedPlugin, Runtime, TracingLogSink};
+use clap::{Parser, Subcommand};
+use hedera::AccountId;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "hak",
+    version,
+    about = "Hedera Agent Kit tools with sandboxed WebAssembly hooks and policies"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args)]
+struct HostArgs {
+    /// The manifest (default: the embedded one: testnet, return-bytes for 0.0.1001, no plugins).
+    #[arg(long, short)]
+    config: Option<PathBuf>,
+    /// Agent mode: autonomous, return-bytes, custom-execute-tx, custom-return-bytes.
+    #[arg(long)]
+    mode: Option<String>,
+    /// The agent context's account id (payer in return-bytes mode).
+    #[arg(long)]
+    account_id: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one tool call and print the result envelope as JSON.
+    Call {
+        tool: String,
+        params: String,
+        #[command(flatten)]
+        host: HostArgs,
+    },
+    /// List the tools with method, name, type and JSON schema.
+    Tools {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Work with plugin components.
+    Plugin {
+        #[command(subcommand)]
+        command: PluginCommand,
+    },
+    /// Run a tool N times in one process and print {calls, usPerCall, p50Us, p99Us}.
+    Bench {
+        tool: String,
+        params: String,
+        #[command(flatten)]
+        host: HostArgs,
+        #[arg(long, default_value_t = 1000)]
+        calls: u32,
+    },
+}
+
+#[derive(Subcommand)]
+enum PluginCommand {
+    /// Load a component, describe it with a config, and print what it is.
+    Inspect {
+        file: PathBuf,
+        /// The plugin config as JSON (default `{}`).
+        #[arg(long)]
+        config: Option<String>,
+    },
+}
+
+/// Entry point of the `hak` binary.
+pub fn main() -> ExitCode {
+    init_tracing();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("hak: {}", format!("{e:#}").replace('\n', " "));
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_tracing() {
+    let level = std::env::var("HAK_LOG")
+        .ok()
+        .and_then(|l| tracing::Level::from_str(&l).ok())
+        .unwrap_or(tracing::Level::WARN);
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .without_time()
+        .try_init();
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Call { tool, params, host } => {
+            let (host, context) = build_host(&host)?;
+            let result = host.session(context).call(&tool, &params)?;
+            println!("{}", serde_json::to_string_pretty(&result)?);
+        }
+        Command::Tools { json } => print_tools(json)?,
+        Command::Plugin {
+            command: PluginCommand::Inspect { file, config },
+        } => inspect(&file, config.as_deref())?,
+        Command::Bench {
+            tool,
+            params,
+            host,
+            calls,
+        } => {
+            let mode_given = host.mode.is_some();
+            let (host, mut context) = build_host(&host)?;
+            // Benchmarks measure hak, not the network: return-bytes unless the config or
+            // --mode asks for a mode explicitly.
+            if !mode_given && host.manifest_mode_is_default() {
+                context.mode = AgentMode::ReturnBytes;
+            }
+            let report = bench(&host, context, &tool, &params, calls.max(1))?;
+            println!("{}", serde_json::to_string(&report)?);
+        }
+    }
+    Ok(())
+}
+
+fn build_host(args: &HostArgs) -> anyhow::Result<(Host, AgentContext)> {
+    let manifest = match &args.config {
+        Some(path) => Manifest::load(path)?,
+        None => Manifest::embedded_default(),
+    };
+    let host = HostBuilder::new(manifest).build()?;
+    let mut context = host.default_context().clone();
+    if let Some(mode) = &args.mode {
+        context.mode = AgentMode::parse(mode).map_err(anyhow::Error::msg)?;
+        if context.mode.is_custom() {
+            anyhow::bail!(
+                "mode {mode} needs a transaction strategy, which only the library API can supply"
+            );
+        }
+    }
+    if let Some(id) = &args.account_id {
+        context.account_id =
+            Some(AccountId::from_str(id).map_err(|e| anyhow::anyhow!("--account-id {id:?}: {e}"))?);
+    }
+    Ok((host, context))
+}
+
+fn print_tools(as_json: bool) -> anyhow::Result<()> {
+    let tools = crate::tools::ToolRegistry::native();
+    if as_json {
+        let list: Vec<_> = tools.specs().collect();
+        println!("{}", serde_json::to_string_pretty(&list)?);
+    } else {
+        for spec in tools.specs() {
+            let ty = serde_json::to_value(spec.tool_type)?;
+            println!(
+                "{:<45} {:<12} {}",
+                spec.method,
+                ty.as_str().unwrap_or_default(),
+                spec.name
+            );
+        }
+    }
+    Ok(())
+}
+
+fn inspect(file: &PathBuf, config: Option<&str>) -> anyhow::Result<()> {
+    let config: toml::Table = match config {
+        Some(text) => {
+            let value: Value = serde_json::from_str(text)
+                .map_err(|e| anyhow::anyhow!("--config is not JSON: {e}"))?;
+            serde_json::from_value(value)
+                .map_err(|e| anyhow::anyhow!("--config must be a JSON object without nulls: {e}"))?
+        }
+        None => toml::Table::new(),
+    };
+    let name = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "plugin".into());
+    let spec = PluginSpec {
+        name,
+        path: file.clone(),
+        sha256: None,
+        config,
+        capabilities: Vec::new(),
+        limits: Default::default(),
+        on_error: Default::default(),
+    };
+    let runtime = Runtime::new(ArtifactCache::default_dir(), Arc::new(TracingLogSink))?;
+    let plugin = LoadedPlugin::load(&runtime, spec, file, None)?;
+    let (imports, exports) = plugin.imports_and_exports();
+    let d = &plugin.description;
+    let out = json!({
+        "name": d.name,
+        "description": d.description,
+        "relevantTools": d.relevant_tools,
+        "hookStages": d.hook_stages.iter().map(|s| s.wit_name()).collect::<Vec<_>>(),
+        "policyStages": d.policy_stages.iter().map(|s| s.wit_name()).collect::<Vec<_>>(),
+        "imports": imports,
+        "exports": exports,
+        "size": plugin.size,
+        "sha256": plugin.sha256,
+    });
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
+
+/// Per-call timings of `calls` calls on one session, after a short warm-up.
+pub fn bench(
+    host: &Host,
+    context: AgentContext,
+    tool: &str,
+    params: &str,
+    calls: u32,
+) -> anyhow::Result<Value> {
+    let mut session = host.session(context);
+    let first = session.call(tool, params)?;
+    if first["raw"]["status"] != "SUCCESS" {
+        anyhow::bail!(
+            "the benchmarked call does not succeed: {}",
+            first["raw"]["error"]
+        );
+    }
+    for _ in 0..calls.min(100) {
+        session.call(tool, params)?;
+    }
+    let mut samples = Vec::with_capacity(calls as usize);
+    let started = Instant::now();
+    for _ in 0..calls {
+        let t = Instant::now();
+        session.call(tool, params)?;
+        samples.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    let total = started.elapsed().as_secs_f64() * 1e6;
+    samples.sort_by(f64::total_cmp);
+    let pct = |p: f64| samples[((samples.len() - 1) as f64 * p).round() as usize];
+    Ok(json!({
+        "calls": calls,
+        "usPerCall": round2(total / f64::from(calls)),
+        "p50Us": round2(pct(0.50)),
+        "p99Us": round2(pct(0.99)),
+    }))
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}

@@ -1,0 +1,216 @@
+//! [`Host`]: a manifest turned into a running host: runtime, loaded plugin chain, tools,
+//! network and state store. Cheap to clone; [`Host::session`] gives a per-context runner.
+//! Loading and validation happen in [`HostBuilder::build`], never on the call path.
+
+use crate::context::{AgentContext, AgentMode};
+use crate::lifecycle::chain::Chain;
+use crate::lifecycle::Session;
+use crate::manifest::{Manifest, NetworkName};
+use crate::network::Network;
+use crate::runtime::{
+    ArtifactCache, HederaCapability, LoadError, LoadedPlugin, LogSink, Runtime, TracingLogSink,
+};
+use crate::state_store::StateStore;
+use crate::strategy::{ExecuteStrategy, ReturnBytesStrategy, TransactionStrategy};
+use crate::tools::ToolRegistry;
+use hedera::AccountId;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("{0}")]
+    Config(String),
+    #[error("cannot start the runtime: {0:#}")]
+    Runtime(anyhow::Error),
+}
+
+/// Builds a [`Host`] from a manifest.
+pub struct HostBuilder {
+    manifest: Manifest,
+    sink: Arc<dyn LogSink>,
+    strategy: Option<Arc<dyn TransactionStrategy>>,
+    cache_dir: Option<Option<PathBuf>>,
+}
+
+impl HostBuilder {
+    pub fn new(manifest: Manifest) -> Self {
+        HostBuilder {
+            manifest,
+            sink: Arc::new(TracingLogSink),
+            strategy: None,
+            cache_dir: None,
+        }
+    }
+
+    /// Where plugin logs go (default: `tracing`).
+    pub fn log_sink(mut self, sink: Arc<dyn LogSink>) -> Self {
+        self.sink = sink;
+        self
+    }
+
+    /// The strategy for the custom modes (the kit's `context.transactionStrategy`).
+    pub fn transaction_strategy(mut self, strategy: Arc<dyn TransactionStrategy>) -> Self {
+        self.strategy = Some(strategy);
+        self
+    }
+
+    /// Override the precompiled-artifact directory (`None` disables the disk cache).
+    pub fn cache_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.cache_dir = Some(dir);
+        self
+    }
+
+    pub fn build(self) -> Result<Host, HostError> {
+        let manifest = self.manifest;
+        let cache_dir = self.cache_dir.unwrap_or_else(|| {
+            manifest
+                .engine
+                .cache_dir
+                .clone()
+                .or_else(ArtifactCache::default_dir)
+        });
+        let runtime = Runtime::new(cache_dir, self.sink).map_err(HostError::Runtime)?;
+        let network =
+            Network::from_manifest(&manifest).map_err(|e| HostError::Config(format!("{e:#}")))?;
+        let account_id = match &manifest.context.account_id {
+            Some(text) => Some(AccountId::from_str(text).map_err(|e| {
+                HostError::Config(format!(
+                    "context.account_id: invalid account id {text:?}: {e}"
+                ))
+            })?),
+            None => None,
+        };
+        let default_context = AgentContext {
+            account_id,
+            mode: manifest.context.mode.unwrap_or_default(),
+        };
+        let mode_is_default = manifest.context.mode.is_none();
+        if default_context.mode.is_custom() && self.strategy.is_none() {
+            return Err(HostError::Config(CUSTOM_NEEDS_STRATEGY.into()));
+        }
+        let capability = network.has_operator_key.then(|| {
+            Arc::new(HederaCapability::new(
+                network.client.clone(),
+                network.runtime().clone(),
+            ))
+        });
+        let mut plugins = Vec::with_capacity(manifest.plugins.len());
+        for spec in &manifest.plugins {
+            let path = manifest.plugin_path(spec);
+            plugins.push(LoadedPlugin::load(
+                &runtime,
+                spec.clone(),
+                &path,
+                capability.clone(),
+            )?);
+        }
+        let tools = ToolRegistry::native();
+        let chain = Arc::new(Chain::new(plugins, tools.methods()));
+        Ok(Host {
+            inner: Arc::new(HostInner {
+                runtime,
+                chain,
+                tools,
+                network,
+                state: StateStore::default(),
+                custom_strategy: self.strategy,
+                default_context,
+                mode_is_default,
+            }),
+        })
+    }
+}
+
+const CUSTOM_NEEDS_STRATEGY: &str =
+    "transactionStrategy must be provided in Context when AgentMode is CUSTOM_EXECUTE_TX or CUSTOM_RETURN_BYTES";
+
+struct HostInner {
+    runtime: Arc<Runtime>,
+    chain: Arc<Chain>,
+    tools: ToolRegistry,
+    network: Network,
+    state: StateStore,
+    custom_strategy: Option<Arc<dyn TransactionStrategy>>,
+    default_context: AgentContext,
+    /// The manifest did not name a mode (so the kit's default, autonomous, applies).
+    mode_is_default: bool,
+}
+
+/// A running host. Clone it freely; each agent context gets its own [`Session`].
+#[derive(Clone)]
+pub struct Host {
+    inner: Arc<HostInner>,
+}
+
+impl Host {
+    /// A session for `context` (plugin instances and scratchpads scoped to it).
+    pub fn session(&self, context: AgentContext) -> Session {
+        Session::new(self.clone(), context)
+    }
+
+    /// A session for the manifest's `[context]`.
+    pub fn default_session(&self) -> Session {
+        self.session(self.inner.default_context.clone())
+    }
+
+    /// Whether the manifest left `[context] mode` unset.
+    pub fn manifest_mode_is_default(&self) -> bool {
+        self.inner.mode_is_default
+    }
+
+    pub fn default_context(&self) -> &AgentContext {
+        &self.inner.default_context
+    }
+
+    pub fn tools(&self) -> &ToolRegistry {
+        &self.inner.tools
+    }
+
+    pub fn plugins(&self) -> &[Arc<LoadedPlugin>] {
+        self.inner.chain.plugins()
+    }
+
+    pub fn runtime(&self) -> &Arc<Runtime> {
+        &self.inner.runtime
+    }
+
+    pub(crate) fn chain(&self) -> Arc<Chain> {
+        self.inner.chain.clone()
+    }
+
+    pub(crate) fn network(&self) -> &Network {
+        &self.inner.network
+    }
+
+    pub(crate) fn network_name(&self) -> &'static str {
+        match self.inner.network.name {
+            NetworkName::Testnet => "testnet",
+            NetworkName::Mainnet => "mainnet",
+            NetworkName::Previewnet => "previewnet",
+            NetworkName::Custom => "custom",
+        }
+    }
+
+    pub(crate) fn state_store(&self) -> &StateStore {
+        &self.inner.state
+    }
+
+    /// The kit's `getStrategyFromContext`.
+    pub(crate) fn strategy_for(&self, mode: AgentMode) -> Result<&dyn TransactionStrategy, String> {
+        static RETURN_BYTES: ReturnBytesStrategy = ReturnBytesStrategy;
+        static EXECUTE: ExecuteStrategy = ExecuteStrategy;
+        match mode {
+            AgentMode::ReturnBytes => Ok(&RETURN_BYTES),
+            AgentMode::Autonomous => Ok(&EXECUTE),
+            AgentMode::CustomExecuteTx | AgentMode::CustomReturnBytes => self
+                .inner
+                .custom_strategy
+                .as_deref()
+                .ok_or_else(|| CUSTOM_NEEDS_STRATEGY.to_owned()),
+        }
+    }
+}

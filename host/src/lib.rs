@@ -1,0 +1,30 @@
+//! hak-host: runs Hedera Agent Kit tools through the kit's 7-stage lifecycle, with hooks and
+//! policies that are sandboxed WebAssembly components.
+//!
+//! Map of the crate (one concept per module):
+//! - [`manifest`]: the operator's `hak.toml`: network, operator, context, ordered plugins.
+//! - [`limits`]: every sandbox limit and its default, in one place.
+//! - [`runtime`]: the wasmtime engine, the precompiled cache, plugin loading (`LoadedPlugin`,
+//!   holding an `InstancePre`) and per-call execution with deadline / fuel / memory caps.
+//! - [`lifecycle`]: the kit's 7 stages, the plugin chain, per-context sessions, envelopes.
+//! - [`tools`]: native Hedera tools (one file per tool) and their shared normalisers.
+//! - [`strategy`]: what the secondary action does with a built transaction, per agent mode.
+//! - [`network`]: SDK clients and node ids for the configured network.
+//! - [`state_store`]: the per-plugin, per-context scratchpad behind `state-get` / `state-set`.
+
+pub mod cli;
+pub mod context;
+pub mod host;
+pub mod lifecycle;
+pub mod limits;
+pub mod manifest;
+pub mod network;
+pub mod runtime;
+pub mod stage;
+pub mod state_store;
+pub mod strategy;
+pub mod tools;
+
+pub use context::{AgentContext, AgentMode};
+pub use host::{Host, HostBuilder};
+pub use lifecycle::Session;

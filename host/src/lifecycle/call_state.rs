@@ -1,0 +1,58 @@
+//! The values one tool call carries through its stages, and how they are rendered as the
+//! stage params JSON (`context`, `rawParams`, `normalisedParams`, `coreActionResult`,
+//! `toolResult`). Fragments are kept as JSON text and spliced, so no stage re-serialises
+//! what an earlier stage already produced.
+
+use crate::tools::Normalised;
+use serde_json::Value;
+
+pub struct CallState<'a> {
+    context_json: &'a str,
+    pub raw: Value,
+    pub raw_json: String,
+    pub normalised: Option<Normalised>,
+    pub core_json: Option<String>,
+    pub result: Option<Value>,
+    pub result_json: Option<String>,
+}
+
+impl<'a> CallState<'a> {
+    pub fn new(context_json: &'a str, raw: Value, raw_json: String) -> Self {
+        CallState {
+            context_json,
+            raw,
+            raw_json,
+            normalised: None,
+            core_json: None,
+            result: None,
+            result_json: None,
+        }
+    }
+
+    /// Write the stage params object into `buf` (cleared first).
+    pub fn render(&self, buf: &mut String) {
+        buf.clear();
+        buf.push_str("{\"context\":");
+        buf.push_str(self.context_json);
+        buf.push_str(",\"rawParams\":");
+        buf.push_str(&self.raw_json);
+        if let Some(n) = &self.normalised {
+            buf.push_str(",\"normalisedParams\":");
+            buf.push_str(&n.json);
+        }
+        if let Some(core) = &self.core_json {
+            buf.push_str(",\"coreActionResult\":");
+            buf.push_str(core);
+        }
+        if let Some(result) = &self.result_json {
+            buf.push_str(",\"toolResult\":");
+            buf.push_str(result);
+        }
+        buf.push('}');
+    }
+
+    pub fn set_result(&mut self, result: Value) {
+        self.result_json = Some(result.to_string());
+        self.result = Some(result);
+    }
+}

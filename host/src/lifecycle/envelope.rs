@@ -1,0 +1,125 @@
+//! The result envelopes an agent receives, worded exactly as the kit words them:
+//! success `{raw:{status:"SUCCESS",…}, humanMessage}`, failure `{raw:{status:"ERROR", error,
+//! errorCode?, …}, humanMessage}` with `Failed to execute <Tool Name>: …`.
+
+use crate::runtime::{PluginDescription, PluginFailure};
+use crate::stage::Stage;
+use crate::strategy::ReturnBytesResult;
+use crate::tools::RawTransactionResponse;
+use serde_json::{json, Value};
+
+/// Human message of a return-bytes result (the kit's output parser's wording).
+pub const BYTES_READY: &str = "Transaction bytes are ready for signing.";
+
+/// Why a call ended early.
+pub enum Abort {
+    /// A tool stage, or a plugin that answered `err` (the kit's "throw").
+    Error(String),
+    /// The network rejected the transaction.
+    Transaction {
+        status: String,
+        transaction_id: String,
+        message: String,
+    },
+    /// A policy said block.
+    Blocked(Box<Block>),
+    /// A plugin failed (trap, deadline, memory, fuel, invalid output).
+    Plugin(PluginFailure),
+}
+
+pub struct Block {
+    pub policy: PluginDescription,
+    pub method: String,
+    pub stage: Stage,
+    pub reason: String,
+    pub reason_code: Option<String>,
+    pub details: Value,
+}
+
+fn error_envelope(
+    tool_name: &str,
+    message: &str,
+    extra: impl FnOnce(&mut serde_json::Map<String, Value>),
+) -> Value {
+    let error = format!("Failed to execute {tool_name}: {message}");
+    let mut raw = serde_json::Map::new();
+    raw.insert("status".into(), "ERROR".into());
+    raw.insert("error".into(), error.clone().into());
+    extra(&mut raw);
+    json!({ "raw": raw, "humanMessage": error })
+}
+
+impl Abort {
+    pub fn into_envelope(self, tool_name: &str) -> Value {
+        match self {
+            Abort::Error(message) => error_envelope(tool_name, &message, |_| {}),
+            Abort::Transaction {
+                status,
+                transaction_id,
+                message,
+            } => error_envelope(tool_name, &message, |raw| {
+                raw.insert("errorCode".into(), status.into());
+                raw.insert("transactionId".into(), transaction_id.into());
+            }),
+            Abort::Blocked(block) => {
+                let Block {
+                    policy,
+                    method,
+                    stage,
+                    reason,
+                    reason_code,
+                    details,
+                } = *block;
+                let description = if policy.description.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", policy.description)
+                };
+                let message = format!(
+                    "Action {method} blocked by policy: {}{description}",
+                    policy.name
+                );
+                error_envelope(tool_name, &message, |raw| {
+                    raw.insert("errorCode".into(), "POLICY_BLOCKED".into());
+                    raw.insert(
+                        "policyBlock".into(),
+                        json!({
+                            "code": "POLICY_BLOCKED",
+                            "policyName": policy.name,
+                            "toolMethod": method,
+                            "stage": stage.as_str(),
+                            "description": policy.description,
+                            "reason": reason,
+                            "reasonCode": reason_code,
+                            "details": details,
+                        }),
+                    );
+                })
+            }
+            Abort::Plugin(failure) => error_envelope(tool_name, &failure.to_string(), |raw| {
+                raw.insert("errorCode".into(), "PLUGIN_FAILED".into());
+                raw.insert(
+                    "pluginFailure".into(),
+                    serde_json::to_value(&failure).unwrap_or_default(),
+                );
+            }),
+        }
+    }
+}
+
+/// An executed transaction: `{raw: RawTransactionResponse, humanMessage}`.
+pub fn executed(raw: &RawTransactionResponse, human_message: String) -> Value {
+    json!({ "raw": raw, "humanMessage": human_message })
+}
+
+/// A return-bytes result, as the kit's output parser presents it to the agent.
+pub fn bytes(result: &ReturnBytesResult) -> Value {
+    json!({ "raw": result, "humanMessage": BYTES_READY })
+}
+
+/// The kit's `result.raw.status ??= 'SUCCESS'`.
+pub fn default_status(result: &mut Value) {
+    if let Some(raw) = result.get_mut("raw").and_then(Value::as_object_mut) {
+        raw.entry("status").or_insert_with(|| "SUCCESS".into());
+    }
+}

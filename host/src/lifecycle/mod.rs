@@ -1,0 +1,359 @@
+//! The kit's 7-stage tool lifecycle, run for one agent context by a [`Session`]:
+//! 1 pre-tool-execution → 2 normalise → 3 post-params-normalization → 4 core action →
+//! 5 post-core-action → 6 secondary action → 7 post-tool-execution. At each hookable stage every
+//! relevant plugin, in manifest order, gets its policy check then its hook; the first block,
+//! error or plugin failure ends the call and later stages do not run.
+//! Plugin instances live per session (one per plugin per agent context) and are discarded
+//! after any failure; scratchpads are per context.
+
+mod call_state;
+pub mod chain;
+pub mod envelope;
+
+use crate::context::AgentContext;
+use crate::host::Host;
+use crate::manifest::OnError;
+use crate::runtime::bindings::{BlockInfo, HookResult, WitToolType};
+use crate::runtime::instance::PolicyAnswer;
+use crate::runtime::{FailureCause, PluginFailure, PluginInstance};
+use crate::stage::Stage;
+use crate::strategy::{SecondaryResult, StrategyEnv, StrategyError};
+use crate::tools::{schema, CoreOutput, DynTool, ToolContext, ToolType};
+use call_state::CallState;
+use chain::{Chain, Plan};
+use envelope::{Abort, Block};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The method is not a tool this host serves.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("unknown tool {0:?}; `hak tools` lists the tools")]
+pub struct UnknownTool(pub String);
+
+/// Runs tool calls for one agent context.
+pub struct Session {
+    host: Host,
+    context: AgentContext,
+    context_json: String,
+    chain: Arc<Chain>,
+    instances: Vec<Option<PluginInstance>>,
+    buf: String,
+}
+
+impl Session {
+    pub(crate) fn new(host: Host, context: AgentContext) -> Self {
+        let chain = host.chain();
+        let context_json = json!({
+            "accountId": context.account_id.map(|a| a.to_string()),
+            "mode": context.mode.as_str(),
+            "network": host.network_name(),
+        })
+        .to_string();
+        let instances = chain.plugins().iter().map(|_| None).collect();
+        Session {
+            host,
+            context,
+            context_json,
+            chain,
+            instances,
+            buf: String::new(),
+        }
+    }
+
+    pub fn context(&self) -> &AgentContext {
+        &self.context
+    }
+
+    /// Run `method` with the agent's params (a JSON text) and return the result envelope.
+    pub fn call(&mut self, method: &str, params_json: &str) -> Result<Value, UnknownTool> {
+        let host = self.host.clone();
+        let tool = host
+            .tools()
+            .get(method)
+            .ok_or_else(|| UnknownTool(method.to_owned()))?;
+        let plan = self.chain.plan(method);
+        Ok(match self.run(&host, tool, &plan, params_json) {
+            Ok(result) => result,
+            Err(abort) => {
+                let envelope = abort.into_envelope(tool.spec().name);
+                tracing::debug!(method, "{}", envelope["raw"]["error"]);
+                envelope
+            }
+        })
+    }
+
+    fn run(
+        &mut self,
+        host: &Host,
+        tool: &dyn DynTool,
+        plan: &Plan,
+        params_json: &str,
+    ) -> Result<Value, Abort> {
+        let raw: Value = serde_json::from_str(params_json).map_err(|e| {
+            Abort::Error(format!(
+                "Invalid parameters: the params are not valid JSON: {e}"
+            ))
+        })?;
+        let context_json = std::mem::take(&mut self.context_json);
+        let mut state = CallState::new(&context_json, raw, params_json.trim().to_owned());
+        let outcome = self.run_stages(host, tool, plan, &mut state);
+        drop(state);
+        self.context_json = context_json;
+        outcome
+    }
+
+    fn run_stages(
+        &mut self,
+        host: &Host,
+        tool: &dyn DynTool,
+        plan: &Plan,
+        state: &mut CallState<'_>,
+    ) -> Result<Value, Abort> {
+        let network = host.network();
+        let context = self.context.clone();
+        let tool_ctx = ToolContext {
+            context: &context,
+            operator_account_id: network.operator_account_id,
+            node_account_ids: &network.node_account_ids,
+        };
+
+        // 1. pre-tool-execution (sees the agent's unvalidated params)
+        self.stage(Stage::PreToolExecution, tool, plan, state)?;
+        // 2. normalise (validation happens here, as in the kit)
+        state.normalised = Some(
+            tool.normalise(&state.raw, &tool_ctx)
+                .map_err(|e| Abort::Error(e.message))?,
+        );
+        // 3. post-params-normalization
+        self.stage(Stage::PostParamsNormalization, tool, plan, state)?;
+        // 4. core action: build the transaction or run the query
+        let normalised = state.normalised.as_ref().expect("set at stage 2");
+        let core = tool
+            .core_action(normalised, &tool_ctx)
+            .map_err(|e| Abort::Error(e.message))?;
+        state.core_json = Some(match &core {
+            CoreOutput::Transaction(built) => built.summary_json(),
+            CoreOutput::Query(result) => result.to_string(),
+        });
+        // 5. post-core-action (observe-only)
+        self.stage(Stage::PostCoreAction, tool, plan, state)?;
+        // 6. secondary action: the mode's strategy
+        let mut result = match core {
+            CoreOutput::Query(result) => result,
+            CoreOutput::Transaction(built) => {
+                let strategy = host.strategy_for(context.mode).map_err(Abort::Error)?;
+                let env = StrategyEnv {
+                    context: &context,
+                    client: &network.client,
+                    node_account_ids: &network.node_account_ids,
+                    runtime: network.runtime(),
+                    has_operator_key: network.has_operator_key,
+                };
+                match strategy.handle(built, &env) {
+                    Ok(SecondaryResult::Executed(raw)) => {
+                        envelope::executed(&raw, tool.post_process(&raw))
+                    }
+                    Ok(SecondaryResult::Bytes(bytes)) => envelope::bytes(&bytes),
+                    Err(StrategyError::Tool(e)) => return Err(Abort::Error(e.message)),
+                    Err(StrategyError::Transaction {
+                        status,
+                        transaction_id,
+                        message,
+                    }) => {
+                        return Err(Abort::Transaction {
+                            status,
+                            transaction_id,
+                            message,
+                        })
+                    }
+                }
+            }
+        };
+        envelope::default_status(&mut result);
+        state.set_result(result);
+        // 7. post-tool-execution
+        self.stage(Stage::PostSecondaryAction, tool, plan, state)?;
+        Ok(state.result.take().expect("set at stage 6"))
+    }
+
+    /// Run every step of `stage`: policy check, then hook, plugin by plugin.
+    fn stage(
+        &mut self,
+        stage: Stage,
+        tool: &dyn DynTool,
+        plan: &Plan,
+        state: &mut CallState<'_>,
+    ) -> Result<(), Abort> {
+        let steps = plan.steps(stage);
+        if steps.is_empty() {
+            return Ok(());
+        }
+        let spec = tool.spec();
+        let tool_type = match spec.tool_type {
+            ToolType::Query => WitToolType::Query,
+            ToolType::Transaction => WitToolType::Transaction,
+            ToolType::Other => WitToolType::Other,
+        };
+        let mut buf = std::mem::take(&mut self.buf);
+        state.render(&mut buf);
+        let outcome = (|| {
+            for step in steps {
+                let on_error = self.chain.plugins()[step.plugin].spec.on_error;
+                if step.policy {
+                    let answer =
+                        self.instance(step.plugin)?
+                            .policy(stage, spec.method, tool_type, &buf);
+                    match self.settle(step.plugin, answer)? {
+                        Ok(PolicyAnswer::Allow) => {}
+                        Ok(PolicyAnswer::Block(info)) => {
+                            return Err(self.block(step.plugin, spec.method, stage, info))
+                        }
+                        Err(message) => return Err(Abort::Error(message)),
+                    }
+                }
+                if step.hook {
+                    let answer =
+                        self.instance(step.plugin)?
+                            .hook(stage, spec.method, tool_type, &buf);
+                    let answer = match (self.settle(step.plugin, answer), on_error) {
+                        (Ok(answer), _) => answer,
+                        (Err(Abort::Plugin(failure)), OnError::Skip) => {
+                            tracing::warn!(
+                                "skipping hook after failure (on_error = \"skip\"): {failure}"
+                            );
+                            continue;
+                        }
+                        (Err(abort), _) => return Err(abort),
+                    };
+                    match answer {
+                        Ok(HookResult::Proceed) => {}
+                        Ok(HookResult::Replace(json)) => match replace(stage, tool, state, json) {
+                            Ok(()) => state.render(&mut buf),
+                            Err(detail) => {
+                                let failure = PluginFailure {
+                                    plugin: self.chain.plugins()[step.plugin].spec.name.clone(),
+                                    phase: stage.as_str().into(),
+                                    cause: FailureCause::InvalidOutput,
+                                    detail,
+                                };
+                                if on_error == OnError::Skip {
+                                    tracing::warn!(
+                                        "ignoring replacement (on_error = \"skip\"): {failure}"
+                                    );
+                                } else {
+                                    return Err(Abort::Plugin(failure));
+                                }
+                            }
+                        },
+                        Err(message) => return Err(Abort::Error(message)),
+                    }
+                }
+            }
+            Ok(())
+        })();
+        self.buf = buf;
+        outcome
+    }
+
+    /// The live instance of plugin `index`, instantiating it on first use in this context.
+    fn instance(&mut self, index: usize) -> Result<&mut PluginInstance, Abort> {
+        if self.instances[index].is_none() {
+            let plugin = &self.chain.plugins()[index];
+            let pad = self.host.state_store().scratchpad(
+                &self.context.scope_key(),
+                &plugin.spec.name,
+                plugin.spec.limits.max_state_bytes,
+            );
+            let (instance, described) =
+                PluginInstance::instantiate(plugin, pad).map_err(Abort::Plugin)?;
+            if let Err(message) = described {
+                return Err(Abort::Plugin(PluginFailure {
+                    plugin: plugin.spec.name.clone(),
+                    phase: "describe".into(),
+                    cause: FailureCause::InvalidOutput,
+                    detail: format!("describe failed for this context: {message}"),
+                }));
+            }
+            self.instances[index] = Some(instance);
+        }
+        Ok(self.instances[index].as_mut().expect("just set"))
+    }
+
+    /// A failed instance is discarded, so the next call gets a fresh one.
+    fn settle<T>(&mut self, index: usize, answer: Result<T, PluginFailure>) -> Result<T, Abort> {
+        answer.map_err(|failure| {
+            self.instances[index] = None;
+            Abort::Plugin(failure)
+        })
+    }
+
+    fn block(&mut self, index: usize, method: &str, stage: Stage, info: BlockInfo) -> Abort {
+        let plugin = &self.chain.plugins()[index];
+        let details = match info
+            .details_json
+            .as_deref()
+            .map(serde_json::from_str::<Value>)
+        {
+            None => Value::Null,
+            Some(Ok(details)) => details,
+            Some(Err(e)) => {
+                return Abort::Plugin(PluginFailure {
+                    plugin: plugin.spec.name.clone(),
+                    phase: stage.as_str().into(),
+                    cause: FailureCause::InvalidOutput,
+                    detail: format!("block details-json is not valid JSON: {e}"),
+                })
+            }
+        };
+        Abort::Blocked(Box::new(Block {
+            policy: plugin.description.clone(),
+            method: method.to_owned(),
+            stage,
+            reason: info.message,
+            reason_code: info.code,
+            details,
+        }))
+    }
+}
+
+/// Apply a hook's replacement to the value its stage owns, re-validated like host-made values.
+fn replace(
+    stage: Stage,
+    tool: &dyn DynTool,
+    state: &mut CallState<'_>,
+    json: String,
+) -> Result<(), String> {
+    match stage {
+        Stage::PreToolExecution => {
+            let value: Value = serde_json::from_str(&json)
+                .map_err(|e| format!("replacement rawParams are not valid JSON: {e}"))?;
+            schema::validate(&tool.spec().parameters, &value)
+                .map_err(|e| format!("replacement rawParams do not match the tool schema: {e}"))?;
+            state.raw = value;
+            state.raw_json = json;
+        }
+        Stage::PostParamsNormalization => {
+            let normalised = tool
+                .normalised_from_json(&json)
+                .map_err(|e| format!("replacement normalisedParams are invalid: {e}"))?;
+            state.normalised = Some(normalised);
+        }
+        Stage::PostCoreAction => {
+            return Err(
+                "post-core-action is observe-only; coreActionResult cannot be replaced".into(),
+            )
+        }
+        Stage::PostSecondaryAction => {
+            let value: Value = serde_json::from_str(&json)
+                .map_err(|e| format!("replacement toolResult is not valid JSON: {e}"))?;
+            if !value.get("raw").is_some_and(Value::is_object) {
+                return Err(
+                    "replacement toolResult must be an object with a \"raw\" object".into(),
+                );
+            }
+            state.result_json = Some(json);
+            state.result = Some(value);
+        }
+    }
+    Ok(())
+}

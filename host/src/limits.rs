@@ -1,0 +1,81 @@
+//! Every limit hak puts on a plugin, with its default and its hard ceiling, in one place.
+//! Manifest values are checked against the ceilings here; nothing else defines a limit.
+
+use serde::Deserialize;
+
+/// Epoch tick: the granularity of deadlines.
+pub const EPOCH_TICK_MS: u64 = 1;
+/// Largest linear memory any plugin may be granted (also the pooling allocator's slot size).
+pub const MAX_MEMORY_MIB: u32 = 512;
+/// Largest deadline an operator may configure for one plugin call.
+pub const MAX_DEADLINE_MS: u64 = 60_000;
+/// Component instances the pooling allocator keeps room for (plugins × live agent contexts).
+pub const POOL_INSTANCES: u32 = 1_000;
+/// Largest component file hak agrees to load.
+pub const MAX_COMPONENT_BYTES: usize = 64 * 1024 * 1024;
+/// Wasm stack for guests: deep recursion traps instead of overflowing the host.
+pub const MAX_WASM_STACK_BYTES: usize = 1024 * 1024;
+/// One `log` message is cut to this many bytes.
+pub const MAX_LOG_MESSAGE_BYTES: usize = 4 * 1024;
+
+/// Per-plugin limits from the manifest's `[plugins.limits]`, with safe defaults.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PluginLimits {
+    /// Wall-clock budget of one guest call, excluding time spent in granted host calls.
+    pub deadline_ms: u64,
+    /// Linear memory cap of the plugin's instance.
+    pub memory_mib: u32,
+    /// Instruction budget of one guest call (`None`: unlimited; the deadline still applies).
+    pub fuel: Option<u64>,
+    /// Largest string a plugin may return (a replacement JSON, a block message or details).
+    pub max_output_bytes: usize,
+    /// Log bytes (including captured stdout/stderr) kept per guest call; the rest is dropped.
+    pub max_log_bytes: usize,
+    /// Bytes of keys + values the plugin may keep in its per-context scratchpad.
+    pub max_state_bytes: usize,
+}
+
+impl Default for PluginLimits {
+    fn default() -> Self {
+        PluginLimits {
+            deadline_ms: 100,
+            memory_mib: 64,
+            fuel: None,
+            max_output_bytes: 1024 * 1024,
+            max_log_bytes: 16 * 1024,
+            max_state_bytes: 64 * 1024,
+        }
+    }
+}
+
+impl PluginLimits {
+    /// Check the configured values against the host's ceilings.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.deadline_ms == 0 || self.deadline_ms > MAX_DEADLINE_MS {
+            return Err(format!(
+                "limits.deadline_ms must be between 1 and {MAX_DEADLINE_MS}, got {}",
+                self.deadline_ms
+            ));
+        }
+        if self.memory_mib == 0 || self.memory_mib > MAX_MEMORY_MIB {
+            return Err(format!(
+                "limits.memory_mib must be between 1 and {MAX_MEMORY_MIB}, got {}",
+                self.memory_mib
+            ));
+        }
+        if self.fuel == Some(0) {
+            return Err("limits.fuel must be positive".into());
+        }
+        Ok(())
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.memory_mib as usize * 1024 * 1024
+    }
+
+    /// The deadline in epoch ticks (+1 so a call never gets less than its budget).
+    pub fn deadline_ticks(&self) -> u64 {
+        self.deadline_ms.div_ceil(EPOCH_TICK_MS) + 1
+    }
+}

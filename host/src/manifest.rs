@@ -1,0 +1,263 @@
+//! The operator's manifest, `hak.toml`: network, operator, agent context and the ordered
+//! plugin list with configs, capabilities and limits. Parsing and validation only: loading
+//! plugins is `runtime`'s job, building clients is `network`'s.
+
+use crate::context::AgentMode;
+use crate::limits::PluginLimits;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The manifest used when no `--config` is given: testnet address book, return-bytes for
+/// account 0.0.1001, no plugins. Needs no key and no connection.
+pub const EMBEDDED_DEFAULT: &str = r#"
+[network]
+name = "testnet"
+
+[context]
+account_id = "0.0.1001"
+mode = "returnBytes"
+"#;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("cannot read manifest {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid manifest {path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    #[serde(default)]
+    pub network: NetworkSection,
+    pub operator: Option<OperatorSection>,
+    #[serde(default)]
+    pub context: ContextSection,
+    #[serde(default)]
+    pub engine: EngineSection,
+    #[serde(default)]
+    pub plugins: Vec<PluginSpec>,
+    /// Directory the manifest was read from; relative plugin paths resolve against it.
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum NetworkName {
+    #[default]
+    Testnet,
+    Mainnet,
+    Previewnet,
+    Custom,
+}
+
+#[derive(Clone, Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSection {
+    #[serde(default)]
+    pub name: NetworkName,
+    /// `custom` only: gRPC address → node account id, e.g. `"127.0.0.1:50211" = "0.0.3"`.
+    #[serde(default)]
+    pub nodes: BTreeMap<String, String>,
+    /// Mirror node REST base URL (`custom`; overrides the named network's default).
+    pub mirror_url: Option<String>,
+    /// Nodes that return-bytes transactions are frozen for (default: the network's nodes).
+    #[serde(default)]
+    pub node_account_ids: Vec<String>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperatorSection {
+    pub account_id: String,
+    /// Name of the environment variable holding the operator's private key (DER or hex).
+    /// The key itself is never written in the manifest.
+    pub key_env: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ContextSection {
+    pub account_id: Option<String>,
+    /// Unset means the kit's default, autonomous.
+    pub mode: Option<AgentMode>,
+}
+
+#[derive(Clone, Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSection {
+    /// Where precompiled plugin artifacts are kept (default: `$HAK_CACHE_DIR`, else
+    /// `$XDG_CACHE_HOME/hak`, else `~/.cache/hak`).
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// What a plugin does when it fails (trap, deadline, memory, bad output).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum OnError {
+    /// Fail the tool call (fail-closed). The only choice for policies.
+    #[default]
+    Block,
+    /// Log and continue as if the hook had proceeded. Hooks only.
+    Skip,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginSpec {
+    /// The operator's name for this plugin; used in failure messages and logs.
+    pub name: String,
+    pub path: PathBuf,
+    /// Optional pin: the component's sha256 (hex). A mismatch refuses the plugin.
+    pub sha256: Option<String>,
+    /// Any TOML table; handed to `describe` as JSON.
+    #[serde(default = "empty_table")]
+    pub config: toml::Table,
+    /// Capabilities granted to this plugin, e.g. `hedera:submit-topic-message`.
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    #[serde(default)]
+    pub limits: PluginLimits,
+    #[serde(default)]
+    pub on_error: OnError,
+}
+
+fn empty_table() -> toml::Table {
+    toml::Table::new()
+}
+
+/// Capabilities hak knows how to grant.
+pub const KNOWN_CAPABILITIES: [&str; 1] = ["hedera:submit-topic-message"];
+
+impl PluginSpec {
+    /// The plugin's config as the JSON text handed to `describe`.
+    pub fn config_json(&self) -> String {
+        serde_json::to_string(&self.config).unwrap_or_else(|_| "{}".into())
+    }
+
+    pub fn grants(&self, capability: &str) -> bool {
+        self.capabilities.iter().any(|c| c == capability)
+    }
+}
+
+impl Manifest {
+    /// Read and validate a manifest file.
+    pub fn load(path: &Path) -> Result<Self, ManifestError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ManifestError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let base = path.parent().map(Path::to_owned).unwrap_or_default();
+        Self::parse(&text, &path.display().to_string(), base)
+    }
+
+    /// The embedded default manifest.
+    pub fn embedded_default() -> Self {
+        Self::parse(EMBEDDED_DEFAULT, "<embedded default>", PathBuf::from("."))
+            .expect("the embedded default manifest is valid")
+    }
+
+    /// Parse and validate manifest text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str, base_dir: PathBuf) -> Result<Self, ManifestError> {
+        let invalid = |message: String| ManifestError::Invalid {
+            path: origin.into(),
+            message,
+        };
+        let mut manifest: Manifest = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        manifest.base_dir = base_dir;
+        manifest.validate().map_err(invalid)?;
+        Ok(manifest)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.network.name == NetworkName::Custom && self.network.nodes.is_empty() {
+            return Err("network.nodes must list at least one node for a custom network".into());
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (i, p) in self.plugins.iter().enumerate() {
+            let at = format!("plugins[{i}] ({})", p.name);
+            if p.name.trim().is_empty() {
+                return Err(format!("plugins[{i}].name must not be empty"));
+            }
+            if !seen.insert(&p.name) {
+                return Err(format!("{at}: duplicate plugin name"));
+            }
+            p.limits.validate().map_err(|e| format!("{at}: {e}"))?;
+            if let Some(pin) = &p.sha256 {
+                if pin.len() != 64 || !pin.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(format!("{at}: sha256 must be 64 hex digits"));
+                }
+            }
+            for cap in &p.capabilities {
+                if !KNOWN_CAPABILITIES.contains(&cap.as_str()) {
+                    return Err(format!(
+                        "{at}: unknown capability {cap:?} (known: {})",
+                        KNOWN_CAPABILITIES.join(", ")
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A plugin's path, resolved against the manifest's directory.
+    pub fn plugin_path(&self, spec: &PluginSpec) -> PathBuf {
+        if spec.path.is_absolute() {
+            spec.path.clone()
+        } else {
+            self.base_dir.join(&spec.path)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_default_is_return_bytes_on_testnet() {
+        let m = Manifest::embedded_default();
+        assert_eq!(m.network.name, NetworkName::Testnet);
+        assert_eq!(m.context.mode, Some(AgentMode::ReturnBytes));
+        assert!(m.plugins.is_empty());
+    }
+
+    #[test]
+    fn rejects_unknown_keys_and_bad_limits() {
+        let err = Manifest::parse("[network]\nnmae = 'x'", "t", ".".into()).unwrap_err();
+        assert!(err.to_string().contains("nmae"), "{err}");
+        let text = "[[plugins]]\nname='a'\npath='a.wasm'\n[plugins.limits]\nmemory_mib = 100000";
+        let err = Manifest::parse(text, "t", ".".into()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("plugins[0] (a): limits.memory_mib"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn rejects_unknown_capability_and_duplicate_names() {
+        let text = "[[plugins]]\nname='a'\npath='a.wasm'\ncapabilities=['fs']";
+        let err = Manifest::parse(text, "t", ".".into()).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown capability \"fs\""),
+            "{err}"
+        );
+        let text = "[[plugins]]\nname='a'\npath='a.wasm'\n[[plugins]]\nname='a'\npath='b.wasm'";
+        let err = Manifest::parse(text, "t", ".".into()).unwrap_err();
+        assert!(err.to_string().contains("duplicate plugin name"), "{err}");
+    }
+
+    #[test]
+    fn config_table_becomes_json() {
+        let text = "[[plugins]]\nname='a'\npath='a.wasm'\n[plugins.config]\nmaxRecipients = 2";
+        let m = Manifest::parse(text, "t", ".".into()).unwrap();
+        assert_eq!(m.plugins[0].config_json(), r#"{"maxRecipients":2}"#);
+    }
+}

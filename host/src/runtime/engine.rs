@@ -1,0 +1,145 @@
+//! The one wasmtime `Engine` of a host: component model, pooling allocator, fuel, epoch
+//! interruption driven by a single ticker thread, and the linker every plugin is checked
+//! against (minimal WASI + the `hedera:agent-kit` imports).
+
+use super::bindings::AgentPlugin;
+use super::cache::ArtifactCache;
+use super::sandbox::{LogSink, PluginState};
+use crate::limits::{EPOCH_TICK_MS, MAX_MEMORY_MIB, MAX_WASM_STACK_BYTES, POOL_INSTANCES};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+/// Engine, linker, artifact cache and the epoch ticker, shared by every plugin of a host.
+pub struct Runtime {
+    pub(crate) engine: Engine,
+    pub(crate) linker: Linker<PluginState>,
+    pub(crate) cache: ArtifactCache,
+    pub(crate) sink: Arc<dyn LogSink>,
+    ticker_stop: Arc<AtomicBool>,
+}
+
+impl Runtime {
+    /// Build the engine (pooling allocator when the machine allows it, on-demand otherwise),
+    /// start the ticker and link the world.
+    pub fn new(cache_dir: Option<PathBuf>, sink: Arc<dyn LogSink>) -> anyhow::Result<Arc<Self>> {
+        let engine = match Engine::new(&Self::config(true)) {
+            Ok(engine) => engine,
+            Err(e) => {
+                tracing::warn!("pooling allocator unavailable ({e:#}); using on-demand allocation");
+                Engine::new(&Self::config(false))?
+            }
+        };
+        let mut linker = Linker::<PluginState>::new(&engine);
+        link_minimal_wasi(&mut linker)?;
+        AgentPlugin::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
+        let cache = ArtifactCache::new(cache_dir, &engine);
+        let ticker_stop = Arc::new(AtomicBool::new(false));
+        spawn_ticker(engine.clone(), ticker_stop.clone());
+        Ok(Arc::new(Runtime {
+            engine,
+            linker,
+            cache,
+            sink,
+            ticker_stop,
+        }))
+    }
+
+    fn config(pooling: bool) -> Config {
+        let mut config = Config::new();
+        config
+            .wasm_component_model(true)
+            .epoch_interruption(true)
+            .consume_fuel(true)
+            .max_wasm_stack(MAX_WASM_STACK_BYTES)
+            .parallel_compilation(true);
+        if pooling {
+            let mut pool = PoolingAllocationConfig::default();
+            pool.total_component_instances(POOL_INSTANCES)
+                .total_core_instances(POOL_INSTANCES * 4)
+                .total_memories(POOL_INSTANCES * 2)
+                .total_tables(POOL_INSTANCES * 4)
+                .max_memories_per_component(4)
+                .max_tables_per_component(8)
+                .max_core_instances_per_component(64)
+                .max_memory_size(MAX_MEMORY_MIB as usize * 1024 * 1024)
+                .table_elements(50_000)
+                .max_unused_warm_slots(100);
+            config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        }
+        config
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    pub fn cache(&self) -> &ArtifactCache {
+        &self.cache
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.ticker_stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// One thread per engine advances the epoch every tick; deadlines are counted in ticks.
+fn spawn_ticker(engine: wasmtime::Engine, stop: Arc<AtomicBool>) {
+    std::thread::Builder::new()
+        .name("hak-epoch".into())
+        .spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(EPOCH_TICK_MS));
+                engine.increment_epoch();
+            }
+        })
+        .expect("spawn the epoch ticker thread");
+}
+
+/// WASI 0.2 minus sockets and http: io, clocks, random, cli and filesystem (with no preopened
+/// directory, so no file is reachable). A plugin importing anything else fails to load.
+fn link_minimal_wasi(linker: &mut Linker<PluginState>) -> anyhow::Result<()> {
+    use wasmtime_wasi::cli::{WasiCli, WasiCliView};
+    use wasmtime_wasi::clocks::{WasiClocks, WasiClocksView};
+    use wasmtime_wasi::filesystem::{WasiFilesystem, WasiFilesystemView};
+    use wasmtime_wasi::p2::bindings::{cli, clocks, filesystem, random, sync};
+    use wasmtime_wasi::random::{WasiRandom, WasiRandomView};
+    use wasmtime_wasi::WasiView;
+    let l = linker;
+    clocks::wall_clock::add_to_linker::<PluginState, WasiClocks>(l, PluginState::clocks)?;
+    clocks::monotonic_clock::add_to_linker::<PluginState, WasiClocks>(l, PluginState::clocks)?;
+    random::random::add_to_linker::<PluginState, WasiRandom>(l, PluginState::random)?;
+    random::insecure::add_to_linker::<PluginState, WasiRandom>(l, PluginState::random)?;
+    random::insecure_seed::add_to_linker::<PluginState, WasiRandom>(l, PluginState::random)?;
+    cli::exit::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::environment::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::stdin::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::stdout::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::stderr::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::terminal_input::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::terminal_output::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::terminal_stdin::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::terminal_stdout::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    cli::terminal_stderr::add_to_linker::<PluginState, WasiCli>(l, PluginState::cli)?;
+    filesystem::preopens::add_to_linker::<PluginState, WasiFilesystem>(l, PluginState::filesystem)?;
+    sync::filesystem::types::add_to_linker::<PluginState, WasiFilesystem>(
+        l,
+        PluginState::filesystem,
+    )?;
+    wasmtime_wasi_io::bindings::wasi::io::error::add_to_linker::<PluginState, HasIo>(l, |t| {
+        t.ctx().table
+    })?;
+    sync::io::poll::add_to_linker::<PluginState, HasIo>(l, |t| t.ctx().table)?;
+    sync::io::streams::add_to_linker::<PluginState, HasIo>(l, |t| t.ctx().table)?;
+    Ok(())
+}
+
+struct HasIo;
+impl wasmtime::component::HasData for HasIo {
+    type Data<'a> = &'a mut wasmtime::component::ResourceTable;
+}

@@ -1,0 +1,260 @@
+//! A live plugin instance and its per-call runner: every guest call is bounded by a deadline
+//! (epoch ticks, minus time spent in host calls), fuel and the memory guard, its output is
+//! size-checked, and any failure is classified. The caller discards an instance that failed.
+
+use super::bindings::{AgentPlugin, BlockInfo, HookResult, PluginInfo, WitToolType};
+use super::failure::{FailureCause, PluginFailure};
+use super::plugin::LoadedPlugin;
+use super::sandbox::PluginState;
+use crate::limits::EPOCH_TICK_MS;
+use crate::stage::Stage;
+use crate::state_store::Scratchpad;
+use std::sync::{Arc, Mutex};
+use wasmtime::{Store, Trap, UpdateDeadline};
+
+/// A policy's answer, in host types.
+#[derive(Debug)]
+pub enum PolicyAnswer {
+    Allow,
+    Block(BlockInfo),
+}
+
+/// One instance of a plugin, with its own store (memory, scratchpad handle, log budget).
+pub struct PluginInstance {
+    store: Store<PluginState>,
+    bindings: AgentPlugin,
+    plugin: Arc<str>,
+    deadline_ms: u64,
+    deadline_ticks: u64,
+    fuel: u64,
+    max_output: usize,
+}
+
+impl PluginInstance {
+    /// Instantiate from the plugin's `InstancePre` and call `describe` with its config, as every
+    /// instance must before any stage call. Returns the instance and describe's answer.
+    pub(crate) fn instantiate(
+        plugin: &LoadedPlugin,
+        scratchpad: Arc<Mutex<Scratchpad>>,
+    ) -> Result<(Self, Result<PluginInfo, String>), PluginFailure> {
+        let name: Arc<str> = plugin.spec.name.as_str().into();
+        let limits = &plugin.spec.limits;
+        let hedera = plugin.hedera.clone().filter(|_| plugin.hedera_granted());
+        let state = PluginState::new(
+            name.clone(),
+            limits,
+            plugin.runtime.sink.clone(),
+            scratchpad,
+            hedera,
+            plugin.hedera_granted(),
+        );
+        let mut store = Store::new(&plugin.runtime.engine, state);
+        store.limiter(|s| &mut s.memory);
+        store.epoch_deadline_callback(|mut ctx| {
+            // Time spent blocked in host calls (network capabilities) is not the plugin's.
+            let data = ctx.data_mut();
+            let owed = std::mem::take(&mut data.host_time);
+            let ticks = owed.as_millis() as u64 / EPOCH_TICK_MS;
+            if ticks > 0 {
+                Ok(UpdateDeadline::Continue(ticks))
+            } else {
+                Err(Trap::Interrupt.into())
+            }
+        });
+        let fuel = limits.fuel.unwrap_or(u64::MAX);
+        store.data_mut().begin_call();
+        let _ = store.set_fuel(fuel);
+        store.set_epoch_deadline(limits.deadline_ticks());
+        let instantiated = plugin.pre.instantiate(&mut store);
+        let failure = |store: &mut Store<PluginState>, e| {
+            classify(store, &name, "instantiate", e, limits.deadline_ms, fuel)
+        };
+        let bindings = match instantiated {
+            Ok(b) => b,
+            Err(e) => return Err(failure(&mut store, e)),
+        };
+        let mut this = PluginInstance {
+            store,
+            bindings,
+            plugin: name,
+            deadline_ms: limits.deadline_ms,
+            deadline_ticks: limits.deadline_ticks(),
+            fuel,
+            max_output: limits.max_output_bytes,
+        };
+        let config = plugin.config_json.as_str();
+        let info = this.run("describe", |b, s| {
+            b.hedera_agent_kit_plugin().call_describe(s, config)
+        })?;
+        Ok((this, info))
+    }
+
+    /// Call the hook export for `stage`.
+    pub fn hook(
+        &mut self,
+        stage: Stage,
+        method: &str,
+        tool_type: WitToolType,
+        params: &str,
+    ) -> Result<Result<HookResult, String>, PluginFailure> {
+        let input = super::bindings::hooks::StageInput {
+            stage: stage.to_wit(),
+            method,
+            tool_type,
+            params,
+        };
+        let answer = self.run(stage.as_str(), |b, s| {
+            let h = b.hedera_agent_kit_hooks();
+            match stage {
+                Stage::PreToolExecution => h.call_pre_tool_execution(s, input),
+                Stage::PostParamsNormalization => h.call_post_params_normalization(s, input),
+                Stage::PostCoreAction => h.call_post_core_action(s, input),
+                Stage::PostSecondaryAction => h.call_post_tool_execution(s, input),
+            }
+        })?;
+        let size = match &answer {
+            Ok(HookResult::Replace(json)) => json.len(),
+            Ok(HookResult::Proceed) => 0,
+            Err(message) => message.len(),
+        };
+        self.check_output(stage, size)?;
+        Ok(answer)
+    }
+
+    /// Call the policy export for `stage`.
+    pub fn policy(
+        &mut self,
+        stage: Stage,
+        method: &str,
+        tool_type: WitToolType,
+        params: &str,
+    ) -> Result<Result<PolicyAnswer, String>, PluginFailure> {
+        use super::bindings::policy::Verdict;
+        let input = super::bindings::policy::StageInput {
+            stage: stage.to_wit(),
+            method,
+            tool_type,
+            params,
+        };
+        let answer = self.run(stage.as_str(), |b, s| {
+            let p = b.hedera_agent_kit_policy();
+            match stage {
+                Stage::PreToolExecution => p.call_should_block_pre_tool_execution(s, input),
+                Stage::PostParamsNormalization => {
+                    p.call_should_block_post_params_normalization(s, input)
+                }
+                Stage::PostCoreAction => p.call_should_block_post_core_action(s, input),
+                Stage::PostSecondaryAction => p.call_should_block_post_secondary_action(s, input),
+            }
+        })?;
+        let size = match &answer {
+            Ok(Verdict::Block(b)) => {
+                b.message.len()
+                    + b.code.as_ref().map_or(0, String::len)
+                    + b.details_json.as_ref().map_or(0, String::len)
+            }
+            Ok(Verdict::Allow) => 0,
+            Err(message) => message.len(),
+        };
+        self.check_output(stage, size)?;
+        Ok(answer.map(|v| match v {
+            Verdict::Allow => PolicyAnswer::Allow,
+            Verdict::Block(b) => PolicyAnswer::Block(b),
+        }))
+    }
+
+    /// The plugin's operator-given name.
+    pub fn plugin_name(&self) -> &str {
+        &self.plugin
+    }
+
+    /// Build an `invalid-output` failure for this plugin at `stage`.
+    pub fn invalid_output(&self, stage: Stage, detail: impl Into<String>) -> PluginFailure {
+        PluginFailure {
+            plugin: self.plugin.to_string(),
+            phase: stage.as_str().into(),
+            cause: FailureCause::InvalidOutput,
+            detail: detail.into(),
+        }
+    }
+
+    fn check_output(&self, stage: Stage, size: usize) -> Result<(), PluginFailure> {
+        if size > self.max_output {
+            return Err(self.invalid_output(
+                stage,
+                format!(
+                    "returned {size} bytes, more than the {}-byte limit",
+                    self.max_output
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reset fuel, deadline and per-call budgets.
+    fn arm(&mut self) {
+        self.store.data_mut().begin_call();
+        // Fuel is always enabled on the engine; `u64::MAX` means "no instruction budget".
+        let _ = self.store.set_fuel(self.fuel);
+        self.store.set_epoch_deadline(self.deadline_ticks);
+    }
+
+    fn run<R>(
+        &mut self,
+        phase: &str,
+        call: impl FnOnce(&AgentPlugin, &mut Store<PluginState>) -> wasmtime::Result<R>,
+    ) -> Result<R, PluginFailure> {
+        self.arm();
+        let result = call(&self.bindings, &mut self.store);
+        self.store.data_mut().end_call();
+        result.map_err(|e| self.failure(phase, e))
+    }
+
+    fn failure(&mut self, phase: &str, err: wasmtime::Error) -> PluginFailure {
+        classify(
+            &mut self.store,
+            &self.plugin,
+            phase,
+            err,
+            self.deadline_ms,
+            self.fuel,
+        )
+    }
+}
+
+/// Turn a wasmtime error into a failure with a cause class.
+fn classify(
+    store: &mut Store<PluginState>,
+    plugin: &str,
+    phase: &str,
+    err: wasmtime::Error,
+    deadline_ms: u64,
+    fuel: u64,
+) -> PluginFailure {
+    let (cause, detail) = if let Some(wanted) = store.data_mut().memory.exceeded.take() {
+        (
+            FailureCause::Memory,
+            format!("tried to grow memory to {wanted} bytes, over its limit"),
+        )
+    } else {
+        match err.downcast_ref::<Trap>() {
+            Some(Trap::Interrupt) => (
+                FailureCause::Deadline,
+                format!("exceeded its {deadline_ms} ms deadline"),
+            ),
+            Some(Trap::OutOfFuel) => (
+                FailureCause::Fuel,
+                format!("used up its budget of {fuel} instructions"),
+            ),
+            Some(Trap::StackOverflow) => (FailureCause::Trap, "stack overflow".into()),
+            Some(trap) => (FailureCause::Trap, trap.to_string()),
+            None => (FailureCause::Trap, format!("{err:#}")),
+        }
+    };
+    PluginFailure {
+        plugin: plugin.to_owned(),
+        phase: phase.into(),
+        cause,
+        detail,
+    }
+}

@@ -1,0 +1,22 @@
+//! The wasm side of hak: one wasmtime `Engine` (component model, pooling allocator, epoch
+//! interruption driven by one ticker thread), the linker with minimal WASI and the host
+//! imports, and the precompiled-artifact cache. Plugins are loaded by [`plugin`] and run by
+//! [`instance`]. Nothing here knows about tools or the lifecycle.
+
+pub mod bindings;
+mod cache;
+mod engine;
+pub mod failure;
+mod hedera_api;
+mod host_api;
+pub mod instance;
+pub mod plugin;
+pub mod sandbox;
+
+pub use cache::ArtifactCache;
+pub use engine::Runtime;
+pub use failure::{FailureCause, PluginFailure};
+pub use hedera_api::HederaCapability;
+pub use instance::PluginInstance;
+pub use plugin::{LoadError, LoadedPlugin, PluginDescription};
+pub use sandbox::{LogRecord, LogSink, TracingLogSink};

@@ -1,0 +1,260 @@
+//! What a plugin's `Store` holds: a deny-by-default WASI context (no preopens, env, args or
+//! network; stdout/stderr captured into the log), the memory guard, the per-call log budget,
+//! the scratchpad handle and the granted capabilities. Host import implementations live in
+//! `host_api` / `hedera_api`; nothing here calls the guest.
+
+use super::bindings::LogLevel;
+use super::hedera_api::HederaCapability;
+use crate::limits::{PluginLimits, MAX_LOG_MESSAGE_BYTES};
+use crate::state_store::Scratchpad;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+/// One log line from a plugin.
+pub struct LogRecord<'a> {
+    pub plugin: &'a str,
+    pub level: LogLevel,
+    pub message: &'a str,
+}
+
+/// Where plugin logs go. The default forwards to `tracing`; tests collect them.
+pub trait LogSink: Send + Sync {
+    fn log(&self, record: &LogRecord<'_>);
+}
+
+/// Forwards plugin logs to `tracing`, tagged with the plugin name.
+pub struct TracingLogSink;
+
+impl LogSink for TracingLogSink {
+    fn log(&self, r: &LogRecord<'_>) {
+        let (plugin, message) = (r.plugin, r.message);
+        match r.level {
+            LogLevel::Trace => tracing::trace!(plugin, "{message}"),
+            LogLevel::Debug => tracing::debug!(plugin, "{message}"),
+            LogLevel::Info => tracing::info!(plugin, "{message}"),
+            LogLevel::Warn => tracing::warn!(plugin, "{message}"),
+            LogLevel::Error => tracing::error!(plugin, "{message}"),
+        }
+    }
+}
+
+/// Memory cap of one instance. Growing past it traps, and the failure is reported as `memory`.
+pub struct MemoryGuard {
+    limit_bytes: usize,
+    pub(crate) exceeded: Option<usize>,
+}
+
+impl wasmtime::ResourceLimiter for MemoryGuard {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.limit_bytes {
+            self.exceeded = Some(desired);
+            wasmtime::bail!("memory limit of {} bytes exceeded", self.limit_bytes);
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= 1_000_000)
+    }
+}
+
+/// Captured guest stdout/stderr, capped; what does not fit is dropped, never an error.
+#[derive(Clone, Default)]
+pub struct CapturedOutput(Arc<Mutex<Vec<u8>>>);
+
+impl CapturedOutput {
+    /// Take what was written since the last call.
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+const CAPTURE_CAP: usize = 64 * 1024;
+
+impl IsTerminal for CapturedOutput {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for CapturedOutput {
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl OutputStream for CapturedOutput {
+    fn write(&mut self, bytes: bytes::Bytes) -> StreamResult<()> {
+        let mut buf = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let room = CAPTURE_CAP.saturating_sub(buf.len());
+        buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        Ok(())
+    }
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+    fn check_write(&mut self) -> StreamResult<usize> {
+        Ok(4096)
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for CapturedOutput {
+    async fn ready(&mut self) {}
+}
+
+impl tokio::io::AsyncWrite for CapturedOutput {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        bytes: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let mut this = self.get_mut().clone();
+        let _ = OutputStream::write(&mut this, bytes::Bytes::copy_from_slice(bytes));
+        std::task::Poll::Ready(Ok(bytes.len()))
+    }
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// The data of one plugin instance's `Store`.
+pub struct PluginState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    pub(crate) memory: MemoryGuard,
+    /// The operator's name for the plugin: every log line and failure carries it.
+    pub(crate) plugin: Arc<str>,
+    pub(crate) sink: Arc<dyn LogSink>,
+    /// Log bytes still allowed in the current call.
+    pub(crate) log_budget: usize,
+    pub(crate) log_dropped: bool,
+    pub(crate) output: CapturedOutput,
+    pub(crate) scratchpad: Arc<Mutex<Scratchpad>>,
+    /// `Some` when the operator granted `hedera:submit-topic-message` and an operator exists.
+    pub(crate) hedera: Option<Arc<HederaCapability>>,
+    pub(crate) hedera_granted: bool,
+    /// Time spent in blocking host calls during the current guest call; the deadline is
+    /// extended by it, so a plugin is charged only for its own execution.
+    pub(crate) host_time: Duration,
+    pub(crate) max_log_bytes: usize,
+}
+
+impl PluginState {
+    pub(crate) fn new(
+        plugin: Arc<str>,
+        limits: &PluginLimits,
+        sink: Arc<dyn LogSink>,
+        scratchpad: Arc<Mutex<Scratchpad>>,
+        hedera: Option<Arc<HederaCapability>>,
+        hedera_granted: bool,
+    ) -> Self {
+        let output = CapturedOutput::default();
+        // Deny by default: no preopened dirs, no env, no args, no sockets (none allowed and
+        // none linked), no name lookup; stdin is empty; stdout/stderr go to the plugin log.
+        let wasi = wasmtime_wasi::WasiCtxBuilder::new()
+            .stdout(output.clone())
+            .stderr(output.clone())
+            .build();
+        PluginState {
+            wasi,
+            table: ResourceTable::new(),
+            memory: MemoryGuard {
+                limit_bytes: limits.memory_bytes(),
+                exceeded: None,
+            },
+            plugin,
+            sink,
+            log_budget: limits.max_log_bytes,
+            log_dropped: false,
+            output,
+            scratchpad,
+            hedera,
+            hedera_granted,
+            host_time: Duration::ZERO,
+            max_log_bytes: limits.max_log_bytes,
+        }
+    }
+
+    /// Reset per-call accounting before a guest call.
+    pub(crate) fn begin_call(&mut self) {
+        self.log_budget = self.max_log_bytes;
+        self.log_dropped = false;
+        self.host_time = Duration::ZERO;
+    }
+
+    /// Forward captured stdout/stderr to the log after a guest call.
+    pub(crate) fn end_call(&mut self) {
+        let captured = self.output.take();
+        if !captured.is_empty() {
+            let text = String::from_utf8_lossy(&captured);
+            for line in text.lines().filter(|l| !l.is_empty()) {
+                self.emit(LogLevel::Info, line);
+            }
+        }
+    }
+
+    /// Write one log line within the call's budget; lines past the budget are dropped (once
+    /// noted), never an error for the guest.
+    pub(crate) fn emit(&mut self, level: LogLevel, message: &str) {
+        let mut cut = message.len().min(MAX_LOG_MESSAGE_BYTES);
+        while !message.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let message = &message[..cut];
+        if message.len() > self.log_budget {
+            if !self.log_dropped {
+                self.log_dropped = true;
+                let note = "log budget of this call exhausted; further lines dropped";
+                self.sink.log(&LogRecord {
+                    plugin: &self.plugin,
+                    level: LogLevel::Warn,
+                    message: note,
+                });
+            }
+            return;
+        }
+        self.log_budget -= message.len();
+        self.sink.log(&LogRecord {
+            plugin: &self.plugin,
+            level,
+            message,
+        });
+    }
+}
+
+impl WasiView for PluginState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}

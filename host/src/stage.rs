@@ -1,0 +1,100 @@
+//! The four hookable lifecycle stages and their names on every surface (WIT, JSON, messages).
+
+use crate::runtime::bindings::WitStage;
+use serde::Serialize;
+use std::fmt;
+
+/// A hookable stage of the kit's 7-stage lifecycle (stages 1, 3, 5 and 7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    PreToolExecution,
+    PostParamsNormalization,
+    PostCoreAction,
+    PostSecondaryAction,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 4] = [
+        Stage::PreToolExecution,
+        Stage::PostParamsNormalization,
+        Stage::PostCoreAction,
+        Stage::PostSecondaryAction,
+    ];
+
+    /// Position in [`Stage::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The kit's `POLICY_BLOCK_STAGES` spelling, used in `policyBlock.stage` and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::PreToolExecution => "pre_tool_execution",
+            Stage::PostParamsNormalization => "post_params_normalization",
+            Stage::PostCoreAction => "post_core_action",
+            Stage::PostSecondaryAction => "post_secondary_action",
+        }
+    }
+
+    /// The WIT spelling (`pre-tool-execution`, …), as `hak plugin inspect` prints it.
+    pub fn wit_name(self) -> &'static str {
+        match self {
+            Stage::PreToolExecution => "pre-tool-execution",
+            Stage::PostParamsNormalization => "post-params-normalization",
+            Stage::PostCoreAction => "post-core-action",
+            Stage::PostSecondaryAction => "post-secondary-action",
+        }
+    }
+
+    pub fn to_wit(self) -> WitStage {
+        match self {
+            Stage::PreToolExecution => WitStage::PreToolExecution,
+            Stage::PostParamsNormalization => WitStage::PostParamsNormalization,
+            Stage::PostCoreAction => WitStage::PostCoreAction,
+            Stage::PostSecondaryAction => WitStage::PostSecondaryAction,
+        }
+    }
+
+    pub fn from_wit(stage: WitStage) -> Self {
+        match stage {
+            WitStage::PreToolExecution => Stage::PreToolExecution,
+            WitStage::PostParamsNormalization => Stage::PostParamsNormalization,
+            WitStage::PostCoreAction => Stage::PostCoreAction,
+            WitStage::PostSecondaryAction => Stage::PostSecondaryAction,
+        }
+    }
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A small set of stages (a bit per stage).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StageSet(u8);
+
+impl StageSet {
+    pub fn insert(&mut self, stage: Stage) {
+        self.0 |= 1 << stage.index();
+    }
+    pub fn contains(self, stage: Stage) -> bool {
+        self.0 & (1 << stage.index()) != 0
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    pub fn iter(self) -> impl Iterator<Item = Stage> {
+        Stage::ALL.into_iter().filter(move |s| self.contains(*s))
+    }
+}
+
+impl FromIterator<Stage> for StageSet {
+    fn from_iter<I: IntoIterator<Item = Stage>>(iter: I) -> Self {
+        let mut set = StageSet::default();
+        iter.into_iter().for_each(|s| set.insert(s));
+        set
+    }
+}

@@ -1,0 +1,63 @@
+//! The secondary action (stage 6): what happens to a built transaction, chosen by the agent
+//! mode like the kit's `getStrategyFromContext`: return-bytes freezes and serialises it,
+//! autonomous signs with the operator, submits and waits for the receipt, and the two custom
+//! modes hand it to an operator-supplied [`TransactionStrategy`].
+
+mod execute;
+mod return_bytes;
+
+pub use execute::ExecuteStrategy;
+pub use return_bytes::{ReturnBytesResult, ReturnBytesStrategy};
+
+use crate::context::AgentContext;
+use crate::tools::{BuiltTransaction, RawTransactionResponse, ToolError};
+use hedera::{AccountId, Client};
+
+/// What the secondary action produced.
+#[derive(Debug)]
+pub enum SecondaryResult {
+    /// The transaction was executed (autonomous / custom-execute).
+    Executed(RawTransactionResponse),
+    /// The transaction was frozen and serialised for someone else to sign (return-bytes modes).
+    Bytes(ReturnBytesResult),
+}
+
+/// Why the secondary action failed.
+#[derive(Debug)]
+pub enum StrategyError {
+    /// A plain error (the kit's generic `handleError`).
+    Tool(ToolError),
+    /// The network rejected the transaction (the kit's `ReceiptStatusError` /
+    /// `PrecheckStatusError`): carries the status name and the transaction id.
+    Transaction {
+        status: String,
+        transaction_id: String,
+        message: String,
+    },
+}
+
+impl From<ToolError> for StrategyError {
+    fn from(e: ToolError) -> Self {
+        StrategyError::Tool(e)
+    }
+}
+
+/// What a strategy may use.
+pub struct StrategyEnv<'a> {
+    pub context: &'a AgentContext,
+    pub client: &'a Client,
+    /// Nodes to freeze for when the tool did not set any.
+    pub node_account_ids: &'a [AccountId],
+    pub runtime: &'a tokio::runtime::Handle,
+    pub has_operator_key: bool,
+}
+
+/// The kit's `TransactionStrategy`: custom modes plug in here (a human approval step, a remote
+/// signer, a delegated payer…).
+pub trait TransactionStrategy: Send + Sync {
+    fn handle(
+        &self,
+        tx: BuiltTransaction,
+        env: &StrategyEnv<'_>,
+    ) -> Result<SecondaryResult, StrategyError>;
+}

@@ -1,0 +1,200 @@
+//! `transfer_hbar_tool`: HBAR from the source (or context / operator) account to recipients.
+
+use crate::tools::normalise::{self, serde_as};
+use crate::tools::{
+    BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
+};
+use hedera::{AccountId, Hbar, TransferTransaction};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+pub struct TransferHbar;
+
+/// One HBAR movement in tinybars; the sender's debit is negative.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HbarTransfer {
+    #[serde(with = "serde_as::string")]
+    pub account_id: AccountId,
+    #[serde(with = "serde_as::amount")]
+    pub amount: i64,
+}
+
+/// Normalised params: recipients, then the sender's negative total (the kit's shape).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TransferHbarNormalised {
+    pub hbar_transfers: Vec<HbarTransfer>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_memo: Option<String>,
+    #[serde(default)]
+    pub scheduling_params: NotScheduled,
+}
+
+/// `{"isScheduled": false}`: scheduling is not supported by this build of the tool.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NotScheduled {
+    pub is_scheduled: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Raw {
+    transfers: Vec<RawTransfer>,
+    source_account_id: Option<String>,
+    transaction_memo: Option<String>,
+    scheduling_params: Option<RawScheduling>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawTransfer {
+    account_id: String,
+    amount: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawScheduling {
+    #[serde(default)]
+    is_scheduled: bool,
+}
+
+impl Tool for TransferHbar {
+    type Normalised = TransferHbarNormalised;
+
+    const METHOD: &'static str = "transfer_hbar_tool";
+    const NAME: &'static str = "Transfer HBAR";
+    const DESCRIPTION: &'static str = "This tool will transfer HBAR to an account.";
+    const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "transfers": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "accountId": {"type": "string", "description": "Recipient account ID (Required)"},
+                            "amount": {"type": "number", "description": "Amount of HBAR to transfer (Required)"}
+                        },
+                        "required": ["accountId", "amount"],
+                        "additionalProperties": false
+                    },
+                    "minItems": 1,
+                    "description": "Array of HBAR transfers to RECIPIENTS. Do NOT include the sender/source account in this array."
+                },
+                "sourceAccountId": {"type": "string", "description": "Account ID of the sender/owner — the balance will be deducted from this account. Use this INSTEAD of adding a negative transfer."},
+                "transactionMemo": {"type": "string", "description": "Memo to include with the transaction"},
+                "schedulingParams": crate::tools::schema_fragments::scheduling_params()
+            },
+            "required": ["transfers"],
+            "additionalProperties": false
+        })
+    }
+
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
+        let raw = Raw::deserialize(raw)
+            .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
+        if raw
+            .scheduling_params
+            .as_ref()
+            .is_some_and(|s| s.is_scheduled)
+        {
+            return Err(ToolError::invalid_field(
+                "schedulingParams.isScheduled",
+                "scheduled transfers are not supported by hak yet",
+            ));
+        }
+        let source =
+            normalise::resolve_account("sourceAccountId", raw.source_account_id.as_deref(), ctx)?;
+        let mut hbar_transfers = Vec::with_capacity(raw.transfers.len() + 1);
+        let mut total: i64 = 0;
+        for (i, t) in raw.transfers.iter().enumerate() {
+            let tinybars = normalise::hbar_to_tinybars(t.amount)?;
+            if tinybars <= 0 {
+                return Err(ToolError::message(format!(
+                    "Invalid transfer amount: {}",
+                    normalise::js_number(t.amount)
+                )));
+            }
+            let account_id =
+                normalise::account_id(&format!("transfers.{i}.accountId"), &t.account_id)?;
+            total = total
+                .checked_add(tinybars)
+                .ok_or_else(|| ToolError::message("Total transfer amount is out of range"))?;
+            hbar_transfers.push(HbarTransfer {
+                account_id,
+                amount: tinybars,
+            });
+        }
+        hbar_transfers.push(HbarTransfer {
+            account_id: source,
+            amount: -total,
+        });
+        Ok(TransferHbarNormalised {
+            hbar_transfers,
+            transaction_memo: raw.transaction_memo,
+            scheduling_params: NotScheduled::default(),
+        })
+    }
+
+    fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
+        if n.hbar_transfers.is_empty() {
+            return Err(ToolError::message("hbarTransfers must not be empty"));
+        }
+        if n.scheduling_params.is_scheduled {
+            return Err(ToolError::message(
+                "schedulingParams.isScheduled is not supported by hak yet",
+            ));
+        }
+        let sum = n
+            .hbar_transfers
+            .iter()
+            .try_fold(0i64, |acc, t| acc.checked_add(t.amount));
+        if sum != Some(0) {
+            return Err(ToolError::message("hbarTransfers must sum to zero"));
+        }
+        Ok(())
+    }
+
+    fn core_action(
+        &self,
+        n: &Self::Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError> {
+        let mut tx = TransferTransaction::new();
+        for t in &n.hbar_transfers {
+            tx.hbar_transfer(t.account_id, Hbar::from_tinybars(t.amount));
+        }
+        if let Some(memo) = &n.transaction_memo {
+            tx.transaction_memo(memo);
+        }
+        if !ctx.node_account_ids.is_empty() {
+            tx.node_account_ids(ctx.node_account_ids.iter().copied());
+        }
+        let mut details = serde_json::Map::new();
+        details.insert(
+            "hbarTransfers".into(),
+            serde_json::to_value(&n.hbar_transfers).unwrap_or_default(),
+        );
+        Ok(CoreOutput::Transaction(BuiltTransaction::new(
+            tx,
+            "TransferTransaction",
+            details,
+        )))
+    }
+
+    fn post_process(&self, raw: &RawTransactionResponse) -> String {
+        match &raw.schedule_id {
+            Some(schedule) => format!(
+                "Scheduled HBAR transfer created successfully.\nTransaction ID: {}\nSchedule ID: {schedule}",
+                raw.transaction_id
+            ),
+            None => format!("HBAR successfully transferred.\nTransaction ID: {}", raw.transaction_id),
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! Native Hedera tools with the kit's names, schemas, normalisation and messages. A tool
+//! normalises raw params (stage 2) and builds a transaction or runs a query (stage 4); the
+//! secondary action (stage 6) belongs to `strategy`, the stages to `lifecycle`.
+//! One file per tool under its kit plugin's folder; shared normalisers in [`normalise`].
+
+pub mod account;
+pub mod normalise;
+pub mod schema;
+pub mod schema_fragments;
+pub mod transaction;
+
+use crate::context::AgentContext;
+use hedera::AccountId;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+pub use transaction::{BuiltTransaction, RawTransactionResponse};
+
+/// The kit's `TOOL_TYPE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolType {
+    Query,
+    Transaction,
+    Other,
+}
+
+/// What the host knows about the call's surroundings while normalising and building.
+pub struct ToolContext<'a> {
+    pub context: &'a AgentContext,
+    /// The operator's account, when one is configured.
+    pub operator_account_id: Option<AccountId>,
+    /// Nodes to build transactions for, when the network configuration fixes them.
+    pub node_account_ids: &'a [AccountId],
+}
+
+/// An error from a tool's own stages; its message follows `Failed to execute <Tool Name>: `.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    pub message: String,
+}
+
+impl ToolError {
+    pub fn message(message: impl Into<String>) -> Self {
+        ToolError {
+            message: message.into(),
+        }
+    }
+
+    /// A parameter error in the kit's format for one field.
+    pub fn invalid_field(field: &str, reason: impl fmt::Display) -> Self {
+        ToolError {
+            message: format!("Invalid parameters: Field \"{field}\" - {reason}"),
+        }
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// What a tool's core action produced.
+pub enum CoreOutput {
+    /// A transaction tool built (not submitted) a transaction.
+    Transaction(BuiltTransaction),
+    /// A query tool's final `{raw, humanMessage}`.
+    Query(Value),
+}
+
+/// A tool, written against its own typed normalised params.
+pub trait Tool: Send + Sync + 'static {
+    /// The normalised params: what stage 3 plugins see (as JSON) and may replace.
+    type Normalised: Serialize + DeserializeOwned + Send + 'static;
+
+    const METHOD: &'static str;
+    const NAME: &'static str;
+    const DESCRIPTION: &'static str;
+    const TOOL_TYPE: ToolType;
+
+    /// The kit's JSON schema of the raw params.
+    fn schema() -> Value;
+
+    /// Stage 2: raw params (already valid against [`Tool::schema`]) → normalised params.
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError>;
+
+    /// Checks that hold for any normalised params, whether the host or a hook produced them.
+    fn check_normalised(&self, _normalised: &Self::Normalised) -> Result<(), ToolError> {
+        Ok(())
+    }
+
+    /// Stage 4: build the transaction, or run the query.
+    fn core_action(
+        &self,
+        normalised: &Self::Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError>;
+
+    /// The human message after a successful execution (the kit's per-tool `postProcess`).
+    fn post_process(&self, raw: &RawTransactionResponse) -> String {
+        serde_json::to_string_pretty(raw).unwrap_or_default()
+    }
+}
+
+/// Normalised params with their JSON, type-erased for the lifecycle.
+pub struct Normalised {
+    value: Box<dyn Any + Send>,
+    pub json: String,
+}
+
+/// A tool's identity and schema, for listings and envelopes.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolSpec {
+    pub method: &'static str,
+    pub name: &'static str,
+    pub description: &'static str,
+    pub tool_type: ToolType,
+    pub parameters: Value,
+}
+
+/// The object-safe face of a [`Tool`] that the lifecycle drives.
+pub trait DynTool: Send + Sync {
+    fn spec(&self) -> &ToolSpec;
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Normalised, ToolError>;
+    /// Parse and check normalised params a hook supplied.
+    fn normalised_from_json(&self, json: &str) -> Result<Normalised, ToolError>;
+    fn core_action(
+        &self,
+        normalised: &Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError>;
+    fn post_process(&self, raw: &RawTransactionResponse) -> String;
+}
+
+struct Erased<T: Tool> {
+    tool: T,
+    spec: ToolSpec,
+}
+
+impl<T: Tool> DynTool for Erased<T> {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Normalised, ToolError> {
+        schema::validate(&self.spec.parameters, raw).map_err(ToolError::message)?;
+        let value = self.tool.normalise(raw, ctx)?;
+        self.tool.check_normalised(&value)?;
+        let json = serde_json::to_string(&value).map_err(|e| ToolError::message(e.to_string()))?;
+        Ok(Normalised {
+            value: Box::new(value),
+            json,
+        })
+    }
+
+    fn normalised_from_json(&self, json: &str) -> Result<Normalised, ToolError> {
+        let value: T::Normalised = serde_json::from_str(json).map_err(|e| {
+            ToolError::message(format!("normalisedParams do not match {}: {e}", T::METHOD))
+        })?;
+        self.tool.check_normalised(&value)?;
+        Ok(Normalised {
+            value: Box::new(value),
+            json: json.to_owned(),
+        })
+    }
+
+    fn core_action(
+        &self,
+        normalised: &Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError> {
+        let value = normalised
+            .value
+            .downcast_ref::<T::Normalised>()
+            .ok_or_else(|| {
+                ToolError::message("internal error: normalised params of another tool")
+            })?;
+        self.tool.core_action(value, ctx)
+    }
+
+    fn post_process(&self, raw: &RawTransactionResponse) -> String {
+        self.tool.post_process(raw)
+    }
+}
+
+/// Every tool hak serves, by method.
+#[derive(Clone)]
+pub struct ToolRegistry {
+    tools: Arc<BTreeMap<&'static str, Box<dyn DynTool>>>,
+}
+
+impl ToolRegistry {
+    /// All native tools.
+    pub fn native() -> Self {
+        let mut tools: BTreeMap<&'static str, Box<dyn DynTool>> = BTreeMap::new();
+        let mut add = |tool: Box<dyn DynTool>| {
+            tools.insert(tool.spec().method, tool);
+        };
+        account::register(&mut add);
+        ToolRegistry {
+            tools: Arc::new(tools),
+        }
+    }
+
+    pub fn get(&self, method: &str) -> Option<&dyn DynTool> {
+        self.tools.get(method).map(|t| &**t)
+    }
+
+    pub fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
+        self.tools.values().map(|t| t.spec())
+    }
+
+    pub fn methods(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.tools.keys().copied()
+    }
+}
+
+/// Wrap a typed tool for the registry.
+pub fn erase<T: Tool>(tool: T) -> Box<dyn DynTool> {
+    let spec = ToolSpec {
+        method: T::METHOD,
+        name: T::NAME,
+        description: T::DESCRIPTION,
+        tool_type: T::TOOL_TYPE,
+        parameters: T::schema(),
+    };
+    Box::new(Erased { tool, spec })
+}

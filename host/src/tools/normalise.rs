@@ -1,0 +1,185 @@
+//! Normalisers shared by every tool: account ids, HBAR amounts, default accounts, and the
+//! serde helpers that write ids as "0.0.x" and 64-bit amounts as decimal strings.
+
+use super::{ToolContext, ToolError};
+use hedera::AccountId;
+use std::str::FromStr;
+
+/// Parse an account id, naming the field on error.
+pub fn account_id(field: &str, value: &str) -> Result<AccountId, ToolError> {
+    AccountId::from_str(value.trim())
+        .map_err(|_| ToolError::invalid_field(field, format!("Invalid account ID: {value}")))
+}
+
+/// The kit's `AccountResolver.resolveAccount`: the given account, else the context's account,
+/// else the operator's.
+pub fn resolve_account(
+    field: &str,
+    provided: Option<&str>,
+    ctx: &ToolContext<'_>,
+) -> Result<AccountId, ToolError> {
+    match provided.filter(|s| !s.is_empty()) {
+        Some(value) => account_id(field, value),
+        None => default_account(ctx),
+    }
+}
+
+/// The kit's `AccountResolver.getDefaultAccount`.
+pub fn default_account(ctx: &ToolContext<'_>) -> Result<AccountId, ToolError> {
+    ctx.context
+        .account_id
+        .or(ctx.operator_account_id)
+        .ok_or_else(|| {
+            ToolError::message(
+                "No account available: neither context.accountId nor operator account",
+            )
+        })
+}
+
+/// JavaScript's `Number.prototype.toString` for the values agents send (used in messages).
+pub fn js_number(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e21 {
+        format!("{}", x as i128)
+    } else {
+        format!("{x}")
+    }
+}
+
+/// HBAR (as the agent's JSON number) → tinybars, exactly as the JS SDK's `new Hbar(n)`: the
+/// number's shortest decimal form times 10^8, which must be an integer.
+pub fn hbar_to_tinybars(hbar: f64) -> Result<i64, ToolError> {
+    decimal_to_base_units(hbar, 8).map_err(|e| match e {
+        UnitsError::Fraction => ToolError::message("Hbar in tinybars contains decimals"),
+        UnitsError::Range => {
+            ToolError::message(format!("HBAR amount {} is out of range", js_number(hbar)))
+        }
+    })
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum UnitsError {
+    /// More fractional digits than the unit has.
+    Fraction,
+    /// Not finite, or not representable in 64 bits.
+    Range,
+}
+
+/// A display amount (JSON number) → integer base units with `decimals` decimal places,
+/// computed on the number's shortest decimal representation (no floating-point rounding).
+pub fn decimal_to_base_units(amount: f64, decimals: u32) -> Result<i64, UnitsError> {
+    if !amount.is_finite() {
+        return Err(UnitsError::Range);
+    }
+    // `{:e}` is the shortest round-trip form in scientific notation: "1.2345e3", "-5e-7".
+    let sci = format!("{:e}", amount.abs());
+    let (mantissa, exp) = sci.split_once('e').ok_or(UnitsError::Range)?;
+    let exp: i64 = exp.parse().map_err(|_| UnitsError::Range)?;
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int_part}{frac_part}");
+    // value = digits × 10^(exp - frac_len); scale by 10^decimals.
+    let shift = exp - frac_part.len() as i64 + i64::from(decimals);
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        return Ok(0);
+    }
+    let value: i128 = if shift >= 0 {
+        let base: i128 = digits.parse().map_err(|_| UnitsError::Range)?;
+        let factor = 10i128.checked_pow(shift as u32).ok_or(UnitsError::Range)?;
+        base.checked_mul(factor).ok_or(UnitsError::Range)?
+    } else {
+        let cut = (-shift) as usize;
+        if cut >= digits.len() || digits[digits.len() - cut..].bytes().any(|b| b != b'0') {
+            return Err(UnitsError::Fraction);
+        }
+        digits[..digits.len() - cut]
+            .parse()
+            .map_err(|_| UnitsError::Range)?
+    };
+    let signed = if amount < 0.0 { -value } else { value };
+    i64::try_from(signed).map_err(|_| UnitsError::Range)
+}
+
+/// Serde helpers for the stage JSON: ids as "0.0.x", 64-bit amounts as decimal strings.
+pub mod serde_as {
+    /// Any `Display + FromStr` value (ids) as a JSON string.
+    pub mod string {
+        use serde::{de::Error, Deserialize, Deserializer, Serializer};
+        use std::fmt::Display;
+        use std::str::FromStr;
+
+        pub fn serialize<T: Display, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_str(v)
+        }
+        pub fn deserialize<'de, T: FromStr, D: Deserializer<'de>>(d: D) -> Result<T, D::Error>
+        where
+            T::Err: Display,
+        {
+            let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+            T::from_str(&text).map_err(|e| D::Error::custom(format!("invalid value {text:?}: {e}")))
+        }
+    }
+
+    /// An `i64` amount as a signed decimal string (JSON integers are accepted on input).
+    pub mod amount {
+        use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+        pub fn serialize<S: Serializer>(v: &i64, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_str(v)
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+            #[derive(Deserialize)]
+            #[serde(untagged)]
+            enum Repr<'a> {
+                Int(i64),
+                #[serde(borrow)]
+                Text(std::borrow::Cow<'a, str>),
+            }
+            match Repr::deserialize(d)? {
+                Repr::Int(v) => Ok(v),
+                Repr::Text(t) => t.parse().map_err(|_| {
+                    D::Error::custom(format!(
+                        "invalid amount {t:?}: expected a signed 64-bit integer string"
+                    ))
+                }),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hbar_amounts_convert_exactly() {
+        assert_eq!(hbar_to_tinybars(1.0).unwrap(), 100_000_000);
+        assert_eq!(hbar_to_tinybars(0.1).unwrap(), 10_000_000);
+        assert_eq!(hbar_to_tinybars(0.00000001).unwrap(), 1);
+        assert_eq!(hbar_to_tinybars(1.23456789).unwrap(), 123_456_789);
+        assert_eq!(hbar_to_tinybars(-2.5).unwrap(), -250_000_000);
+        assert_eq!(
+            hbar_to_tinybars(92233720368.0).unwrap(),
+            9_223_372_036_800_000_000
+        );
+        assert_eq!(hbar_to_tinybars(0.0).unwrap(), 0);
+        assert_eq!(
+            hbar_to_tinybars(0.000000001).unwrap_err().to_string(),
+            "Hbar in tinybars contains decimals"
+        );
+        assert!(hbar_to_tinybars(1e20).is_err());
+    }
+
+    #[test]
+    fn token_units() {
+        assert_eq!(decimal_to_base_units(12.5, 2), Ok(1250));
+        assert_eq!(decimal_to_base_units(3.0, 0), Ok(3));
+        assert_eq!(decimal_to_base_units(0.001, 2), Err(UnitsError::Fraction));
+    }
+
+    #[test]
+    fn js_numbers() {
+        assert_eq!(js_number(0.0), "0");
+        assert_eq!(js_number(-1.0), "-1");
+        assert_eq!(js_number(1.5), "1.5");
+    }
+}

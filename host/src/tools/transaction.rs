@@ -1,0 +1,79 @@
+//! A built (not yet submitted) transaction and the shapes the kit reports about transactions:
+//! the post-core JSON summary and `RawTransactionResponse`.
+
+use hedera::{AnyTransaction, Transaction, TransactionReceipt};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// What a transaction tool's core action returns: the SDK transaction, its kit type name
+/// (`TransferTransaction`, …) and tool-specific summary fields.
+pub struct BuiltTransaction {
+    pub tx: AnyTransaction,
+    pub type_name: &'static str,
+    /// Tool-specific fields of the post-core summary (e.g. `hbarTransfers`).
+    pub details: Map<String, Value>,
+}
+
+impl BuiltTransaction {
+    pub fn new<D>(tx: Transaction<D>, type_name: &'static str, details: Map<String, Value>) -> Self
+    where
+        AnyTransaction: From<Transaction<D>>,
+    {
+        BuiltTransaction {
+            tx: AnyTransaction::from(tx),
+            type_name,
+            details,
+        }
+    }
+
+    /// The JSON summary plugins see as `coreActionResult` at post-core-action:
+    /// `{type, memo, maxTransactionFee (tinybars), nodeAccountIds, …details}`.
+    pub fn summary_json(&self) -> String {
+        let fee = self
+            .tx
+            .get_max_transaction_fee()
+            .unwrap_or_else(|| self.tx.default_max_transaction_fee());
+        let nodes: Vec<String> = self
+            .tx
+            .get_node_account_ids()
+            .map(|ids| ids.iter().map(ToString::to_string).collect())
+            .unwrap_or_default();
+        let mut summary = Map::new();
+        summary.insert("type".into(), self.type_name.into());
+        summary.insert("memo".into(), self.tx.get_transaction_memo().into());
+        summary.insert(
+            "maxTransactionFee".into(),
+            fee.to_tinybars().to_string().into(),
+        );
+        summary.insert("nodeAccountIds".into(), nodes.into());
+        summary.extend(self.details.iter().map(|(k, v)| (k.clone(), v.clone())));
+        Value::Object(summary).to_string()
+    }
+}
+
+/// The kit's `RawTransactionResponse` after an executed transaction.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct RawTransactionResponse {
+    pub status: String,
+    pub account_id: Option<String>,
+    pub token_id: Option<String>,
+    pub serials: Vec<String>,
+    pub transaction_id: String,
+    pub topic_id: Option<String>,
+    pub schedule_id: Option<String>,
+}
+
+impl RawTransactionResponse {
+    pub fn from_receipt(receipt: &TransactionReceipt, transaction_id: String) -> Self {
+        RawTransactionResponse {
+            status: receipt.status.as_str_name().to_owned(),
+            account_id: receipt.account_id.map(|v| v.to_string()),
+            token_id: receipt.token_id.map(|v| v.to_string()),
+            serials: receipt.serials.iter().map(ToString::to_string).collect(),
+            transaction_id,
+            topic_id: receipt.topic_id.map(|v| v.to_string()),
+            schedule_id: receipt.schedule_id.map(|v| v.to_string()),
+        }
+    }
+}
