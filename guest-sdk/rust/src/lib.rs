@@ -177,7 +177,7 @@ pub mod host {
 macro_rules! export_plugin {
     ($ty:ty) => {
         #[doc(hidden)]
-        pub struct __HakExport;
+        struct __HakExport;
 
         impl $crate::__private::Adapter for __HakExport {
             type Plugin = $ty;

@@ -1,0 +1,6 @@
+//! All integration tests in one binary (one link), one module per topic.
+
+mod hostile;
+mod lifecycle;
+mod policies;
+mod return_bytes;

@@ -1,0 +1,176 @@
+//! `transfer_hbar_tool` in return-bytes mode: real SDK bytes, decoded and checked; the kit's
+//! normalisation and messages.
+
+use hak_tests::*;
+use hedera::{AccountId, AnyTransaction, TransferTransaction};
+use serde_json::Value;
+use std::collections::HashMap;
+
+fn decode(out: &Value) -> TransferTransaction {
+    let hex = out["raw"]["bytes"].as_str().expect("bytes");
+    let bytes = hex::decode(hex.strip_prefix("0x").expect("0x-hex")).unwrap();
+    AnyTransaction::from_bytes(&bytes)
+        .unwrap()
+        .downcast()
+        .unwrap()
+}
+
+fn id(n: u64) -> AccountId {
+    AccountId::new(0, 0, n)
+}
+
+#[test]
+fn bytes_decode_to_the_transfer_with_payer_memo_nodes_and_sender_debit() {
+    let (host, _) = start(RETURN_BYTES_HEADER);
+    let params = r#"{"transfers":[{"accountId":"0.0.2001","amount":1.5},{"accountId":"0.0.2002","amount":0.00000001}],"transactionMemo":"rent"}"#;
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", params)
+        .unwrap();
+    let raw = &out["raw"];
+    assert_eq!(raw["status"], "SUCCESS");
+    assert_eq!(raw["type"], "TransferTransaction");
+    assert_eq!(raw["payerAccountId"], "0.0.1001");
+    assert_eq!(raw["memo"], "rent");
+    assert_eq!(
+        out["humanMessage"],
+        "Transaction bytes are ready for signing."
+    );
+    assert!(raw["transactionId"]
+        .as_str()
+        .unwrap()
+        .starts_with("0.0.1001@"));
+
+    let tx = decode(&out);
+    let tx_id = tx.get_transaction_id().unwrap();
+    assert_eq!(tx_id.account_id, id(1001));
+    assert_eq!(tx_id.to_string(), raw["transactionId"]);
+    assert_eq!(tx.get_transaction_memo(), "rent");
+    assert_eq!(tx.get_node_account_ids().unwrap(), [id(3)]);
+    let transfers: HashMap<AccountId, i64> = tx
+        .get_hbar_transfers()
+        .into_iter()
+        .map(|(k, v)| (k, v.to_tinybars()))
+        .collect();
+    assert_eq!(
+        transfers,
+        HashMap::from([
+            (id(2001), 150_000_000),
+            (id(2002), 1),
+            (id(1001), -150_000_001)
+        ])
+    );
+
+    // expiresAt = valid start + 120 s, as an ISO string with milliseconds.
+    let expires = raw["expiresAt"].as_str().unwrap();
+    assert!(expires.ends_with('Z') && expires.len() == 24, "{expires}");
+}
+
+#[test]
+fn source_account_pays_instead_of_the_context_account() {
+    let (host, _) = start(RETURN_BYTES_HEADER);
+    let params =
+        r#"{"transfers":[{"accountId":"0.0.2001","amount":2}],"sourceAccountId":"0.0.1500"}"#;
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", params)
+        .unwrap();
+    let tx = decode(&out);
+    assert_eq!(
+        tx.get_hbar_transfers()[&id(1500)].to_tinybars(),
+        -200_000_000
+    );
+    assert_eq!(
+        tx.get_transaction_id().unwrap().account_id,
+        id(1001),
+        "the context account still pays the fee"
+    );
+}
+
+#[test]
+fn invalid_amounts_fail_with_the_kits_messages() {
+    let (host, _) = start(RETURN_BYTES_HEADER);
+    let mut session = host.default_session();
+    for (amount, message) in [
+        ("0", "Invalid transfer amount: 0"),
+        ("-1", "Invalid transfer amount: -1"),
+        ("0.000000001", "Hbar in tinybars contains decimals"),
+    ] {
+        let params = format!(r#"{{"transfers":[{{"accountId":"0.0.2001","amount":{amount}}}]}}"#);
+        let out = session.call("transfer_hbar_tool", &params).unwrap();
+        assert_eq!(
+            out["raw"]["error"],
+            format!("Failed to execute Transfer HBAR: {message}")
+        );
+    }
+    let out = session
+        .call(
+            "transfer_hbar_tool",
+            r#"{"transfers":[{"accountId":"bob","amount":1}]}"#,
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["error"], "Failed to execute Transfer HBAR: Invalid parameters: Field \"transfers.0.accountId\" - Invalid account ID: bob");
+    let out = session
+        .call("transfer_hbar_tool", r#"{"transfers":[]}"#)
+        .unwrap();
+    assert_eq!(out["raw"]["error"], "Failed to execute Transfer HBAR: Invalid parameters: Field \"transfers\" - Array must contain at least 1 element(s)");
+}
+
+#[test]
+fn no_panic_for_any_json_value() {
+    let (host, _) = start(RETURN_BYTES_HEADER);
+    let mut session = host.default_session();
+    for params in [
+        "null",
+        "1",
+        "\"x\"",
+        "[]",
+        "{}",
+        r#"{"transfers":null}"#,
+        r#"{"transfers":[null]}"#,
+        r#"{"transfers":[{"accountId":"0.0.1","amount":1e308}]}"#,
+        r#"{"transfers":[{"accountId":"0.0.1","amount":-0.0}]}"#,
+    ] {
+        let out = session.call("transfer_hbar_tool", params).unwrap();
+        assert_eq!(out["raw"]["status"], "ERROR", "{params}: {out}");
+    }
+}
+
+#[test]
+fn return_bytes_needs_a_context_account() {
+    let manifest = RETURN_BYTES_HEADER.replace("account_id = \"0.0.1001\"\n", "");
+    let (host, _) = start(&manifest);
+    let out = host
+        .default_session()
+        .call(
+            "transfer_hbar_tool",
+            r#"{"transfers":[{"accountId":"0.0.2","amount":1}],"sourceAccountId":"0.0.9"}"#,
+        )
+        .unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Transfer HBAR: Account ID is required in context for RETURN_BYTES mode"
+    );
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", &transfer(1))
+        .unwrap();
+    assert_eq!(out["raw"]["error"], "Failed to execute Transfer HBAR: No account available: neither context.accountId nor operator account");
+}
+
+#[test]
+fn autonomous_without_an_operator_says_what_is_missing() {
+    let manifest = RETURN_BYTES_HEADER.replace("mode = \"returnBytes\"", "mode = \"autonomous\"");
+    let (host, _) = start(&manifest);
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", &transfer(1))
+        .unwrap();
+    assert!(
+        out["raw"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("autonomous mode needs an operator"),
+        "{out}"
+    );
+}

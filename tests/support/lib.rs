@@ -1,0 +1,101 @@
+//! Shared test support: where built plugins are, a log sink that records, and hosts built from
+//! inline manifests. Plugins must be built first (`scripts/build-plugins.sh`).
+
+use hak_host::runtime::{LogRecord, LogSink};
+use hak_host::{Host, HostBuilder};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_owned()
+}
+
+/// A built plugin: `rust/<name>` for examples, `fixtures/<name>` for test fixtures.
+pub fn plugin(rel: &str) -> PathBuf {
+    let path = root().join("target/plugins").join(format!("{rel}.wasm"));
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/build-plugins.sh first",
+        path.display()
+    );
+    path
+}
+
+/// Records every plugin log line as `(plugin, message)`.
+#[derive(Default)]
+pub struct Logs(Mutex<Vec<(String, String)>>);
+
+impl LogSink for Logs {
+    fn log(&self, r: &LogRecord<'_>) {
+        self.0
+            .lock()
+            .unwrap()
+            .push((r.plugin.to_owned(), r.message.to_owned()));
+    }
+}
+
+impl Logs {
+    /// Messages logged so far (and forget them).
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect()
+    }
+
+    pub fn take_with_plugin(&self) -> Vec<(String, String)> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+/// The precompiled cache shared by all tests of a run (compiling once keeps tests fast).
+pub fn cache_dir() -> PathBuf {
+    root().join("target/test-cache")
+}
+
+/// A manifest header: testnet address book, one fixed node, return-bytes for 0.0.1001.
+pub const RETURN_BYTES_HEADER: &str = r#"
+[network]
+name = "testnet"
+node_account_ids = ["0.0.3"]
+
+[context]
+account_id = "0.0.1001"
+mode = "returnBytes"
+"#;
+
+/// One `[[plugins]]` entry. `extra` is TOML appended inside the entry (config, limits, …).
+pub fn plugin_entry(name: &str, rel: &str, extra: &str) -> String {
+    format!(
+        "\n[[plugins]]\nname = {name:?}\npath = {:?}\n{extra}\n",
+        plugin(rel).display().to_string()
+    )
+}
+
+/// Build a host from manifest text, with a recording log sink.
+pub fn start(manifest: &str) -> (Host, Arc<Logs>) {
+    try_host(manifest).unwrap_or_else(|e| panic!("host failed to build: {e}"))
+}
+
+pub fn try_host(manifest: &str) -> Result<(Host, Arc<Logs>), hak_host::host::HostError> {
+    let logs = Arc::new(Logs::default());
+    let manifest = hak_host::manifest::Manifest::parse(manifest, "test manifest", root())
+        .unwrap_or_else(|e| panic!("bad test manifest: {e}"));
+    let host = HostBuilder::new(manifest)
+        .log_sink(logs.clone())
+        .cache_dir(Some(cache_dir()))
+        .build()?;
+    Ok((host, logs))
+}
+
+/// A transfer of `n` recipients of 1 HBAR each.
+pub fn transfer(n: usize) -> String {
+    let transfers: Vec<String> = (0..n)
+        .map(|i| format!(r#"{{"accountId":"0.0.{}","amount":1}}"#, 2000 + i))
+        .collect();
+    format!(r#"{{"transfers":[{}]}}"#, transfers.join(","))
+}
