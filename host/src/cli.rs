@@ -177,7 +177,7 @@ fn print_tools(as_json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn inspect(file: &PathBuf, config: Option<&str>) -> anyhow::Result<()> {
+fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::Result<()> {
     let config: toml::Table = match config {
         Some(text) => {
             let value: Value = serde_json::from_str(text)
@@ -193,7 +193,7 @@ fn inspect(file: &PathBuf, config: Option<&str>) -> anyhow::Result<()> {
         .unwrap_or_else(|| "plugin".into());
     let spec = PluginSpec {
         name,
-        path: file.clone(),
+        path: file.to_owned(),
         sha256: None,
         config,
         capabilities: Vec::new(),

@@ -52,8 +52,11 @@ impl Scratchpad {
 /// All scratchpads of a host, keyed by (agent context scope, plugin name).
 #[derive(Default)]
 pub struct StateStore {
-    pads: Mutex<HashMap<(String, String), Arc<Mutex<Scratchpad>>>>,
+    pads: Mutex<HashMap<ScratchpadKey, Arc<Mutex<Scratchpad>>>>,
 }
+
+/// (agent context scope, plugin name)
+type ScratchpadKey = (String, String);
 
 impl StateStore {
     /// The scratchpad of `plugin` in the context `scope`, created empty on first use.

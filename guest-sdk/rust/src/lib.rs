@@ -6,7 +6,7 @@
 //! ([`StageInput`]), the [`block`] helper and thin wrappers over the host imports ([`host`]).
 //! What must not: any policy logic (that belongs in plugins).
 //!
-//! ```ignore
+//! ```no_run
 //! struct Deny;
 //! impl hak_guest::Plugin for Deny {
 //!     fn describe(_config: &str) -> Result<(Self, hak_guest::PluginInfo), String> {
@@ -187,12 +187,23 @@ macro_rules! export_plugin {
             }
         }
 
+        // Exported only when compiling the component, so the plugin crate also builds (and
+        // unit-tests) natively.
+        #[cfg(target_arch = "wasm32")]
         $crate::bindings::export_world!(__HakExport with_types_in $crate::bindings);
+
+        /// Native builds: run the plugin's `describe` through the same adapter (for tests).
+        #[cfg(not(target_arch = "wasm32"))]
+        #[doc(hidden)]
+        pub fn __hak_describe(config: &str) -> Result<$crate::PluginInfo, String> {
+            <__HakExport as $crate::__private::DescribeGuest>::describe(config.into())
+        }
     };
 }
 
 #[doc(hidden)]
 pub mod __private {
+    pub use super::bindings::exports::hedera::agent_kit::plugin::Guest as DescribeGuest;
     use super::bindings::exports::hedera::agent_kit::{hooks, plugin, policy};
     use super::*;
     use std::cell::RefCell;
@@ -205,6 +216,11 @@ pub mod __private {
     impl<P> Slot<P> {
         pub const fn new() -> Self {
             Slot(RefCell::new(None))
+        }
+    }
+    impl<P> Default for Slot<P> {
+        fn default() -> Self {
+            Self::new()
         }
     }
 

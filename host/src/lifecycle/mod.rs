@@ -149,7 +149,7 @@ impl Session {
                     runtime: network.runtime(),
                     has_operator_key: network.has_operator_key,
                 };
-                match strategy.handle(built, &env) {
+                match strategy.handle(*built, &env) {
                     Ok(SecondaryResult::Executed(raw)) => {
                         envelope::executed(&raw, tool.post_process(&raw))
                     }

@@ -70,7 +70,7 @@ impl std::error::Error for ToolError {}
 /// What a tool's core action produced.
 pub enum CoreOutput {
     /// A transaction tool built (not submitted) a transaction.
-    Transaction(BuiltTransaction),
+    Transaction(Box<BuiltTransaction>),
     /// A query tool's final `{raw, humanMessage}`.
     Query(Value),
 }

@@ -81,7 +81,7 @@ fn check(schema: &Value, value: &Value, path: &mut String, issues: &mut Vec<(Str
     }
     if let Some(options) = schema.get("enum").and_then(Value::as_array) {
         if !options.contains(value) {
-            let expected: Vec<String> = options.iter().map(|o| quote(o)).collect();
+            let expected: Vec<String> = options.iter().map(quote).collect();
             issues.push((
                 path.clone(),
                 format!(

@@ -194,3 +194,118 @@ fn count_with_rule(rule: &CountRule, input: &StageInput) -> Result<u64, String> 
 }
 
 hak_guest::export_plugin!(MaxRecipients);
+
+#[cfg(test)]
+mod tests {
+    //! The kit's `max-recipients-policy.unit.test.ts` cases, on the counting rules.
+    use super::*;
+    use hak_guest::{Stage, ToolType};
+
+    fn input(method: &str, normalised: serde_json::Value) -> StageInput {
+        StageInput {
+            stage: Stage::PostParamsNormalization,
+            method: method.into(),
+            tool_type: ToolType::Transaction,
+            params_json: serde_json::json!({ "normalisedParams": normalised }).to_string(),
+        }
+    }
+
+    fn hbar(amounts: &[i64]) -> serde_json::Value {
+        let entries: Vec<_> = amounts
+            .iter()
+            .map(|a| serde_json::json!({"accountId": "0.0.1", "amount": a.to_string()}))
+            .collect();
+        serde_json::json!({ "hbarTransfers": entries })
+    }
+
+    #[test]
+    fn hbar_counts_positive_amounts_only() {
+        assert_eq!(
+            count_builtin(&input("transfer_hbar_tool", hbar(&[-2, 1, 1]))),
+            Ok(2)
+        );
+        assert_eq!(
+            count_builtin(&input("transfer_hbar_tool", hbar(&[-1, 1, 0]))),
+            Ok(1)
+        );
+        assert_eq!(
+            count_builtin(&input(
+                "transfer_hbar_with_allowance_tool",
+                hbar(&[1, 1, 1])
+            )),
+            Ok(3)
+        );
+    }
+
+    #[test]
+    fn token_transfers_and_airdrops_skip_the_sender() {
+        let tokens = |amounts: &[i64]| {
+            let entries: Vec<_> = amounts
+                .iter()
+                .map(|a| serde_json::json!({"tokenId": "0.0.9", "accountId": "0.0.1", "amount": a.to_string()}))
+                .collect();
+            serde_json::json!({ "tokenTransfers": entries })
+        };
+        assert_eq!(
+            count_builtin(&input(
+                "airdrop_fungible_token_tool",
+                tokens(&[-50, 25, 25])
+            )),
+            Ok(2)
+        );
+        assert_eq!(
+            count_builtin(&input(
+                "transfer_fungible_token_tool",
+                tokens(&[-6, 1, 1, 1, 1, 1, 1])
+            )),
+            Ok(6)
+        );
+        // Amounts above 2^53 keep their precision.
+        assert_eq!(
+            count_builtin(&input(
+                "transfer_fungible_token_tool",
+                tokens(&[-(1 << 62), 1 << 61, 1 << 61])
+            )),
+            Ok(2)
+        );
+    }
+
+    #[test]
+    fn nft_transfers_count_one_each() {
+        let nfts = serde_json::json!({"transfers": [{"nftId": "0.0.9/1", "receiver": "0.0.2"}, {"nftId": "0.0.9/2", "receiver": "0.0.3"}]});
+        assert_eq!(
+            count_builtin(&input("transfer_non_fungible_token_tool", nfts)),
+            Ok(2)
+        );
+    }
+
+    #[test]
+    fn an_unknown_tool_without_a_rule_is_an_error() {
+        let err = count_builtin(&input("unknown_tool", serde_json::json!({}))).unwrap_err();
+        assert_eq!(err, "MaxRecipientsPolicy: Unhandled tool 'unknown_tool'. Provide a custom strategy in the constructor.");
+    }
+
+    #[test]
+    fn custom_rules_count_a_field_or_return_a_constant() {
+        let rule = CountRule {
+            field: Some("payouts".into()),
+            amount_field: Some("amount".into()),
+            count: None,
+        };
+        let params =
+            serde_json::json!({"payouts": [{"amount": "5"}, {"amount": "0"}, {"to": "x"}]});
+        assert_eq!(
+            count_with_rule(&rule, &input("my_custom_tool", params)),
+            Ok(2)
+        );
+        let fixed = CountRule {
+            field: None,
+            amount_field: None,
+            count: Some(2),
+        };
+        assert_eq!(
+            count_with_rule(&fixed, &input("my_custom_tool", serde_json::json!({}))),
+            Ok(2)
+        );
+    }
+}

@@ -181,11 +181,8 @@ impl Tool for TransferHbar {
             "hbarTransfers".into(),
             serde_json::to_value(&n.hbar_transfers).unwrap_or_default(),
         );
-        Ok(CoreOutput::Transaction(BuiltTransaction::new(
-            tx,
-            "TransferTransaction",
-            details,
-        )))
+        let built = BuiltTransaction::new(tx, "TransferTransaction", details);
+        Ok(CoreOutput::Transaction(Box::new(built)))
     }
 
     fn post_process(&self, raw: &RawTransactionResponse) -> String {

@@ -1,0 +1,195 @@
+//! The `hak` binary: exit codes, JSON on stdout, one-line errors on stderr.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn hak(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hak"))
+        .args(args)
+        .current_dir(root())
+        .env("HAK_CACHE_DIR", root().join("target/test-cache"))
+        .output()
+        .expect("run hak")
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn example_manifest() -> String {
+    let path = root().join("examples/hak.toml");
+    assert!(
+        root()
+            .join("target/plugins/rust/max-recipients.wasm")
+            .exists(),
+        "run scripts/build-plugins.sh first"
+    );
+    path.display().to_string()
+}
+
+#[test]
+fn call_prints_the_envelope_and_exits_zero_when_the_tool_ran() {
+    let out = hak(&[
+        "call",
+        "transfer_hbar_tool",
+        r#"{"transfers":[{"accountId":"0.0.2","amount":1}]}"#,
+    ]);
+    assert!(out.status.success());
+    let v = json(&out);
+    assert_eq!(v["raw"]["status"], "SUCCESS");
+    assert_eq!(v["raw"]["type"], "TransferTransaction");
+}
+
+#[test]
+fn a_blocked_call_exits_zero_with_the_block_in_the_envelope() {
+    let manifest = example_manifest();
+    let params = r#"{"transfers":[{"accountId":"0.0.2","amount":1},{"accountId":"0.0.3","amount":1},{"accountId":"0.0.4","amount":1}]}"#;
+    let out = hak(&["call", "transfer_hbar_tool", params, "--config", &manifest]);
+    assert!(out.status.success());
+    assert_eq!(json(&out)["raw"]["errorCode"], "POLICY_BLOCKED");
+}
+
+#[test]
+fn usage_and_config_errors_exit_non_zero_with_one_line() {
+    for args in [
+        vec!["call", "no_such_tool", "{}"],
+        vec![
+            "call",
+            "transfer_hbar_tool",
+            "{}",
+            "--config",
+            "/nonexistent/hak.toml",
+        ],
+        vec!["call", "transfer_hbar_tool", "{}", "--mode", "sideways"],
+        vec!["call", "transfer_hbar_tool", "{}", "--account-id", "me"],
+        vec!["plugin", "inspect", "Cargo.toml"],
+    ] {
+        let out = hak(&args);
+        assert!(!out.status.success(), "{args:?} should fail");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("hak: "), "{stderr}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn mode_and_account_flags_override_the_manifest() {
+    let out = hak(&[
+        "call",
+        "transfer_hbar_tool",
+        r#"{"transfers":[{"accountId":"0.0.2","amount":1}]}"#,
+        "--account-id",
+        "0.0.4242",
+    ]);
+    assert_eq!(json(&out)["raw"]["payerAccountId"], "0.0.4242");
+    let out = hak(&[
+        "call",
+        "transfer_hbar_tool",
+        r#"{"transfers":[{"accountId":"0.0.2","amount":1}]}"#,
+        "--mode",
+        "autonomous",
+    ]);
+    assert!(json(&out)["raw"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("autonomous mode needs an operator"));
+}
+
+#[test]
+fn tools_lists_methods_types_and_schemas() {
+    let out = hak(&["tools", "--json"]);
+    assert!(out.status.success());
+    let tools = json(&out);
+    let transfer = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["method"] == "transfer_hbar_tool")
+        .unwrap();
+    assert_eq!(transfer["name"], "Transfer HBAR");
+    assert_eq!(transfer["toolType"], "transaction");
+    assert_eq!(
+        transfer["parameters"]["required"],
+        serde_json::json!(["transfers"])
+    );
+    assert_eq!(transfer["parameters"]["additionalProperties"], false);
+}
+
+#[test]
+fn plugin_inspect_describes_a_component() {
+    let file = root().join("target/plugins/rust/max-recipients.wasm");
+    let out = hak(&[
+        "plugin",
+        "inspect",
+        file.to_str().unwrap(),
+        "--config",
+        r#"{"maxRecipients":3}"#,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    assert_eq!(v["name"], "Max Recipients Policy");
+    assert_eq!(
+        v["description"],
+        "Limits the maximum number of recipients to 3"
+    );
+    assert_eq!(
+        v["policyStages"],
+        serde_json::json!(["post-params-normalization"])
+    );
+    assert_eq!(v["hookStages"], serde_json::json!([]));
+    assert_eq!(v["sha256"].as_str().unwrap().len(), 64);
+    assert!(v["exports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e == "hedera:agent-kit/policy@0.1.0"));
+    assert!(v["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| !i.as_str().unwrap().starts_with("wasi:sockets")));
+    assert!(v["size"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn bench_reports_timings() {
+    let manifest = example_manifest();
+    let out = hak(&[
+        "bench",
+        "transfer_hbar_tool",
+        r#"{"transfers":[{"accountId":"0.0.2","amount":1}]}"#,
+        "--config",
+        &manifest,
+        "--calls",
+        "50",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    assert_eq!(v["calls"], 50);
+    for key in ["usPerCall", "p50Us", "p99Us"] {
+        assert!(v[key].as_f64().unwrap() > 0.0, "{key}: {v}");
+    }
+}
