@@ -4,7 +4,7 @@
 use crate::context::{AgentContext, AgentMode};
 use crate::host::{Host, HostBuilder};
 use crate::manifest::{Manifest, PluginSpec};
-use crate::runtime::{ArtifactCache, LoadedPlugin, Runtime, TracingLogSink};
+use crate::runtime::{ArtifactCache, LoadedPlugin, Runtime, RuntimeConfig, TracingLogSink};
 use clap::{Parser, Subcommand};
 use hedera::AccountId;
 use serde_json::{json, Value};
@@ -200,7 +200,11 @@ fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::Result<()> {
         limits: Default::default(),
         on_error: Default::default(),
     };
-    let runtime = Runtime::new(ArtifactCache::default_dir(), Arc::new(TracingLogSink))?;
+    let config = RuntimeConfig {
+        cache_dir: ArtifactCache::default_dir(),
+        fuel: false,
+    };
+    let runtime = Runtime::new(config, Arc::new(TracingLogSink))?;
     let plugin = LoadedPlugin::load(&runtime, spec, file, None)?;
     let (imports, exports) = plugin.imports_and_exports();
     let d = &plugin.description;

@@ -3,12 +3,14 @@
 //! Loading and validation happen in [`HostBuilder::build`], never on the call path.
 
 use crate::context::{AgentContext, AgentMode};
-use crate::lifecycle::chain::Chain;
+use crate::lifecycle::chain::{Chain, Member};
+use crate::lifecycle::native::NativePlugin;
 use crate::lifecycle::Session;
 use crate::manifest::{Manifest, NetworkName};
 use crate::network::Network;
 use crate::runtime::{
-    ArtifactCache, HederaCapability, LoadError, LoadedPlugin, LogSink, Runtime, TracingLogSink,
+    ArtifactCache, HederaCapability, LoadError, LoadedPlugin, LogSink, Runtime, RuntimeConfig,
+    TracingLogSink,
 };
 use crate::state_store::StateStore;
 use crate::strategy::{ExecuteStrategy, ReturnBytesStrategy, TransactionStrategy};
@@ -34,6 +36,7 @@ pub struct HostBuilder {
     sink: Arc<dyn LogSink>,
     strategy: Option<Arc<dyn TransactionStrategy>>,
     cache_dir: Option<Option<PathBuf>>,
+    natives: Vec<Arc<dyn NativePlugin>>,
 }
 
 impl HostBuilder {
@@ -43,6 +46,7 @@ impl HostBuilder {
             sink: Arc::new(TracingLogSink),
             strategy: None,
             cache_dir: None,
+            natives: Vec::new(),
         }
     }
 
@@ -55,6 +59,12 @@ impl HostBuilder {
     /// The strategy for the custom modes (the kit's `context.transactionStrategy`).
     pub fn transaction_strategy(mut self, strategy: Arc<dyn TransactionStrategy>) -> Self {
         self.strategy = Some(strategy);
+        self
+    }
+
+    /// Append a trusted native plugin to the chain (after the manifest's plugins).
+    pub fn native_plugin(mut self, plugin: Arc<dyn NativePlugin>) -> Self {
+        self.natives.push(plugin);
         self
     }
 
@@ -73,7 +83,11 @@ impl HostBuilder {
                 .clone()
                 .or_else(ArtifactCache::default_dir)
         });
-        let runtime = Runtime::new(cache_dir, self.sink).map_err(HostError::Runtime)?;
+        let config = RuntimeConfig {
+            cache_dir,
+            fuel: manifest.engine.fuel,
+        };
+        let runtime = Runtime::new(config, self.sink).map_err(HostError::Runtime)?;
         let network =
             Network::from_manifest(&manifest).map_err(|e| HostError::Config(format!("{e:#}")))?;
         let account_id = match &manifest.context.account_id {
@@ -98,16 +112,13 @@ impl HostBuilder {
                 network.runtime().clone(),
             ))
         });
-        let mut plugins = Vec::with_capacity(manifest.plugins.len());
+        let mut plugins = Vec::with_capacity(manifest.plugins.len() + self.natives.len());
         for spec in &manifest.plugins {
             let path = manifest.plugin_path(spec);
-            plugins.push(LoadedPlugin::load(
-                &runtime,
-                spec.clone(),
-                &path,
-                capability.clone(),
-            )?);
+            let loaded = LoadedPlugin::load(&runtime, spec.clone(), &path, capability.clone())?;
+            plugins.push(Member::Wasm(loaded));
         }
+        plugins.extend(self.natives.into_iter().map(Member::Native));
         let tools = ToolRegistry::native();
         let chain = Arc::new(Chain::new(plugins, tools.methods()));
         Ok(Host {
@@ -170,8 +181,9 @@ impl Host {
         &self.inner.tools
     }
 
-    pub fn plugins(&self) -> &[Arc<LoadedPlugin>] {
-        self.inner.chain.plugins()
+    /// The sandboxed plugins of the chain, in order.
+    pub fn plugins(&self) -> Vec<Arc<LoadedPlugin>> {
+        self.inner.chain.wasm_plugins().cloned().collect()
     }
 
     pub fn runtime(&self) -> &Arc<Runtime> {

@@ -95,6 +95,9 @@ pub struct EngineSection {
     /// Where precompiled plugin artifacts are kept (default: `$HAK_CACHE_DIR`, else
     /// `$XDG_CACHE_HOME/hak`, else `~/.cache/hak`).
     pub cache_dir: Option<PathBuf>,
+    /// Count guest instructions so plugins may set `limits.fuel` (slower guests; default off).
+    #[serde(default)]
+    pub fuel: bool,
 }
 
 /// What a plugin does when it fails (trap, deadline, memory, bad output).
@@ -189,6 +192,9 @@ impl Manifest {
                 return Err(format!("{at}: duplicate plugin name"));
             }
             p.limits.validate().map_err(|e| format!("{at}: {e}"))?;
+            if p.limits.fuel.is_some() && !self.engine.fuel {
+                return Err(format!("{at}: limits.fuel needs [engine] fuel = true"));
+            }
             if let Some(pin) = &p.sha256 {
                 if pin.len() != 64 || !pin.bytes().all(|b| b.is_ascii_hexdigit()) {
                     return Err(format!("{at}: sha256 must be 64 hex digits"));
@@ -252,6 +258,19 @@ mod tests {
         let text = "[[plugins]]\nname='a'\npath='a.wasm'\n[[plugins]]\nname='a'\npath='b.wasm'";
         let err = Manifest::parse(text, "t", ".".into()).unwrap_err();
         assert!(err.to_string().contains("duplicate plugin name"), "{err}");
+    }
+
+    #[test]
+    fn a_fuel_limit_needs_fuel_counting_on_the_engine() {
+        let plugin = "[[plugins]]\nname='a'\npath='a.wasm'\n[plugins.limits]\nfuel = 1000";
+        let err = Manifest::parse(plugin, "t", ".".into()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("limits.fuel needs [engine] fuel = true"),
+            "{err}"
+        );
+        let text = format!("[engine]\nfuel = true\n{plugin}");
+        assert!(Manifest::parse(&text, "t", ".".into()).is_ok());
     }
 
     #[test]

@@ -10,8 +10,14 @@ const ATTACK: &str =
     r#"{"transfers":[{"accountId":"0.0.2000","amount":1}],"transactionMemo":"attack"}"#;
 
 fn hostile(mode: &str, extra: &str) -> String {
+    // Fuel counting is an engine option; the fuel test turns it on.
+    let engine = if extra.contains("fuel") {
+        "[engine]\nfuel = true\n"
+    } else {
+        ""
+    };
     format!(
-        "{RETURN_BYTES_HEADER}{}",
+        "{RETURN_BYTES_HEADER}{engine}{}",
         plugin_entry(
             "hostile",
             "fixtures/hostile",

@@ -38,7 +38,7 @@ impl<'a> CallState<'a> {
         buf.push_str(&self.raw_json);
         if let Some(n) = &self.normalised {
             buf.push_str(",\"normalisedParams\":");
-            buf.push_str(&n.json);
+            buf.push_str(n.json());
         }
         if let Some(core) = &self.core_json {
             buf.push_str(",\"coreActionResult\":");
@@ -51,8 +51,9 @@ impl<'a> CallState<'a> {
         buf.push('}');
     }
 
-    pub fn set_result(&mut self, result: Value) {
-        self.result_json = Some(result.to_string());
+    /// Keep the tool result; its JSON is rendered only when a plugin will see it.
+    pub fn set_result(&mut self, result: Value, render: bool) {
+        self.result_json = render.then(|| result.to_string());
         self.result = Some(result);
     }
 }

@@ -2,7 +2,9 @@
 //! stage (as policy, hook or both). Plugins run in manifest order; a plugin is only called at
 //! stages it declared and for tools it declared relevant, so the hot path never asks.
 
-use crate::runtime::LoadedPlugin;
+use super::native::NativePlugin;
+use crate::manifest::OnError;
+use crate::runtime::{LoadedPlugin, PluginDescription};
 use crate::stage::Stage;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,10 +28,14 @@ impl Plan {
         &self.stages[stage.index()]
     }
 
-    fn for_method(plugins: &[Arc<LoadedPlugin>], method: &str) -> Self {
+    pub fn has_steps(&self, stage: Stage) -> bool {
+        !self.stages[stage.index()].is_empty()
+    }
+
+    fn for_method(members: &[Member], method: &str) -> Self {
         let mut plan = Plan::default();
-        for (i, plugin) in plugins.iter().enumerate() {
-            let d = &plugin.description;
+        for (i, member) in members.iter().enumerate() {
+            let d = member.description();
             if !d.applies_to(method) {
                 continue;
             }
@@ -51,33 +57,69 @@ impl Plan {
     }
 }
 
-/// Plugins in manifest order with a plan per known tool.
+/// One link of the chain: a sandboxed component or a trusted native plugin.
+#[derive(Clone)]
+pub enum Member {
+    Wasm(Arc<LoadedPlugin>),
+    Native(Arc<dyn NativePlugin>),
+}
+
+impl Member {
+    pub fn description(&self) -> &PluginDescription {
+        match self {
+            Member::Wasm(p) => &p.description,
+            Member::Native(p) => p.description(),
+        }
+    }
+
+    /// The name failures are reported under: the manifest name, or a native plugin's own name.
+    pub fn name(&self) -> &str {
+        match self {
+            Member::Wasm(p) => &p.spec.name,
+            Member::Native(p) => &p.description().name,
+        }
+    }
+
+    pub fn on_error(&self) -> OnError {
+        match self {
+            Member::Wasm(p) => p.spec.on_error,
+            Member::Native(_) => OnError::Block,
+        }
+    }
+}
+
+/// Plugins in order (manifest plugins, then native ones) with a plan per known tool.
 pub struct Chain {
-    plugins: Vec<Arc<LoadedPlugin>>,
+    members: Vec<Member>,
     plans: HashMap<String, Arc<Plan>>,
 }
 
 impl Chain {
-    pub fn new<'a>(
-        plugins: Vec<Arc<LoadedPlugin>>,
-        methods: impl IntoIterator<Item = &'a str>,
-    ) -> Self {
+    pub fn new<'a>(members: Vec<Member>, methods: impl IntoIterator<Item = &'a str>) -> Self {
         let plans = methods
             .into_iter()
-            .map(|m| (m.to_owned(), Arc::new(Plan::for_method(&plugins, m))))
+            .map(|m| (m.to_owned(), Arc::new(Plan::for_method(&members, m))))
             .collect();
-        Chain { plugins, plans }
+        Chain { members, plans }
     }
 
-    pub fn plugins(&self) -> &[Arc<LoadedPlugin>] {
-        &self.plugins
+    pub fn members(&self) -> &[Member] {
+        &self.members
+    }
+
+    /// The sandboxed plugins, in order.
+    pub fn wasm_plugins(&self) -> impl Iterator<Item = &Arc<LoadedPlugin>> {
+        self.members.iter().filter_map(|m| match m {
+            Member::Wasm(p) => Some(p),
+            Member::Native(_) => None,
+        })
     }
 
     /// The plan for `method` (computed on the fly for a method the chain was not built for).
     pub fn plan(&self, method: &str) -> Arc<Plan> {
         match self.plans.get(method) {
             Some(plan) => plan.clone(),
-            None => Arc::new(Plan::for_method(&self.plugins, method)),
+            None => Arc::new(Plan::for_method(&self.members, method)),
         }
     }
 }

@@ -9,6 +9,7 @@
 mod call_state;
 pub mod chain;
 pub mod envelope;
+pub mod native;
 
 use crate::context::AgentContext;
 use crate::host::Host;
@@ -18,9 +19,9 @@ use crate::runtime::instance::PolicyAnswer;
 use crate::runtime::{FailureCause, PluginFailure, PluginInstance};
 use crate::stage::Stage;
 use crate::strategy::{SecondaryResult, StrategyEnv, StrategyError};
-use crate::tools::{schema, CoreOutput, DynTool, ToolContext, ToolType};
+use crate::tools::{CoreOutput, DynTool, ToolContext, ToolType};
 use call_state::CallState;
-use chain::{Chain, Plan};
+use chain::{Chain, Member, Plan};
 use envelope::{Abort, Block};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -49,7 +50,7 @@ impl Session {
             "network": host.network_name(),
         })
         .to_string();
-        let instances = chain.plugins().iter().map(|_| None).collect();
+        let instances = chain.members().iter().map(|_| None).collect();
         Session {
             host,
             context,
@@ -115,6 +116,8 @@ impl Session {
             context: &context,
             operator_account_id: network.operator_account_id,
             node_account_ids: &network.node_account_ids,
+            wants_summary: plan.has_steps(Stage::PostCoreAction)
+                || plan.has_steps(Stage::PostSecondaryAction),
         };
 
         // 1. pre-tool-execution (sees the agent's unvalidated params)
@@ -131,10 +134,13 @@ impl Session {
         let core = tool
             .core_action(normalised, &tool_ctx)
             .map_err(|e| Abort::Error(e.message))?;
-        state.core_json = Some(match &core {
-            CoreOutput::Transaction(built) => built.summary_json(),
-            CoreOutput::Query(result) => result.to_string(),
-        });
+        // The summary is rendered only if a plugin will see it (stages 5 and 7).
+        if tool_ctx.wants_summary {
+            state.core_json = Some(match &core {
+                CoreOutput::Transaction(built) => built.summary_json(),
+                CoreOutput::Query(result) => result.to_string(),
+            });
+        }
         // 5. post-core-action (observe-only)
         self.stage(Stage::PostCoreAction, tool, plan, state)?;
         // 6. secondary action: the mode's strategy
@@ -170,7 +176,7 @@ impl Session {
             }
         };
         envelope::default_status(&mut result);
-        state.set_result(result);
+        state.set_result(result, plan.has_steps(Stage::PostSecondaryAction));
         // 7. post-tool-execution
         self.stage(Stage::PostSecondaryAction, tool, plan, state)?;
         Ok(state.result.take().expect("set at stage 6"))
@@ -194,36 +200,52 @@ impl Session {
             ToolType::Transaction => WitToolType::Transaction,
             ToolType::Other => WitToolType::Other,
         };
+        let chain = self.chain.clone();
         let mut buf = std::mem::take(&mut self.buf);
         state.render(&mut buf);
         let outcome = (|| {
             for step in steps {
-                let on_error = self.chain.plugins()[step.plugin].spec.on_error;
+                let member = &chain.members()[step.plugin];
                 if step.policy {
-                    let answer =
-                        self.instance(step.plugin)?
-                            .policy(stage, spec.method, tool_type, &buf);
-                    match self.settle(step.plugin, answer)? {
+                    let answer = match member {
+                        Member::Native(p) => p.policy(stage, spec.method, tool_type, &buf),
+                        Member::Wasm(_) => {
+                            let answer = self.instance(step.plugin)?.policy(
+                                stage,
+                                spec.method,
+                                tool_type,
+                                &buf,
+                            );
+                            self.settle(step.plugin, answer)?
+                        }
+                    };
+                    match answer {
                         Ok(PolicyAnswer::Allow) => {}
                         Ok(PolicyAnswer::Block(info)) => {
-                            return Err(self.block(step.plugin, spec.method, stage, info))
+                            return Err(block(member, spec.method, stage, info))
                         }
                         Err(message) => return Err(Abort::Error(message)),
                     }
                 }
                 if step.hook {
-                    let answer =
-                        self.instance(step.plugin)?
-                            .hook(stage, spec.method, tool_type, &buf);
-                    let answer = match (self.settle(step.plugin, answer), on_error) {
-                        (Ok(answer), _) => answer,
-                        (Err(Abort::Plugin(failure)), OnError::Skip) => {
-                            tracing::warn!(
-                                "skipping hook after failure (on_error = \"skip\"): {failure}"
+                    let answer = match member {
+                        Member::Native(p) => p.hook(stage, spec.method, tool_type, &buf),
+                        Member::Wasm(_) => {
+                            let answer = self.instance(step.plugin)?.hook(
+                                stage,
+                                spec.method,
+                                tool_type,
+                                &buf,
                             );
-                            continue;
+                            match (self.settle(step.plugin, answer), member.on_error()) {
+                                (Ok(answer), _) => answer,
+                                (Err(Abort::Plugin(failure)), OnError::Skip) => {
+                                    tracing::warn!("skipping hook after failure (on_error = \"skip\"): {failure}");
+                                    continue;
+                                }
+                                (Err(abort), _) => return Err(abort),
+                            }
                         }
-                        (Err(abort), _) => return Err(abort),
                     };
                     match answer {
                         Ok(HookResult::Proceed) => {}
@@ -231,12 +253,12 @@ impl Session {
                             Ok(()) => state.render(&mut buf),
                             Err(detail) => {
                                 let failure = PluginFailure {
-                                    plugin: self.chain.plugins()[step.plugin].spec.name.clone(),
+                                    plugin: member.name().to_owned(),
                                     phase: stage.as_str().into(),
                                     cause: FailureCause::InvalidOutput,
                                     detail,
                                 };
-                                if on_error == OnError::Skip {
+                                if member.on_error() == OnError::Skip {
                                     tracing::warn!(
                                         "ignoring replacement (on_error = \"skip\"): {failure}"
                                     );
@@ -255,10 +277,12 @@ impl Session {
         outcome
     }
 
-    /// The live instance of plugin `index`, instantiating it on first use in this context.
+    /// The live instance of wasm plugin `index`, instantiating it on first use in this context.
     fn instance(&mut self, index: usize) -> Result<&mut PluginInstance, Abort> {
         if self.instances[index].is_none() {
-            let plugin = &self.chain.plugins()[index];
+            let Member::Wasm(plugin) = &self.chain.members()[index] else {
+                unreachable!("instances exist only for wasm members");
+            };
             let pad = self.host.state_store().scratchpad(
                 &self.context.scope_key(),
                 &plugin.spec.name,
@@ -286,34 +310,34 @@ impl Session {
             Abort::Plugin(failure)
         })
     }
+}
 
-    fn block(&mut self, index: usize, method: &str, stage: Stage, info: BlockInfo) -> Abort {
-        let plugin = &self.chain.plugins()[index];
-        let details = match info
-            .details_json
-            .as_deref()
-            .map(serde_json::from_str::<Value>)
-        {
-            None => Value::Null,
-            Some(Ok(details)) => details,
-            Some(Err(e)) => {
-                return Abort::Plugin(PluginFailure {
-                    plugin: plugin.spec.name.clone(),
-                    phase: stage.as_str().into(),
-                    cause: FailureCause::InvalidOutput,
-                    detail: format!("block details-json is not valid JSON: {e}"),
-                })
-            }
-        };
-        Abort::Blocked(Box::new(Block {
-            policy: plugin.description.clone(),
-            method: method.to_owned(),
-            stage,
-            reason: info.message,
-            reason_code: info.code,
-            details,
-        }))
-    }
+/// A policy's block, with its details JSON checked.
+fn block(member: &Member, method: &str, stage: Stage, info: BlockInfo) -> Abort {
+    let details = match info
+        .details_json
+        .as_deref()
+        .map(serde_json::from_str::<Value>)
+    {
+        None => Value::Null,
+        Some(Ok(details)) => details,
+        Some(Err(e)) => {
+            return Abort::Plugin(PluginFailure {
+                plugin: member.name().to_owned(),
+                phase: stage.as_str().into(),
+                cause: FailureCause::InvalidOutput,
+                detail: format!("block details-json is not valid JSON: {e}"),
+            })
+        }
+    };
+    Abort::Blocked(Box::new(Block {
+        policy: member.description().clone(),
+        method: method.to_owned(),
+        stage,
+        reason: info.message,
+        reason_code: info.code,
+        details,
+    }))
 }
 
 /// Apply a hook's replacement to the value its stage owns, re-validated like host-made values.
@@ -327,7 +351,9 @@ fn replace(
         Stage::PreToolExecution => {
             let value: Value = serde_json::from_str(&json)
                 .map_err(|e| format!("replacement rawParams are not valid JSON: {e}"))?;
-            schema::validate(&tool.spec().parameters, &value)
+            tool.spec()
+                .schema
+                .validate(&value)
                 .map_err(|e| format!("replacement rawParams do not match the tool schema: {e}"))?;
             state.raw = value;
             state.raw_json = json;

@@ -13,30 +13,42 @@ use std::time::Duration;
 use wasmtime::component::{HasSelf, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
+/// How the engine is built.
+#[derive(Clone, Debug, Default)]
+pub struct RuntimeConfig {
+    /// Directory of precompiled artifacts (`None`: compile in memory every start).
+    pub cache_dir: Option<PathBuf>,
+    /// Count instructions so plugins can have a `fuel` budget. Costs ~10-15 % of guest speed,
+    /// so it is off unless the manifest asks for it (`[engine] fuel = true`).
+    pub fuel: bool,
+}
+
 /// Engine, linker, artifact cache and the epoch ticker, shared by every plugin of a host.
 pub struct Runtime {
     pub(crate) engine: Engine,
     pub(crate) linker: Linker<PluginState>,
     pub(crate) cache: ArtifactCache,
     pub(crate) sink: Arc<dyn LogSink>,
+    pub(crate) fuel: bool,
     ticker_stop: Arc<AtomicBool>,
 }
 
 impl Runtime {
     /// Build the engine (pooling allocator when the machine allows it, on-demand otherwise),
     /// start the ticker and link the world.
-    pub fn new(cache_dir: Option<PathBuf>, sink: Arc<dyn LogSink>) -> anyhow::Result<Arc<Self>> {
-        let engine = match Engine::new(&Self::config(true)) {
+    pub fn new(config: RuntimeConfig, sink: Arc<dyn LogSink>) -> anyhow::Result<Arc<Self>> {
+        let fuel = config.fuel;
+        let engine = match Engine::new(&Self::config(true, fuel)) {
             Ok(engine) => engine,
             Err(e) => {
                 tracing::warn!("pooling allocator unavailable ({e:#}); using on-demand allocation");
-                Engine::new(&Self::config(false))?
+                Engine::new(&Self::config(false, fuel))?
             }
         };
         let mut linker = Linker::<PluginState>::new(&engine);
         link_minimal_wasi(&mut linker)?;
         AgentPlugin::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
-        let cache = ArtifactCache::new(cache_dir, &engine);
+        let cache = ArtifactCache::new(config.cache_dir, &engine);
         let ticker_stop = Arc::new(AtomicBool::new(false));
         spawn_ticker(engine.clone(), ticker_stop.clone());
         Ok(Arc::new(Runtime {
@@ -44,16 +56,17 @@ impl Runtime {
             linker,
             cache,
             sink,
+            fuel,
             ticker_stop,
         }))
     }
 
-    fn config(pooling: bool) -> Config {
+    fn config(pooling: bool, fuel: bool) -> Config {
         let mut config = Config::new();
         config
             .wasm_component_model(true)
             .epoch_interruption(true)
-            .consume_fuel(true)
+            .consume_fuel(fuel)
             .max_wasm_stack(MAX_WASM_STACK_BYTES)
             .parallel_compilation(true);
         if pooling {
@@ -75,6 +88,11 @@ impl Runtime {
 
     pub fn engine(&self) -> &Engine {
         &self.engine
+    }
+
+    /// Whether instructions are counted (plugins may have a `fuel` limit).
+    pub fn fuel_enabled(&self) -> bool {
+        self.fuel
     }
 
     pub fn cache(&self) -> &ArtifactCache {

@@ -26,7 +26,8 @@ pub struct PluginInstance {
     plugin: Arc<str>,
     deadline_ms: u64,
     deadline_ticks: u64,
-    fuel: u64,
+    /// The per-call instruction budget, when the engine counts fuel.
+    fuel: Option<u64>,
     max_output: usize,
 }
 
@@ -61,9 +62,13 @@ impl PluginInstance {
                 Err(Trap::Interrupt.into())
             }
         });
-        let fuel = limits.fuel.unwrap_or(u64::MAX);
+        let fuel = plugin.runtime.fuel.then(|| limits.fuel.unwrap_or(u64::MAX));
         store.data_mut().begin_call();
-        let _ = store.set_fuel(fuel);
+        if let Some(fuel) = fuel {
+            store
+                .set_fuel(fuel)
+                .map_err(|e| failure_at_start(&name, &e))?;
+        }
         store.set_epoch_deadline(limits.deadline_ticks());
         let instantiated = plugin.pre.instantiate(&mut store);
         let failure = |store: &mut Store<PluginState>, e| {
@@ -194,8 +199,10 @@ impl PluginInstance {
     /// Reset fuel, deadline and per-call budgets.
     fn arm(&mut self) {
         self.store.data_mut().begin_call();
-        // Fuel is always enabled on the engine; `u64::MAX` means "no instruction budget".
-        let _ = self.store.set_fuel(self.fuel);
+        if let Some(fuel) = self.fuel {
+            // Only fails when the engine does not count fuel, which `fuel` being set rules out.
+            let _ = self.store.set_fuel(fuel);
+        }
         self.store.set_epoch_deadline(self.deadline_ticks);
     }
 
@@ -222,6 +229,15 @@ impl PluginInstance {
     }
 }
 
+fn failure_at_start(plugin: &str, e: &wasmtime::Error) -> PluginFailure {
+    PluginFailure {
+        plugin: plugin.to_owned(),
+        phase: "instantiate".into(),
+        cause: FailureCause::Trap,
+        detail: format!("{e:#}"),
+    }
+}
+
 /// Turn a wasmtime error into a failure with a cause class.
 fn classify(
     store: &mut Store<PluginState>,
@@ -229,7 +245,7 @@ fn classify(
     phase: &str,
     err: wasmtime::Error,
     deadline_ms: u64,
-    fuel: u64,
+    fuel: Option<u64>,
 ) -> PluginFailure {
     let (cause, detail) = if let Some(wanted) = store.data_mut().memory.exceeded.take() {
         (
@@ -244,7 +260,10 @@ fn classify(
             ),
             Some(Trap::OutOfFuel) => (
                 FailureCause::Fuel,
-                format!("used up its budget of {fuel} instructions"),
+                format!(
+                    "used up its budget of {} instructions",
+                    fuel.unwrap_or_default()
+                ),
             ),
             Some(Trap::StackOverflow) => (FailureCause::Trap, "stack overflow".into()),
             Some(trap) => (FailureCause::Trap, trap.to_string()),

@@ -14,7 +14,7 @@ pub mod plugin;
 pub mod sandbox;
 
 pub use cache::ArtifactCache;
-pub use engine::Runtime;
+pub use engine::{Runtime, RuntimeConfig};
 pub use failure::{FailureCause, PluginFailure};
 pub use hedera_api::HederaCapability;
 pub use instance::PluginInstance;

@@ -56,7 +56,7 @@ impl TransactionStrategy for ReturnBytesStrategy {
             .get_transaction_valid_duration()
             .unwrap_or(time::Duration::seconds(120));
         Ok(SecondaryResult::Bytes(ReturnBytesResult {
-            bytes: format!("0x{}", hex::encode(bytes)),
+            bytes: crate::tools::normalise::hex_0x(&bytes),
             status: "SUCCESS".into(),
             transaction_id: id.to_string(),
             payer_account_id: payer.to_string(),

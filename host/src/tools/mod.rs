@@ -36,6 +36,8 @@ pub struct ToolContext<'a> {
     pub operator_account_id: Option<AccountId>,
     /// Nodes to build transactions for, when the network configuration fixes them.
     pub node_account_ids: &'a [AccountId],
+    /// Whether a plugin will see the post-core summary (tools skip its details otherwise).
+    pub wants_summary: bool,
 }
 
 /// An error from a tool's own stages; its message follows `Failed to execute <Tool Name>: `.
@@ -109,10 +111,38 @@ pub trait Tool: Send + Sync + 'static {
     }
 }
 
-/// Normalised params with their JSON, type-erased for the lifecycle.
+/// Normalised params, type-erased for the lifecycle. Their JSON is produced on first use
+/// (only when a plugin will see it).
 pub struct Normalised {
     value: Box<dyn Any + Send>,
-    pub json: String,
+    json: std::cell::OnceCell<String>,
+    to_json: fn(&(dyn Any + Send)) -> String,
+}
+
+impl Normalised {
+    fn new<T: Serialize + Send + 'static>(value: T, json: Option<String>) -> Self {
+        let cell = std::cell::OnceCell::new();
+        if let Some(json) = json {
+            let _ = cell.set(json);
+        }
+        Normalised {
+            value: Box::new(value),
+            json: cell,
+            to_json: to_json::<T>,
+        }
+    }
+
+    /// The normalised params as the JSON object plugins see.
+    pub fn json(&self) -> &str {
+        self.json.get_or_init(|| (self.to_json)(&*self.value))
+    }
+}
+
+fn to_json<T: Serialize + 'static>(value: &(dyn Any + Send)) -> String {
+    value
+        .downcast_ref::<T>()
+        .and_then(|v| serde_json::to_string(v).ok())
+        .unwrap_or_else(|| "null".into())
 }
 
 /// A tool's identity and schema, for listings and envelopes.
@@ -124,6 +154,9 @@ pub struct ToolSpec {
     pub description: &'static str,
     pub tool_type: ToolType,
     pub parameters: Value,
+    /// `parameters`, compiled for validation.
+    #[serde(skip)]
+    pub schema: schema::Schema,
 }
 
 /// The object-safe face of a [`Tool`] that the lifecycle drives.
@@ -151,14 +184,10 @@ impl<T: Tool> DynTool for Erased<T> {
     }
 
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Normalised, ToolError> {
-        schema::validate(&self.spec.parameters, raw).map_err(ToolError::message)?;
+        self.spec.schema.validate(raw).map_err(ToolError::message)?;
         let value = self.tool.normalise(raw, ctx)?;
         self.tool.check_normalised(&value)?;
-        let json = serde_json::to_string(&value).map_err(|e| ToolError::message(e.to_string()))?;
-        Ok(Normalised {
-            value: Box::new(value),
-            json,
-        })
+        Ok(Normalised::new(value, None))
     }
 
     fn normalised_from_json(&self, json: &str) -> Result<Normalised, ToolError> {
@@ -166,10 +195,7 @@ impl<T: Tool> DynTool for Erased<T> {
             ToolError::message(format!("normalisedParams do not match {}: {e}", T::METHOD))
         })?;
         self.tool.check_normalised(&value)?;
-        Ok(Normalised {
-            value: Box::new(value),
-            json: json.to_owned(),
-        })
+        Ok(Normalised::new(value, Some(json.to_owned())))
     }
 
     fn core_action(
@@ -230,6 +256,7 @@ pub fn erase<T: Tool>(tool: T) -> Box<dyn DynTool> {
         name: T::NAME,
         description: T::DESCRIPTION,
         tool_type: T::TOOL_TYPE,
+        schema: schema::Schema::compile(&T::schema()),
         parameters: T::schema(),
     };
     Box::new(Erased { tool, spec })

@@ -99,6 +99,18 @@ pub fn decimal_to_base_units(amount: f64, decimals: u32) -> Result<i64, UnitsErr
     i64::try_from(signed).map_err(|_| UnitsError::Range)
 }
 
+/// Bytes as `0x`-prefixed lowercase hex (the stage JSON's encoding of bytes).
+pub fn hex_0x(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = Vec::with_capacity(2 + bytes.len() * 2);
+    out.extend_from_slice(b"0x");
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)]);
+        out.push(DIGITS[usize::from(b & 0x0f)]);
+    }
+    String::from_utf8(out).expect("hex digits are ASCII")
+}
+
 /// Serde helpers for the stage JSON: ids as "0.0.x", 64-bit amounts as decimal strings.
 pub mod serde_as {
     /// Any `Display + FromStr` value (ids) as a JSON string.
@@ -181,5 +193,14 @@ mod tests {
         assert_eq!(js_number(0.0), "0");
         assert_eq!(js_number(-1.0), "-1");
         assert_eq!(js_number(1.5), "1.5");
+    }
+}
+
+#[cfg(test)]
+mod hex_tests {
+    #[test]
+    fn hex_is_prefixed_lowercase() {
+        assert_eq!(super::hex_0x(&[0x01, 0x02, 0x03, 0xff]), "0x010203ff");
+        assert_eq!(super::hex_0x(&[]), "0x");
     }
 }

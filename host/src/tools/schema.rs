@@ -5,19 +5,245 @@
 
 use serde_json::{Map, Value};
 
-/// Validate `value` against `schema`; `Err` holds the kit-style message naming every bad field.
-pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
-    let mut issues = Vec::new();
-    check(schema, value, &mut String::new(), &mut issues);
-    if issues.is_empty() {
-        Ok(())
-    } else {
+/// A JSON schema compiled once (per tool, at start-up) into a tree the validator walks
+/// without looking anything up by name.
+#[derive(Debug, Clone, Default)]
+pub struct Schema {
+    types: Vec<JsonType>,
+    enum_values: Option<Vec<Value>>,
+    properties: Vec<(String, Schema)>,
+    required: Vec<String>,
+    closed: bool,
+    items: Option<Box<Schema>>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    minimum: Option<f64>,
+    exclusive_minimum: Option<f64>,
+    max_length: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JsonType {
+    String,
+    Number,
+    Integer,
+    Boolean,
+    Array,
+    Object,
+    Null,
+}
+
+impl JsonType {
+    fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "string" => JsonType::String,
+            "number" => JsonType::Number,
+            "integer" => JsonType::Integer,
+            "boolean" => JsonType::Boolean,
+            "array" => JsonType::Array,
+            "object" => JsonType::Object,
+            "null" => JsonType::Null,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            JsonType::String => "string",
+            JsonType::Number => "number",
+            JsonType::Integer => "integer",
+            JsonType::Boolean => "boolean",
+            JsonType::Array => "array",
+            JsonType::Object => "object",
+            JsonType::Null => "null",
+        }
+    }
+
+    fn matches(self, value: &Value) -> bool {
+        match self {
+            JsonType::String => value.is_string(),
+            JsonType::Number => value.is_number(),
+            JsonType::Integer => value.as_f64().is_some_and(|f| f.fract() == 0.0),
+            JsonType::Boolean => value.is_boolean(),
+            JsonType::Array => value.is_array(),
+            JsonType::Object => value.is_object(),
+            JsonType::Null => value.is_null(),
+        }
+    }
+}
+
+impl Schema {
+    /// Compile the subset of JSON schema the kit's tools use.
+    pub fn compile(schema: &Value) -> Self {
+        let Some(s) = schema.as_object() else {
+            return Schema::default();
+        };
+        let types = match s.get("type") {
+            Some(Value::String(t)) => JsonType::parse(t).into_iter().collect(),
+            Some(Value::Array(ts)) => ts
+                .iter()
+                .filter_map(Value::as_str)
+                .filter_map(JsonType::parse)
+                .collect(),
+            _ => Vec::new(),
+        };
+        let properties = s
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| {
+                p.iter()
+                    .map(|(k, v)| (k.clone(), Schema::compile(v)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let required = s
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Schema {
+            types,
+            enum_values: s.get("enum").and_then(Value::as_array).cloned(),
+            properties,
+            required,
+            closed: s.get("additionalProperties") == Some(&Value::Bool(false)),
+            items: s.get("items").map(|i| Box::new(Schema::compile(i))),
+            min_items: s.get("minItems").and_then(Value::as_u64),
+            max_items: s.get("maxItems").and_then(Value::as_u64),
+            minimum: s.get("minimum").and_then(Value::as_f64),
+            exclusive_minimum: s.get("exclusiveMinimum").and_then(Value::as_f64),
+            max_length: s.get("maxLength").and_then(Value::as_u64),
+        }
+    }
+
+    /// Validate `value`; `Err` holds the kit-style message naming every bad field.
+    pub fn validate(&self, value: &Value) -> Result<(), String> {
+        let mut issues = Vec::new();
+        self.check(value, &mut String::new(), &mut issues);
+        if issues.is_empty() {
+            return Ok(());
+        }
         let fields: Vec<String> = issues
             .iter()
             .map(|(path, msg)| format!("Field \"{path}\" - {msg}"))
             .collect();
         Err(format!("Invalid parameters: {}", fields.join("; ")))
     }
+
+    fn check(&self, value: &Value, path: &mut String, issues: &mut Vec<(String, String)>) {
+        if !self.types.is_empty() && !self.types.iter().any(|t| t.matches(value)) {
+            let message = if self.types == [JsonType::Integer] && value.is_number() {
+                "Expected integer, received float".to_owned()
+            } else {
+                let expected: Vec<&str> = self.types.iter().map(|t| t.name()).collect();
+                format!(
+                    "Expected {}, received {}",
+                    expected.join(" | "),
+                    received(value)
+                )
+            };
+            issues.push((path.clone(), message));
+            return;
+        }
+        if let Some(options) = &self.enum_values {
+            if !options.contains(value) {
+                let expected: Vec<String> = options.iter().map(quote).collect();
+                issues.push((
+                    path.clone(),
+                    format!(
+                        "Invalid enum value. Expected {}, received {}",
+                        expected.join(" | "),
+                        quote(value)
+                    ),
+                ));
+            }
+        }
+        match value {
+            Value::Object(map) => self.check_object(map, path, issues),
+            Value::Array(items) => self.check_array(items, path, issues),
+            Value::Number(n) => {
+                let x = n.as_f64().unwrap_or(0.0);
+                if let Some(min) = self.minimum.filter(|min| x < *min) {
+                    issues.push((
+                        path.clone(),
+                        format!("Number must be greater than or equal to {min}"),
+                    ));
+                }
+                if let Some(min) = self.exclusive_minimum.filter(|min| x <= *min) {
+                    issues.push((path.clone(), format!("Number must be greater than {min}")));
+                }
+            }
+            Value::String(s) => {
+                if let Some(max) = self
+                    .max_length
+                    .filter(|max| s.chars().count() as u64 > *max)
+                {
+                    issues.push((
+                        path.clone(),
+                        format!("String must contain at most {max} character(s)"),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn check_object(
+        &self,
+        map: &Map<String, Value>,
+        path: &mut String,
+        issues: &mut Vec<(String, String)>,
+    ) {
+        for key in &self.required {
+            if !map.contains_key(key) {
+                let len = push_path(path, key);
+                issues.push((path.clone(), "Required".into()));
+                path.truncate(len);
+            }
+        }
+        for (key, item) in map {
+            let len = push_path(path, key);
+            match self.properties.iter().find(|(name, _)| name == key) {
+                Some((_, sub)) => sub.check(item, path, issues),
+                None if self.closed => issues.push((path.clone(), "Unrecognized key".into())),
+                None => {}
+            }
+            path.truncate(len);
+        }
+    }
+
+    fn check_array(&self, items: &[Value], path: &mut String, issues: &mut Vec<(String, String)>) {
+        if let Some(min) = self.min_items.filter(|min| (items.len() as u64) < *min) {
+            issues.push((
+                path.clone(),
+                format!("Array must contain at least {min} element(s)"),
+            ));
+        }
+        if let Some(max) = self.max_items.filter(|max| items.len() as u64 > *max) {
+            issues.push((
+                path.clone(),
+                format!("Array must contain at most {max} element(s)"),
+            ));
+        }
+        if let Some(item_schema) = &self.items {
+            for (i, item) in items.iter().enumerate() {
+                let len = push_path(path, &i.to_string());
+                item_schema.check(item, path, issues);
+                path.truncate(len);
+            }
+        }
+    }
+}
+
+/// Validate `value` against a JSON schema given as JSON (compiles it first; tests and tools
+/// that validate once).
+pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
+    Schema::compile(schema).validate(value)
 }
 
 fn received(value: &Value) -> &'static str {
@@ -31,19 +257,6 @@ fn received(value: &Value) -> &'static str {
     }
 }
 
-fn type_matches(ty: &str, value: &Value) -> bool {
-    match ty {
-        "string" => value.is_string(),
-        "number" => value.is_number(),
-        "integer" => value.as_f64().is_some_and(|f| f.fract() == 0.0),
-        "boolean" => value.is_boolean(),
-        "array" => value.is_array(),
-        "object" => value.is_object(),
-        "null" => value.is_null(),
-        _ => true,
-    }
-}
-
 fn push_path(path: &mut String, key: &str) -> usize {
     let len = path.len();
     if !path.is_empty() {
@@ -53,141 +266,10 @@ fn push_path(path: &mut String, key: &str) -> usize {
     len
 }
 
-fn check(schema: &Value, value: &Value, path: &mut String, issues: &mut Vec<(String, String)>) {
-    let Some(schema) = schema.as_object() else {
-        return;
-    };
-    if let Some(ty) = schema.get("type") {
-        let types: Vec<&str> = match ty {
-            Value::String(s) => vec![s.as_str()],
-            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
-            _ => vec![],
-        };
-        if !types.is_empty() && !types.iter().any(|t| type_matches(t, value)) {
-            let message = if types == ["integer"] && value.is_number() {
-                "Expected integer, received float".to_owned()
-            } else if types.len() > 1 {
-                format!(
-                    "Expected {}, received {}",
-                    types.join(" | "),
-                    received(value)
-                )
-            } else {
-                format!("Expected {}, received {}", types[0], received(value))
-            };
-            issues.push((path.clone(), message));
-            return;
-        }
-    }
-    if let Some(options) = schema.get("enum").and_then(Value::as_array) {
-        if !options.contains(value) {
-            let expected: Vec<String> = options.iter().map(quote).collect();
-            issues.push((
-                path.clone(),
-                format!(
-                    "Invalid enum value. Expected {}, received {}",
-                    expected.join(" | "),
-                    quote(value)
-                ),
-            ));
-        }
-    }
-    match value {
-        Value::Object(map) => check_object(schema, map, path, issues),
-        Value::Array(items) => check_array(schema, items, path, issues),
-        Value::Number(n) => {
-            let x = n.as_f64().unwrap_or(0.0);
-            if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
-                if x < min {
-                    issues.push((
-                        path.clone(),
-                        format!("Number must be greater than or equal to {min}"),
-                    ));
-                }
-            }
-            if let Some(min) = schema.get("exclusiveMinimum").and_then(Value::as_f64) {
-                if x <= min {
-                    issues.push((path.clone(), format!("Number must be greater than {min}")));
-                }
-            }
-        }
-        Value::String(s) => {
-            if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
-                if s.chars().count() as u64 > max {
-                    issues.push((
-                        path.clone(),
-                        format!("String must contain at most {max} character(s)"),
-                    ));
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
 fn quote(v: &Value) -> String {
     match v {
         Value::String(s) => format!("'{s}'"),
         other => other.to_string(),
-    }
-}
-
-fn check_object(
-    schema: &Map<String, Value>,
-    map: &Map<String, Value>,
-    path: &mut String,
-    issues: &mut Vec<(String, String)>,
-) {
-    let properties = schema.get("properties").and_then(Value::as_object);
-    if let Some(required) = schema.get("required").and_then(Value::as_array) {
-        for key in required.iter().filter_map(Value::as_str) {
-            if !map.contains_key(key) {
-                let len = push_path(path, key);
-                issues.push((path.clone(), "Required".into()));
-                path.truncate(len);
-            }
-        }
-    }
-    let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
-    for (key, item) in map {
-        let len = push_path(path, key);
-        match properties.and_then(|p| p.get(key)) {
-            Some(sub) => check(sub, item, path, issues),
-            None if closed => issues.push((path.clone(), "Unrecognized key".into())),
-            None => {}
-        }
-        path.truncate(len);
-    }
-}
-
-fn check_array(
-    schema: &Map<String, Value>,
-    items: &[Value],
-    path: &mut String,
-    issues: &mut Vec<(String, String)>,
-) {
-    if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
-        if (items.len() as u64) < min {
-            issues.push((
-                path.clone(),
-                format!("Array must contain at least {min} element(s)"),
-            ));
-        }
-    }
-    if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
-        if items.len() as u64 > max {
-            issues.push((
-                path.clone(),
-                format!("Array must contain at most {max} element(s)"),
-            ));
-        }
-    }
-    if let Some(item_schema) = schema.get("items") {
-        for (i, item) in items.iter().enumerate() {
-            let len = push_path(path, &i.to_string());
-            check(item_schema, item, path, issues);
-            path.truncate(len);
-        }
     }
 }
 

@@ -177,10 +177,10 @@ impl Tool for TransferHbar {
             tx.node_account_ids(ctx.node_account_ids.iter().copied());
         }
         let mut details = serde_json::Map::new();
-        details.insert(
-            "hbarTransfers".into(),
-            serde_json::to_value(&n.hbar_transfers).unwrap_or_default(),
-        );
+        if ctx.wants_summary {
+            let transfers = serde_json::to_value(&n.hbar_transfers).unwrap_or_default();
+            details.insert("hbarTransfers".into(), transfers);
+        }
         let built = BuiltTransaction::new(tx, "TransferTransaction", details);
         Ok(CoreOutput::Transaction(Box::new(built)))
     }

@@ -1,0 +1,226 @@
+//! What a tool call costs: `transfer_hbar_tool` in return-bytes mode through
+//! - no plugins (the SDK + lifecycle baseline),
+//! - 5 sandboxed wasm policies (3× max-recipients, 2× reject-tool for other tools),
+//! - 5 wasm max-recipients policies (every plugin relevant and called),
+//! - the same policies as native Rust in the host (the floor),
+//! - and the cost of a fresh instance per context (instantiate + describe).
+//! Run `scripts/build-plugins.sh` first. Figures go to docs/BENCHMARKS.md as ratios.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use hak_host::manifest::Manifest;
+use hak_host::runtime::bindings::{BlockInfo, WitToolType};
+use hak_host::runtime::instance::PolicyAnswer;
+use hak_host::runtime::PluginDescription;
+use hak_host::stage::{Stage, StageSet};
+use hak_host::{lifecycle::native::NativePlugin, Host, HostBuilder};
+use serde::Deserialize;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+const PARAMS: &str = r#"{"transfers":[{"accountId":"0.0.2001","amount":1},{"accountId":"0.0.2002","amount":0.5}],"transactionMemo":"bench"}"#;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn plugin(name: &str) -> String {
+    let path = root().join(format!("target/plugins/rust/{name}.wasm"));
+    assert!(
+        path.exists(),
+        "{} missing: run scripts/build-plugins.sh",
+        path.display()
+    );
+    path.display().to_string()
+}
+
+const HEADER: &str = "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n";
+
+fn entry(name: &str, file: &str, config: &str) -> String {
+    format!(
+        "\n[[plugins]]\nname = {name:?}\npath = {:?}\nconfig = {config}\n",
+        plugin(file)
+    )
+}
+
+fn host(manifest: &str, natives: Vec<Arc<dyn NativePlugin>>) -> Host {
+    let manifest = Manifest::parse(manifest, "bench", root()).unwrap();
+    let mut builder = HostBuilder::new(manifest).cache_dir(Some(root().join("target/test-cache")));
+    for native in natives {
+        builder = builder.native_plugin(native);
+    }
+    builder.build().unwrap()
+}
+
+fn five_wasm() -> String {
+    let mut m = HEADER.to_owned();
+    for i in 0..3 {
+        m += &entry(
+            &format!("max-{i}"),
+            "max-recipients",
+            "{ maxRecipients = 5 }",
+        );
+    }
+    for i in 0..2 {
+        m += &entry(
+            &format!("reject-{i}"),
+            "reject-tool",
+            "{ relevantTools = [\"get_hbar_balance_query_tool\"] }",
+        );
+    }
+    m
+}
+
+fn five_wasm_relevant() -> String {
+    let mut m = HEADER.to_owned();
+    for i in 0..5 {
+        m += &entry(
+            &format!("max-{i}"),
+            "max-recipients",
+            "{ maxRecipients = 5 }",
+        );
+    }
+    m
+}
+
+/// The max-recipients policy written as native Rust (same parse of the same stage JSON).
+struct NativeMaxRecipients(PluginDescription, u64);
+
+#[derive(Deserialize)]
+struct Entry<'a> {
+    #[serde(borrow)]
+    amount: Option<&'a str>,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Normalised<'a> {
+    #[serde(borrow)]
+    hbar_transfers: Option<Vec<Entry<'a>>>,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Params<'a> {
+    #[serde(borrow)]
+    normalised_params: Normalised<'a>,
+}
+
+impl NativePlugin for NativeMaxRecipients {
+    fn description(&self) -> &PluginDescription {
+        &self.0
+    }
+    fn policy(
+        &self,
+        _: Stage,
+        _: &str,
+        _: WitToolType,
+        params: &str,
+    ) -> Result<PolicyAnswer, String> {
+        let p: Params = serde_json::from_str(params).map_err(|e| e.to_string())?;
+        let count = p
+            .normalised_params
+            .hbar_transfers
+            .unwrap_or_default()
+            .iter()
+            .filter(|e| {
+                e.amount
+                    .is_none_or(|a| a.parse::<i128>().is_ok_and(|v| v > 0))
+            })
+            .count() as u64;
+        Ok(if count > self.1 {
+            PolicyAnswer::Block(BlockInfo {
+                message: "too many".into(),
+                code: None,
+                details_json: None,
+            })
+        } else {
+            PolicyAnswer::Allow
+        })
+    }
+}
+
+/// The reject-tool policy as native Rust.
+struct NativeReject(PluginDescription);
+
+impl NativePlugin for NativeReject {
+    fn description(&self) -> &PluginDescription {
+        &self.0
+    }
+    fn policy(&self, _: Stage, m: &str, _: WitToolType, _: &str) -> Result<PolicyAnswer, String> {
+        Ok(PolicyAnswer::Block(BlockInfo {
+            message: format!("{m} not allowed"),
+            code: None,
+            details_json: None,
+        }))
+    }
+}
+
+fn description(name: &str, tools: &[&str], stage: Stage) -> PluginDescription {
+    PluginDescription {
+        name: name.into(),
+        description: String::new(),
+        relevant_tools: tools.iter().map(|t| t.to_string()).collect(),
+        hook_stages: StageSet::default(),
+        policy_stages: [stage].into_iter().collect(),
+    }
+}
+
+fn five_native() -> Vec<Arc<dyn NativePlugin>> {
+    let mut v: Vec<Arc<dyn NativePlugin>> = Vec::new();
+    for _ in 0..3 {
+        let d = description(
+            "Max Recipients Policy",
+            &["transfer_hbar_tool"],
+            Stage::PostParamsNormalization,
+        );
+        v.push(Arc::new(NativeMaxRecipients(d, 5)));
+    }
+    for _ in 0..2 {
+        v.push(Arc::new(NativeReject(description(
+            "Reject Tool Call",
+            &["get_hbar_balance_query_tool"],
+            Stage::PreToolExecution,
+        ))));
+    }
+    v
+}
+
+fn bench_calls(c: &mut Criterion) {
+    let mut group = c.benchmark_group("transfer_hbar_return_bytes");
+    let cases: [(&str, Host); 4] = [
+        ("0_plugins", host(HEADER, vec![])),
+        ("5_native_policies", host(HEADER, five_native())),
+        ("5_wasm_policies", host(&five_wasm(), vec![])),
+        (
+            "5_wasm_policies_all_called",
+            host(&five_wasm_relevant(), vec![]),
+        ),
+    ];
+    for (name, host) in cases {
+        let mut session = host.default_session();
+        let first = session.call("transfer_hbar_tool", PARAMS).unwrap();
+        assert_eq!(first["raw"]["status"], "SUCCESS", "{first}");
+        group.bench_function(name, |b| {
+            b.iter(|| session.call("transfer_hbar_tool", PARAMS).unwrap())
+        });
+    }
+    group.finish();
+
+    // A new agent context: instantiate + describe each plugin once, then the call.
+    let host = host(&five_wasm_relevant(), vec![]);
+    c.bench_function("new_context_first_call_5_wasm", |b| {
+        b.iter(|| {
+            host.default_session()
+                .call("transfer_hbar_tool", PARAMS)
+                .unwrap()
+        })
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(50).measurement_time(std::time::Duration::from_secs(4));
+    targets = bench_calls
+}
+criterion_main!(benches);
