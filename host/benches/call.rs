@@ -4,6 +4,7 @@
 //! - 5 wasm max-recipients policies (every plugin relevant and called),
 //! - the same policies as native Rust in the host (the floor),
 //! - and the cost of a fresh instance per context (instantiate + describe).
+//!
 //! Run `scripts/build-plugins.sh` first. Figures go to docs/BENCHMARKS.md as ratios.
 
 use criterion::{criterion_group, criterion_main, Criterion};
