@@ -4,3 +4,4 @@ mod hostile;
 mod lifecycle;
 mod policies;
 mod return_bytes;
+mod runtime;

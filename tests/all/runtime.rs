@@ -1,0 +1,183 @@
+//! The engine side: precompiled artifacts survive a restart (the second start compiles
+//! nothing), a corrupt artifact is recompiled rather than trusted, and trusted native plugins
+//! run in the same chain as sandboxed ones.
+
+use hak_host::lifecycle::native::NativePlugin;
+use hak_host::manifest::Manifest;
+use hak_host::runtime::bindings::{BlockInfo, WitToolType};
+use hak_host::runtime::instance::PolicyAnswer;
+use hak_host::runtime::PluginDescription;
+use hak_host::stage::{Stage, StageSet};
+use hak_host::{Host, HostBuilder};
+use hak_tests::*;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn fresh_dir(tag: &str) -> PathBuf {
+    let dir = root().join(format!("target/test-tmp/{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn three_plugins() -> String {
+    format!(
+        "{RETURN_BYTES_HEADER}{}{}{}",
+        plugin_entry(
+            "max",
+            "rust/max-recipients",
+            "config = { maxRecipients = 3 }"
+        ),
+        plugin_entry(
+            "reject",
+            "rust/reject-tool",
+            "config = { relevantTools = [\"get_hbar_balance_query_tool\"] }"
+        ),
+        plugin_entry("rec", "fixtures/recorder", "config = { tag = \"R\" }"),
+    )
+}
+
+fn build(manifest: &str, cache: &Path) -> Host {
+    let manifest = Manifest::parse(manifest, "test", root()).unwrap();
+    HostBuilder::new(manifest)
+        .cache_dir(Some(cache.to_owned()))
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_second_start_loads_every_plugin_precompiled_and_compiles_nothing() {
+    let dir = fresh_dir("cache-restart");
+    let first = build(&three_plugins(), &dir);
+    assert_eq!(
+        (
+            first.runtime().cache().compiles(),
+            first.runtime().cache().hits()
+        ),
+        (3, 0)
+    );
+    drop(first);
+    let second = build(&three_plugins(), &dir);
+    assert_eq!(
+        (
+            second.runtime().cache().compiles(),
+            second.runtime().cache().hits()
+        ),
+        (0, 3)
+    );
+    let out = second
+        .default_session()
+        .call("transfer_hbar_tool", &transfer(2))
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+}
+
+#[test]
+fn a_corrupt_or_truncated_artifact_is_recompiled_not_trusted() {
+    let dir = fresh_dir("cache-corrupt");
+    drop(build(&three_plugins(), &dir));
+    let artifacts: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cwasm"))
+        .collect();
+    assert_eq!(artifacts.len(), 3);
+    std::fs::write(&artifacts[0], b"not an artifact").unwrap();
+    let bytes = std::fs::read(&artifacts[1]).unwrap();
+    std::fs::write(&artifacts[1], &bytes[..bytes.len() / 3]).unwrap();
+    let host = build(&three_plugins(), &dir);
+    assert_eq!(
+        (
+            host.runtime().cache().compiles(),
+            host.runtime().cache().hits()
+        ),
+        (2, 1)
+    );
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", &transfer(2))
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+}
+
+/// A trusted in-process policy: blocks transfers with more than one recipient.
+struct OneRecipient(PluginDescription);
+
+impl NativePlugin for OneRecipient {
+    fn description(&self) -> &PluginDescription {
+        &self.0
+    }
+    fn policy(
+        &self,
+        stage: Stage,
+        method: &str,
+        tool_type: WitToolType,
+        params: &str,
+    ) -> Result<PolicyAnswer, String> {
+        assert_eq!(
+            (stage, method),
+            (Stage::PostParamsNormalization, "transfer_hbar_tool")
+        );
+        assert!(matches!(tool_type, WitToolType::Transaction));
+        let v: serde_json::Value = serde_json::from_str(params).map_err(|e| e.to_string())?;
+        let positive = v["normalisedParams"]["hbarTransfers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| !t["amount"].as_str().unwrap().starts_with('-'))
+            .count();
+        Ok(if positive > 1 {
+            PolicyAnswer::Block(BlockInfo {
+                message: format!("{positive} recipients"),
+                code: None,
+                details_json: None,
+            })
+        } else {
+            PolicyAnswer::Allow
+        })
+    }
+}
+
+#[test]
+fn native_plugins_run_after_the_manifest_plugins_in_the_same_chain() {
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}{}",
+        plugin_entry(
+            "rec",
+            "fixtures/recorder",
+            "config = { tag = \"R\", stages = [\"post-params-normalization\"] }"
+        )
+    );
+    let logs = Arc::new(Logs::default());
+    let description = PluginDescription {
+        name: "One Recipient".into(),
+        description: "Only one recipient per transfer".into(),
+        relevant_tools: vec!["transfer_hbar_tool".into()],
+        hook_stages: StageSet::default(),
+        policy_stages: [Stage::PostParamsNormalization].into_iter().collect(),
+    };
+    let host = HostBuilder::new(Manifest::parse(&manifest, "test", root()).unwrap())
+        .cache_dir(Some(cache_dir()))
+        .log_sink(logs.clone())
+        .native_plugin(Arc::new(OneRecipient(description)))
+        .build()
+        .unwrap();
+    let mut session = host.default_session();
+    assert_eq!(
+        session.call("transfer_hbar_tool", &transfer(1)).unwrap()["raw"]["status"],
+        "SUCCESS"
+    );
+    let out = session.call("transfer_hbar_tool", &transfer(2)).unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Transfer HBAR: Action transfer_hbar_tool blocked by policy: One Recipient (Only one recipient per transfer)"
+    );
+    assert_eq!(out["raw"]["policyBlock"]["reason"], "2 recipients");
+    // The wasm recorder ran first at that stage, both times.
+    assert_eq!(
+        logs.take()
+            .iter()
+            .filter(|l| l.starts_with("R policy post-params-normalization"))
+            .count(),
+        2
+    );
+}
