@@ -9,4 +9,8 @@ cargo clippy --quiet --workspace --all-targets -- -D warnings
 cargo clippy --quiet --target wasm32-wasip2 -p hak-guest \
   $(for d in example-plugins/rust/*/ tests/fixtures/*/; do sed -n 's/^name = "\(.*\)"/-p \1/p' "$d/Cargo.toml" | head -1; done) \
   -- -D warnings
-cargo test --workspace
+mkdir -p target
+cargo test --workspace 2>&1 | tee target/test-output.log
+# One closing line for the whole workspace (cargo prints one "test result" per test target).
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed;?$/) p += $i; if ($(i+1) ~ /^failed;?$/) f += $i } }
+     END { printf "tests: %d passed, %d failed\n", p, f; if (p == 0) exit 1 }' target/test-output.log
