@@ -89,7 +89,7 @@ fn infinite_loop_with_a_fuel_budget_runs_out_of_fuel() {
 
 #[test]
 fn infinite_loop_in_describe_refuses_the_plugin_at_load() {
-    let err = try_host(&hostile(
+    let err = try_start(&hostile(
         "loop-describe",
         "[plugins.limits]\ndeadline_ms = 20",
     ))
@@ -239,7 +239,7 @@ fn a_failing_hook_with_on_error_skip_is_bypassed() {
 
 #[test]
 fn on_error_skip_is_refused_for_a_policy() {
-    let err = try_host(&hostile("ok", "on_error = \"skip\""))
+    let err = try_start(&hostile("ok", "on_error = \"skip\""))
         .err()
         .expect("must not load");
     assert!(err.to_string().contains("allowed for hooks only"), "{err}");
@@ -257,7 +257,7 @@ fn load_bytes(bytes: &[u8]) -> String {
         "{RETURN_BYTES_HEADER}\n[[plugins]]\nname = \"bad\"\npath = {:?}\n",
         path.display().to_string()
     );
-    try_host(&manifest)
+    try_start(&manifest)
         .err()
         .expect("must not load")
         .to_string()
@@ -277,7 +277,7 @@ fn garbage_files_core_modules_and_wrong_worlds_are_refused_clearly() {
         "{RETURN_BYTES_HEADER}{}",
         plugin_entry("other", "fixtures/wrong-world", "")
     );
-    let err = try_host(&manifest)
+    let err = try_start(&manifest)
         .err()
         .expect("must not load")
         .to_string();
@@ -298,7 +298,7 @@ fn a_sha256_pin_mismatch_is_refused() {
             &format!("sha256 = {pin:?}\n[plugins.config]\nrelevantTools = []")
         )
     );
-    let err = try_host(&manifest)
+    let err = try_start(&manifest)
         .err()
         .expect("must not load")
         .to_string();

@@ -277,3 +277,54 @@ fn unknown_tools_and_invalid_json_are_reported() {
         "Failed to execute Transfer HBAR: Invalid parameters: the params are not valid JSON"
     ));
 }
+
+#[test]
+fn stage_params_follow_the_documented_json_shapes() {
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}{}",
+        recorder("E", "hooksOnly = true\nechoParams = true")
+    );
+    let (host, logs) = start(&manifest);
+    let raw = r#"{"transfers":[{"accountId":"0.0.2001","amount":1.5}],"transactionMemo":"rent"}"#;
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", raw)
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS");
+    let params: Vec<Value> = logs
+        .take()
+        .iter()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(params.len(), 4, "one params object per stage");
+    let context =
+        serde_json::json!({"accountId": "0.0.1001", "mode": "returnBytes", "network": "testnet"});
+    let raw: Value = serde_json::from_str(raw).unwrap();
+    let normalised = serde_json::json!({
+        "hbarTransfers": [{"accountId": "0.0.2001", "amount": "150000000"}, {"accountId": "0.0.1001", "amount": "-150000000"}],
+        "transactionMemo": "rent",
+        "schedulingParams": {"isScheduled": false}
+    });
+    // Stage 1: context + rawParams only.
+    assert_eq!(
+        params[0],
+        serde_json::json!({"context": context, "rawParams": raw})
+    );
+    // Stage 3 adds normalisedParams (amounts as tinybar strings, sender debit last).
+    assert_eq!(
+        params[1],
+        serde_json::json!({"context": context, "rawParams": raw, "normalisedParams": normalised})
+    );
+    // Stage 5 adds the unsigned transaction's summary.
+    assert_eq!(
+        params[2]["coreActionResult"],
+        serde_json::json!({
+            "type": "TransferTransaction", "memo": "rent", "maxTransactionFee": "100000000",
+            "nodeAccountIds": ["0.0.3"], "hbarTransfers": normalised["hbarTransfers"]
+        })
+    );
+    // Stage 7 adds the result the agent receives.
+    assert_eq!(params[3]["toolResult"], out);
+    assert_eq!(params[3]["coreActionResult"], params[2]["coreActionResult"]);
+}

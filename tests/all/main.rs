@@ -5,3 +5,4 @@ mod lifecycle;
 mod policies;
 mod return_bytes;
 mod runtime;
+mod strategies;

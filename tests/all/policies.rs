@@ -96,7 +96,7 @@ fn max_recipients_bad_configs_fail_at_load_naming_the_plugin() {
             "customCounts.t needs exactly one of 'field' or 'count'",
         ),
     ] {
-        let err = match try_host(&max_recipients(config)) {
+        let err = match try_start(&max_recipients(config)) {
             Ok(_) => panic!("{config} should be refused"),
             Err(e) => e.to_string(),
         };

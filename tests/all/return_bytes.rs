@@ -47,6 +47,8 @@ fn bytes_decode_to_the_transfer_with_payer_memo_nodes_and_sender_debit() {
     assert_eq!(tx_id.to_string(), raw["transactionId"]);
     assert_eq!(tx.get_transaction_memo(), "rent");
     assert_eq!(tx.get_node_account_ids().unwrap(), [id(3)]);
+    // The JS SDK's default max fee for a TransferTransaction, so the bodies match the kit's.
+    assert_eq!(tx.get_max_transaction_fee(), Some(hedera::Hbar::new(1)));
     let transfers: HashMap<AccountId, i64> = tx
         .get_hbar_transfers()
         .into_iter()

@@ -78,10 +78,10 @@ pub fn plugin_entry(name: &str, rel: &str, extra: &str) -> String {
 
 /// Build a host from manifest text, with a recording log sink.
 pub fn start(manifest: &str) -> (Host, Arc<Logs>) {
-    try_host(manifest).unwrap_or_else(|e| panic!("host failed to build: {e}"))
+    try_start(manifest).unwrap_or_else(|e| panic!("host failed to build: {e}"))
 }
 
-pub fn try_host(manifest: &str) -> Result<(Host, Arc<Logs>), hak_host::host::HostError> {
+pub fn try_start(manifest: &str) -> Result<(Host, Arc<Logs>), hak_host::host::HostError> {
     let logs = Arc::new(Logs::default());
     let manifest = hak_host::manifest::Manifest::parse(manifest, "test manifest", root())
         .unwrap_or_else(|e| panic!("bad test manifest: {e}"));

@@ -1,7 +1,7 @@
 //! A built (not yet submitted) transaction and the shapes the kit reports about transactions:
 //! the post-core JSON summary and `RawTransactionResponse`.
 
-use hedera::{AnyTransaction, Transaction, TransactionReceipt};
+use hedera::{AnyTransaction, Hbar, Transaction, TransactionReceipt};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -15,12 +15,18 @@ pub struct BuiltTransaction {
 }
 
 impl BuiltTransaction {
+    /// Wrap a tool's transaction. Without an explicit max fee it gets the JS SDK's default for
+    /// its type, so hak's bytes carry the same `transactionFee` as the kit's.
     pub fn new<D>(tx: Transaction<D>, type_name: &'static str, details: Map<String, Value>) -> Self
     where
         AnyTransaction: From<Transaction<D>>,
     {
+        let mut tx = AnyTransaction::from(tx);
+        if tx.get_max_transaction_fee().is_none() {
+            tx.max_transaction_fee(js_default_max_fee(type_name));
+        }
         BuiltTransaction {
-            tx: AnyTransaction::from(tx),
+            tx,
             type_name,
             details,
         }
@@ -48,6 +54,15 @@ impl BuiltTransaction {
         summary.insert("nodeAccountIds".into(), nodes.into());
         summary.extend(self.details.iter().map(|(k, v)| (k.clone(), v.clone())));
         Value::Object(summary).to_string()
+    }
+}
+
+/// The JS SDK's `_defaultMaxTransactionFee` per transaction class (2 ℏ unless the class
+/// overrides it).
+pub fn js_default_max_fee(type_name: &str) -> Hbar {
+    match type_name {
+        "TransferTransaction" => Hbar::new(1),
+        _ => Hbar::new(2),
     }
 }
 
