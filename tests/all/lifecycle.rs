@@ -169,14 +169,7 @@ fn hooks_may_replace_raw_params_normalised_params_and_the_result() {
             assert_eq!(out["humanMessage"], "rewritten");
             continue;
         }
-        let bytes = hex::decode(
-            out["raw"]["bytes"]
-                .as_str()
-                .unwrap()
-                .trim_start_matches("0x"),
-        )
-        .unwrap();
-        let tx = hedera::AnyTransaction::from_bytes(&bytes).unwrap();
+        let tx = decode_bytes(&out);
         let transfer: hedera::TransferTransaction = tx.downcast().unwrap();
         let recipients: Vec<String> = transfer
             .get_hbar_transfers()

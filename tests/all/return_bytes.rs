@@ -2,17 +2,12 @@
 //! normalisation and messages.
 
 use hak_tests::*;
-use hedera::{AccountId, AnyTransaction, TransferTransaction};
+use hedera::{AccountId, TransferTransaction};
 use serde_json::Value;
 use std::collections::HashMap;
 
 fn decode(out: &Value) -> TransferTransaction {
-    let hex = out["raw"]["bytes"].as_str().expect("bytes");
-    let bytes = hex::decode(hex.strip_prefix("0x").expect("0x-hex")).unwrap();
-    AnyTransaction::from_bytes(&bytes)
-        .unwrap()
-        .downcast()
-        .unwrap()
+    decode_bytes(out).downcast().unwrap()
 }
 
 fn id(n: u64) -> AccountId {

@@ -108,14 +108,7 @@ fn a_delegated_payer_strategy_returns_its_own_bytes() {
         .call("transfer_hbar_tool", &transfer(1))
         .unwrap();
     assert_eq!(out["raw"]["payerAccountId"], "0.0.5000", "{out}");
-    let bytes = hex::decode(
-        out["raw"]["bytes"]
-            .as_str()
-            .unwrap()
-            .trim_start_matches("0x"),
-    )
-    .unwrap();
-    let tx = hedera::AnyTransaction::from_bytes(&bytes).unwrap();
+    let tx = decode_bytes(&out);
     assert_eq!(
         tx.get_transaction_id().unwrap().account_id,
         AccountId::new(0, 0, 5000)

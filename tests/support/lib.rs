@@ -99,3 +99,12 @@ pub fn transfer(n: usize) -> String {
         .collect();
     format!(r#"{{"transfers":[{}]}}"#, transfers.join(","))
 }
+
+/// The transaction in a return-bytes result (`raw.bytes`, 0x-hex), decoded by the SDK.
+pub fn decode_bytes(out: &serde_json::Value) -> hedera::AnyTransaction {
+    let hex_text = out["raw"]["bytes"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no raw.bytes in {out}"));
+    let bytes = hex::decode(hex_text.strip_prefix("0x").expect("bytes are 0x-hex")).unwrap();
+    hedera::AnyTransaction::from_bytes(&bytes).unwrap()
+}
