@@ -1,0 +1,139 @@
+//! The deterministic genesis: system accounts, the operator 0.0.1001 and funded test accounts
+//! 0.0.1002–0.0.1005, with fixed, documented development keys. New entities are numbered from
+//! 0.0.1006 on, one counter for every entity kind (as on the real network).
+//!
+//! | account | role | key | balance |
+//! |---|---|---|---|
+//! | 0.0.2 | treasury | ed25519, seed `0x02…` | 50 000 000 000 ℏ minus the grants below |
+//! | 0.0.3 | the node | treasury key | 100 ℏ |
+//! | 0.0.98 | fee collector | treasury key | 0 |
+//! | 0.0.1001 | operator | ed25519, seed `0x10 0x01 …` | 10 000 ℏ |
+//! | 0.0.1002 | test | ed25519, seed `0x10 0x02 …` | 1 000 ℏ |
+//! | 0.0.1003 | test | ECDSA secp256k1, seed `0x10 0x03 …` | 1 000 ℏ |
+//! | 0.0.1004 | test | ed25519, seed `0x10 0x04 …` | 1 000 ℏ |
+//! | 0.0.1005 | test | ECDSA secp256k1, seed `0x10 0x05 …` | 1 000 ℏ |
+//!
+//! These keys are public knowledge: never use them outside a local emulator.
+
+use hedera::PrivateKey;
+
+/// Tinybars in one HBAR.
+pub const TINYBARS_PER_HBAR: i64 = 100_000_000;
+/// The node's account id number (`0.0.3`).
+pub const NODE_ACCOUNT: u64 = 3;
+/// The treasury (`0.0.2`).
+pub const TREASURY_ACCOUNT: u64 = 2;
+/// The fee collection account (`0.0.98`).
+pub const FEE_COLLECTOR_ACCOUNT: u64 = 98;
+/// The operator (`0.0.1001`).
+pub const OPERATOR_ACCOUNT: u64 = 1001;
+/// The first entity number handed out after genesis.
+pub const FIRST_USER_ENTITY: u64 = 1006;
+
+/// The kind of key a genesis account has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyKind {
+    Ed25519,
+    EcdsaSecp256k1,
+}
+
+/// One genesis account.
+pub struct GenesisAccount {
+    pub num: u64,
+    pub key: PrivateKey,
+    pub kind: KeyKind,
+    pub balance: i64,
+    pub memo: &'static str,
+}
+
+fn seed(a: u8, b: u8) -> [u8; 32] {
+    let mut s = [0x42u8; 32];
+    s[0] = a;
+    s[1] = b;
+    s
+}
+
+/// The private key of a genesis account with the given seed bytes.
+pub fn dev_key(kind: KeyKind, a: u8, b: u8) -> PrivateKey {
+    match kind {
+        KeyKind::Ed25519 => PrivateKey::from_bytes_ed25519(&seed(a, b)).expect("32-byte seed"),
+        KeyKind::EcdsaSecp256k1 => {
+            PrivateKey::from_bytes_ecdsa(&seed(a, b)).expect("valid secp256k1 scalar")
+        }
+    }
+}
+
+/// The operator's key (0.0.1001).
+pub fn operator_key() -> PrivateKey {
+    dev_key(KeyKind::Ed25519, 0x10, 0x01)
+}
+
+/// Every genesis account.
+pub fn accounts() -> Vec<GenesisAccount> {
+    let hbar = TINYBARS_PER_HBAR;
+    let treasury_key = dev_key(KeyKind::Ed25519, 0x02, 0x00);
+    let mut list = vec![
+        GenesisAccount {
+            num: NODE_ACCOUNT,
+            key: treasury_key.clone(),
+            kind: KeyKind::Ed25519,
+            balance: 100 * hbar,
+            memo: "node",
+        },
+        GenesisAccount {
+            num: FEE_COLLECTOR_ACCOUNT,
+            key: treasury_key.clone(),
+            kind: KeyKind::Ed25519,
+            balance: 0,
+            memo: "fee collector",
+        },
+        GenesisAccount {
+            num: OPERATOR_ACCOUNT,
+            key: operator_key(),
+            kind: KeyKind::Ed25519,
+            balance: 10_000 * hbar,
+            memo: "operator",
+        },
+    ];
+    for (num, kind) in [
+        (1002, KeyKind::Ed25519),
+        (1003, KeyKind::EcdsaSecp256k1),
+        (1004, KeyKind::Ed25519),
+        (1005, KeyKind::EcdsaSecp256k1),
+    ] {
+        list.push(GenesisAccount {
+            num,
+            key: dev_key(kind, 0x10, (num - 1000) as u8),
+            kind,
+            balance: 1_000 * hbar,
+            memo: "test",
+        });
+    }
+    let granted: i64 = list.iter().map(|a| a.balance).sum();
+    list.insert(
+        0,
+        GenesisAccount {
+            num: TREASURY_ACCOUNT,
+            key: treasury_key,
+            kind: KeyKind::Ed25519,
+            balance: 50_000_000_000 * hbar - granted,
+            memo: "treasury",
+        },
+    );
+    list
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn genesis_is_deterministic_and_conserves_supply() {
+        let a = super::accounts();
+        let b = super::accounts();
+        assert_eq!(a.len(), 8);
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.key.to_string_der(), y.key.to_string_der());
+        }
+        let total: i64 = a.iter().map(|x| x.balance).sum();
+        assert_eq!(total, 50_000_000_000 * super::TINYBARS_PER_HBAR);
+    }
+}

@@ -1,0 +1,184 @@
+//! The node's ingest path: decode a submitted transaction, run the precheck in the real
+//! node's order (parse and syntax, node account, time box, duplicates, support, pure checks,
+//! payer, payer signature, fee and solvency), and when it passes, handle it at once: charge
+//! the fee, run the handler (all-or-nothing), store the receipt and the mirror record.
+
+use crate::handlers::{self, Ctx, Kind};
+use crate::keys;
+use crate::ledger::{account_num, Ledger, Receipt, Ts, TxId, TxRecord};
+use crate::server::Faults;
+use hedera_proto::services as proto;
+use prost::Message;
+use proto::ResponseCodeEnum as Code;
+use sha2::{Digest, Sha384};
+use std::sync::Mutex;
+
+/// Largest accepted signed transaction (the node's 6 KiB).
+pub const MAX_TRANSACTION_BYTES: usize = 6 * 1024;
+/// Longest transaction memo, in bytes.
+pub const MAX_MEMO_BYTES: usize = 100;
+
+/// One emulated consensus node over the shared ledger.
+pub struct Node {
+    pub ledger: Mutex<Ledger>,
+    pub faults: Mutex<Faults>,
+    /// This node's account number (0.0.3).
+    pub account: u64,
+}
+
+impl Node {
+    /// Submit a transaction; the answer is the precheck code (OK when it was handled).
+    pub fn submit(&self, tx: &proto::Transaction) -> Code {
+        if let Some(code) = self
+            .faults
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take_precheck()
+        {
+            return code;
+        }
+        let bytes = &tx.signed_transaction_bytes;
+        if bytes.is_empty() {
+            return Code::InvalidTransaction;
+        }
+        if bytes.len() > MAX_TRANSACTION_BYTES {
+            return Code::TransactionOversize;
+        }
+        let Ok(signed) = proto::SignedTransaction::decode(bytes.as_slice()) else {
+            return Code::InvalidTransaction;
+        };
+        let Ok(body) = proto::TransactionBody::decode(signed.body_bytes.as_slice()) else {
+            return Code::InvalidTransactionBody;
+        };
+        let Some(id) = body.transaction_id.as_ref().and_then(TxId::from_proto) else {
+            return Code::InvalidTransactionId;
+        };
+        if id.scheduled || id.nonce != 0 {
+            return Code::TransactionIdFieldNotAllowed;
+        }
+        if body.memo.len() > MAX_MEMO_BYTES {
+            return Code::MemoTooLong;
+        }
+        if body.memo.contains('\0') {
+            return Code::InvalidZeroByteInString;
+        }
+        let Some(data) = body.data.as_ref() else {
+            return Code::InvalidTransactionBody;
+        };
+        if body.node_account_id.as_ref().and_then(account_num) != Some(self.account) {
+            return Code::InvalidNodeAccount;
+        }
+        let duration = body.transaction_valid_duration.map_or(0, |d| d.seconds);
+        if !(15..=180).contains(&duration) {
+            return Code::InvalidTransactionDuration;
+        }
+        let now = Ts::now();
+        if id.valid_start > now {
+            return Code::InvalidTransactionStart;
+        }
+        if id.valid_start.seconds + duration <= now.seconds {
+            return Code::TransactionExpired;
+        }
+        let Some(kind) = Kind::of(data) else {
+            return Code::NotSupported;
+        };
+        if let Err(code) = handlers::pure_check(data) {
+            return code;
+        }
+        // Signatures are verified outside the ledger lock.
+        let active = keys::verify(&signed.body_bytes, signed.sig_map.as_ref());
+        let hash = Sha384::digest(bytes).to_vec();
+
+        let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        if ledger.receipts.contains_key(&id.to_string()) {
+            return Code::DuplicateTransaction;
+        }
+        let Some(payer) = ledger.accounts.get(&id.payer) else {
+            return Code::PayerAccountNotFound;
+        };
+        if payer.deleted {
+            return Code::AccountDeleted;
+        }
+        if !active.satisfies(&payer.key.to_proto()) {
+            return Code::InvalidSignature;
+        }
+        let fee = kind.fee();
+        if body.transaction_fee < fee as u64 {
+            return Code::InsufficientTxFee;
+        }
+        if payer.balance < fee {
+            return Code::InsufficientPayerBalance;
+        }
+
+        // Precheck passed: the transaction reaches consensus now.
+        let consensus = ledger.next_consensus();
+        let mut transfers = charge_fee(&mut ledger, id.payer, self.account, fee);
+        let ctx = Ctx {
+            payer: id.payer,
+            active: &active,
+            consensus,
+            id,
+        };
+        let (receipt, entity) = match handlers::handle(&mut ledger, &ctx, data) {
+            Ok(outcome) => {
+                transfers.extend(outcome.transfers);
+                (outcome.receipt, outcome.entity)
+            }
+            Err(code) => (
+                Receipt {
+                    status: code as i32,
+                    ..Default::default()
+                },
+                None,
+            ),
+        };
+        let result = Code::try_from(receipt.status)
+            .map_or("UNKNOWN", |c| c.as_str_name())
+            .to_owned();
+        ledger.receipts.insert(id.to_string(), receipt);
+        ledger.records.push(TxRecord {
+            id,
+            consensus,
+            name: kind.mirror_name().to_owned(),
+            result,
+            charged_fee: fee,
+            max_fee: body.transaction_fee,
+            memo: body.memo.clone(),
+            node: self.account,
+            transfers: merge(transfers),
+            entity_id: entity,
+            valid_duration_seconds: duration,
+            hash,
+        });
+        Code::Ok
+    }
+}
+
+/// Debit the payer and credit the node (a tenth) and the fee collector (the rest).
+fn charge_fee(ledger: &mut Ledger, payer: u64, node: u64, fee: i64) -> Vec<(u64, i64)> {
+    let node_share = fee / 10;
+    let collector_share = fee - node_share;
+    let mut legs = vec![(payer, -fee)];
+    for (num, amount) in [
+        (node, node_share),
+        (crate::genesis::FEE_COLLECTOR_ACCOUNT, collector_share),
+    ] {
+        if let Some(account) = ledger.accounts.get_mut(&num) {
+            account.balance += amount;
+            legs.push((num, amount));
+        }
+    }
+    if let Some(account) = ledger.accounts.get_mut(&payer) {
+        account.balance -= fee;
+    }
+    legs
+}
+
+/// Sum the legs per account (the mirror lists one entry per account), ordered by account.
+fn merge(legs: Vec<(u64, i64)>) -> Vec<(u64, i64)> {
+    let mut by_account = std::collections::BTreeMap::new();
+    for (account, amount) in legs {
+        *by_account.entry(account).or_insert(0i64) += amount;
+    }
+    by_account.into_iter().filter(|(_, a)| *a != 0).collect()
+}

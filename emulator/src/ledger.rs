@@ -1,0 +1,307 @@
+//! The state of the emulated network: accounts, topics, receipts by transaction id, and the
+//! log of handled transactions the mirror API serves. Plain data; the rules live in
+//! `ingest` and `handlers`.
+
+use hedera_proto::services as proto;
+use prost::Message;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+/// A consensus timestamp.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub struct Ts {
+    pub seconds: i64,
+    pub nanos: u32,
+}
+
+impl Ts {
+    pub fn now() -> Self {
+        let d = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        Ts {
+            seconds: d.as_secs() as i64,
+            nanos: d.subsec_nanos(),
+        }
+    }
+
+    pub fn from_proto(t: &proto::Timestamp) -> Self {
+        Ts {
+            seconds: t.seconds,
+            nanos: t.nanos.max(0) as u32,
+        }
+    }
+
+    pub fn to_proto(self) -> proto::Timestamp {
+        proto::Timestamp {
+            seconds: self.seconds,
+            nanos: self.nanos as i32,
+        }
+    }
+
+    /// The next nanosecond.
+    pub fn succ(self) -> Self {
+        if self.nanos >= 999_999_999 {
+            Ts {
+                seconds: self.seconds + 1,
+                nanos: 0,
+            }
+        } else {
+            Ts {
+                seconds: self.seconds,
+                nanos: self.nanos + 1,
+            }
+        }
+    }
+
+    pub fn as_nanos(self) -> i128 {
+        i128::from(self.seconds) * 1_000_000_000 + i128::from(self.nanos)
+    }
+}
+
+/// The mirror node's `seconds.nanoseconds` form.
+impl fmt::Display for Ts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{:09}", self.seconds, self.nanos)
+    }
+}
+
+/// A protobuf-encoded `Key`, kept as bytes (hex in the persisted state).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyBytes(#[serde(with = "hex_bytes")] pub Vec<u8>);
+
+impl KeyBytes {
+    pub fn from_proto(key: &proto::Key) -> Self {
+        KeyBytes(key.encode_to_vec())
+    }
+
+    pub fn to_proto(&self) -> proto::Key {
+        proto::Key::decode(self.0.as_slice()).unwrap_or_default()
+    }
+}
+
+mod hex_bytes {
+    use serde::{Deserialize, Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&hex::encode(v))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        hex::decode(String::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Account {
+    pub num: u64,
+    pub key: KeyBytes,
+    pub balance: i64,
+    pub deleted: bool,
+    pub memo: String,
+    pub receiver_sig_required: bool,
+    pub max_automatic_token_associations: i32,
+    pub auto_renew_period: i64,
+    pub created: Ts,
+    pub decline_reward: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TopicMessage {
+    pub consensus: Ts,
+    #[serde(with = "hex_bytes")]
+    pub message: Vec<u8>,
+    pub payer: u64,
+    #[serde(with = "hex_bytes")]
+    pub running_hash: Vec<u8>,
+    pub sequence_number: u64,
+    /// (initial transaction id as "0.0.x@s.n", number, total) when chunked.
+    pub chunk: Option<(TxId, i32, i32)>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Topic {
+    pub num: u64,
+    pub memo: String,
+    pub admin_key: Option<KeyBytes>,
+    pub submit_key: Option<KeyBytes>,
+    pub auto_renew_account: Option<u64>,
+    pub auto_renew_period: i64,
+    pub created: Ts,
+    pub deleted: bool,
+    pub sequence_number: u64,
+    #[serde(with = "hex_bytes")]
+    pub running_hash: Vec<u8>,
+    pub messages: Vec<TopicMessage>,
+}
+
+/// A transaction id: payer, valid start, scheduled flag, nonce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct TxId {
+    pub payer: u64,
+    pub valid_start: Ts,
+    pub scheduled: bool,
+    pub nonce: i32,
+}
+
+impl TxId {
+    pub fn from_proto(id: &proto::TransactionId) -> Option<Self> {
+        let payer = account_num(id.account_id.as_ref()?)?;
+        let valid_start = Ts::from_proto(id.transaction_valid_start.as_ref()?);
+        Some(TxId {
+            payer,
+            valid_start,
+            scheduled: id.scheduled,
+            nonce: id.nonce,
+        })
+    }
+
+    pub fn to_proto(self) -> proto::TransactionId {
+        proto::TransactionId {
+            transaction_valid_start: Some(self.valid_start.to_proto()),
+            account_id: Some(account_id(self.payer)),
+            scheduled: self.scheduled,
+            nonce: self.nonce,
+        }
+    }
+
+    /// The mirror's path form, `0.0.1001-1700000000-000000123`.
+    pub fn mirror_form(self) -> String {
+        format!(
+            "0.0.{}-{}-{:09}",
+            self.payer, self.valid_start.seconds, self.valid_start.nanos
+        )
+    }
+}
+
+impl fmt::Display for TxId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "0.0.{}@{}", self.payer, self.valid_start)?;
+        if self.scheduled {
+            f.write_str("?scheduled")?;
+        }
+        if self.nonce != 0 {
+            write!(f, "/{}", self.nonce)?;
+        }
+        Ok(())
+    }
+}
+
+/// What a receipt query answers.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Receipt {
+    /// `ResponseCodeEnum` as i32.
+    pub status: i32,
+    pub account_id: Option<u64>,
+    pub topic_id: Option<u64>,
+    pub topic_sequence_number: u64,
+    #[serde(with = "hex_bytes")]
+    pub topic_running_hash: Vec<u8>,
+}
+
+impl Receipt {
+    pub fn to_proto(&self) -> proto::TransactionReceipt {
+        proto::TransactionReceipt {
+            status: self.status,
+            account_id: self.account_id.map(account_id),
+            topic_id: self.topic_id.map(topic_id),
+            topic_sequence_number: self.topic_sequence_number,
+            topic_running_hash: self.topic_running_hash.clone(),
+            topic_running_hash_version: if self.topic_running_hash.is_empty() {
+                0
+            } else {
+                3
+            },
+            ..Default::default()
+        }
+    }
+}
+
+/// One handled transaction, as the mirror node reports it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TxRecord {
+    pub id: TxId,
+    pub consensus: Ts,
+    /// The mirror's transaction type name, e.g. `CRYPTOTRANSFER`.
+    pub name: String,
+    /// The result code name, e.g. `SUCCESS`.
+    pub result: String,
+    pub charged_fee: i64,
+    pub max_fee: u64,
+    pub memo: String,
+    pub node: u64,
+    /// (account, amount) of every HBAR movement, fees included.
+    pub transfers: Vec<(u64, i64)>,
+    pub entity_id: Option<String>,
+    pub valid_duration_seconds: i64,
+    #[serde(with = "hex_bytes")]
+    pub hash: Vec<u8>,
+}
+
+/// The whole ledger.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Ledger {
+    pub accounts: BTreeMap<u64, Account>,
+    pub topics: BTreeMap<u64, Topic>,
+    /// Receipts by transaction id (`TxId` display form).
+    pub receipts: HashMap<String, Receipt>,
+    pub records: Vec<TxRecord>,
+    pub next_entity: u64,
+    pub last_consensus: Ts,
+}
+
+impl Ledger {
+    /// The next free entity number (accounts, topics, tokens and schedules share it).
+    pub fn allocate(&mut self) -> u64 {
+        let n = self.next_entity;
+        self.next_entity += 1;
+        n
+    }
+
+    /// A consensus timestamp strictly after every earlier one.
+    pub fn next_consensus(&mut self) -> Ts {
+        let now = Ts::now();
+        let ts = if now > self.last_consensus {
+            now
+        } else {
+            self.last_consensus.succ()
+        };
+        self.last_consensus = ts;
+        ts
+    }
+
+    pub fn live_account(&self, num: u64) -> Option<&Account> {
+        self.accounts.get(&num).filter(|a| !a.deleted)
+    }
+}
+
+/// `0.0.num` as a proto `AccountId`.
+pub fn account_id(num: u64) -> proto::AccountId {
+    proto::AccountId {
+        shard_num: 0,
+        realm_num: 0,
+        account: Some(proto::account_id::Account::AccountNum(num as i64)),
+    }
+}
+
+/// `0.0.num` as a proto `TopicId`.
+pub fn topic_id(num: u64) -> proto::TopicId {
+    proto::TopicId {
+        shard_num: 0,
+        realm_num: 0,
+        topic_num: num as i64,
+    }
+}
+
+/// The number of a `0.0.num` account id (aliases and other shards are not supported).
+pub fn account_num(id: &proto::AccountId) -> Option<u64> {
+    match (id.shard_num, id.realm_num, &id.account) {
+        (0, 0, Some(proto::account_id::Account::AccountNum(n))) if *n >= 0 => Some(*n as u64),
+        _ => None,
+    }
+}
+
+pub fn topic_num(id: &proto::TopicId) -> Option<u64> {
+    (id.shard_num == 0 && id.realm_num == 0 && id.topic_num >= 0).then_some(id.topic_num as u64)
+}

@@ -1,0 +1,25 @@
+//! hak-emu: a faithful local Hedera network on loopback. The real SDK talks to it over gRPC
+//! (plaintext h2c, as to any consensus node) and agents read it through a mirror-node REST API;
+//! both share one in-memory ledger.
+//!
+//! - [`genesis`]: the deterministic starting state and its documented dev keys.
+//! - [`ledger`]: the state model (accounts, topics, receipts, the mirror's transaction log).
+//! - [`keys`]: signature verification and key satisfaction (ed25519, ECDSA secp256k1, lists, thresholds).
+//! - [`ingest`]: decoding and the node's precheck, in the real node's order; then handling.
+//! - [`handlers`]: one module per service: pure functions over the ledger, all-or-nothing.
+//! - [`queries`]: balance, account info and receipt queries.
+//! - [`grpc`]: the tonic services (routing by transaction body, never by RPC name).
+//! - [`mirror`]: the REST API (`/api/v1/...`) with the mirror node's JSON shapes.
+//! - [`server`]: [`Emulator::start`], binding both servers.
+
+pub mod genesis;
+pub mod grpc;
+pub mod handlers;
+pub mod ingest;
+pub mod keys;
+pub mod ledger;
+pub mod mirror;
+pub mod queries;
+pub mod server;
+
+pub use server::{Emulator, EmulatorConfig};

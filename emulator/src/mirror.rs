@@ -1,0 +1,386 @@
+//! The mirror-node REST API over the ledger, with the mirror's JSON shapes: snake_case keys,
+//! `"0.0.N"` ids, `"seconds.nanos"` timestamps, integer amounts, base64 messages and hashes,
+//! `links.next`, and the exact 404 body.
+
+use crate::ingest::Node;
+use crate::keys::mirror_key;
+use crate::ledger::{Ledger, Ts, TxId};
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use base64::Engine;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+type Shared = State<Arc<Node>>;
+
+pub fn router(node: Arc<Node>) -> Router {
+    Router::new()
+        .route("/api/v1/accounts/:id", get(account))
+        .route("/api/v1/balances", get(balances))
+        .route("/api/v1/transactions/:id", get(transaction))
+        .route("/api/v1/topics/:id", get(topic))
+        .route("/api/v1/topics/:id/messages", get(topic_messages))
+        .route("/api/v1/network/exchangerate", get(exchange_rate))
+        .fallback(|| async { not_found() })
+        .with_state(node)
+}
+
+fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        Json(json!({"_status": {"messages": [{"message": "Not found"}]}})),
+    )
+        .into_response()
+}
+
+fn bad_request(parameter: &str) -> Response {
+    let message = format!("Invalid parameter: {parameter}");
+    (
+        StatusCode::BAD_REQUEST,
+        Json(json!({"_status": {"messages": [{"message": message}]}})),
+    )
+        .into_response()
+}
+
+fn b64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// `0.0.N` or `N`.
+fn entity_num(text: &str) -> Option<u64> {
+    let n = text.strip_prefix("0.0.").unwrap_or(text);
+    n.parse().ok()
+}
+
+fn lagging(node: &Node, created: Ts) -> bool {
+    let lag = node
+        .faults
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .mirror_lag;
+    !lag.is_zero() && Ts::now().as_nanos() - created.as_nanos() < lag.as_nanos() as i128
+}
+
+fn account_json(ledger: &Ledger, num: u64) -> Option<Value> {
+    let a = ledger.accounts.get(&num)?;
+    Some(json!({
+        "account": format!("0.0.{num}"),
+        "alias": null,
+        "auto_renew_period": a.auto_renew_period,
+        "balance": {"balance": a.balance, "timestamp": ledger.last_consensus.to_string(), "tokens": []},
+        "created_timestamp": a.created.to_string(),
+        "decline_reward": a.decline_reward,
+        "deleted": a.deleted,
+        "ethereum_nonce": 0,
+        "evm_address": format!("0x{num:040x}"),
+        "expiry_timestamp": Ts { seconds: a.created.seconds + a.auto_renew_period, nanos: a.created.nanos }.to_string(),
+        "key": mirror_key(&a.key.to_proto()),
+        "max_automatic_token_associations": a.max_automatic_token_associations,
+        "memo": a.memo,
+        "pending_reward": 0,
+        "receiver_sig_required": a.receiver_sig_required,
+        "staked_account_id": null,
+        "staked_node_id": null,
+        "stake_period_start": null,
+    }))
+}
+
+async fn account(State(node): Shared, Path(id): Path<String>) -> Response {
+    let Some(num) = entity_num(&id) else {
+        return bad_request("idOrAliasOrEvmAddress");
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    match ledger.accounts.get(&num) {
+        Some(a) if !lagging(&node, a.created) => {
+            let mut body = account_json(&ledger, num).expect("account exists");
+            body["transactions"] = json!([]);
+            body["links"] = json!({"next": null});
+            Json(body).into_response()
+        }
+        _ => not_found(),
+    }
+}
+
+async fn balances(State(node): Shared, Query(q): Query<HashMap<String, String>>) -> Response {
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let filter = match q.get("account.id") {
+        Some(text) => match entity_num(text.trim_start_matches("eq:")) {
+            Some(n) => Some(n),
+            None => return bad_request("account.id"),
+        },
+        None => None,
+    };
+    let rows: Vec<Value> = ledger
+        .accounts
+        .values()
+        .filter(|a| filter.is_none_or(|n| n == a.num))
+        .map(|a| json!({"account": format!("0.0.{}", a.num), "balance": a.balance, "tokens": []}))
+        .collect();
+    Json(json!({"timestamp": ledger.last_consensus.to_string(), "balances": rows, "links": {"next": null}})).into_response()
+}
+
+/// `0.0.x-sss-nnn` (mirror form) or `0.0.x@sss.nnn` (SDK form).
+fn parse_tx_id(text: &str) -> Option<TxId> {
+    let (payer, secs, nanos) = match text.split_once('@') {
+        Some((payer, start)) => {
+            let (secs, nanos) = start.split_once('.')?;
+            (payer, secs, nanos)
+        }
+        None => {
+            let mut parts = text.rsplitn(3, '-');
+            let nanos = parts.next()?;
+            let secs = parts.next()?;
+            (parts.next()?, secs, nanos)
+        }
+    };
+    Some(TxId {
+        payer: entity_num(payer)?,
+        valid_start: Ts {
+            seconds: secs.parse().ok()?,
+            nanos: nanos.parse().ok()?,
+        },
+        scheduled: false,
+        nonce: 0,
+    })
+}
+
+async fn transaction(State(node): Shared, Path(id): Path<String>) -> Response {
+    let Some(id) = parse_tx_id(&id) else {
+        return bad_request("transactionId");
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let rows: Vec<Value> = ledger
+        .records
+        .iter()
+        .filter(|r| r.id.payer == id.payer && r.id.valid_start == id.valid_start && !lagging(&node, r.consensus))
+        .map(|r| {
+            json!({
+                "batch_key": null,
+                "bytes": null,
+                "charged_tx_fee": r.charged_fee,
+                "consensus_timestamp": r.consensus.to_string(),
+                "entity_id": r.entity_id,
+                "max_custom_fees": [],
+                "max_fee": r.max_fee.to_string(),
+                "memo_base64": b64(r.memo.as_bytes()),
+                "name": r.name,
+                "nft_transfers": [],
+                "node": format!("0.0.{}", r.node),
+                "nonce": r.id.nonce,
+                "parent_consensus_timestamp": null,
+                "result": r.result,
+                "scheduled": r.id.scheduled,
+                "staking_reward_transfers": [],
+                "token_transfers": [],
+                "transaction_hash": b64(&r.hash),
+                "transaction_id": r.id.mirror_form(),
+                "transfers": r.transfers.iter().map(|(a, amount)| json!({"account": format!("0.0.{a}"), "amount": amount, "is_approval": false})).collect::<Vec<_>>(),
+                "valid_duration_seconds": r.valid_duration_seconds.to_string(),
+                "valid_start_timestamp": r.id.valid_start.to_string(),
+                "assessed_custom_fees": [],
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return not_found();
+    }
+    Json(json!({"transactions": rows})).into_response()
+}
+
+async fn topic(State(node): Shared, Path(id): Path<String>) -> Response {
+    let Some(num) = entity_num(&id) else {
+        return bad_request("topic.id");
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(t) = ledger
+        .topics
+        .get(&num)
+        .filter(|t| !lagging(&node, t.created))
+    else {
+        return not_found();
+    };
+    Json(json!({
+        "admin_key": t.admin_key.as_ref().map(|k| mirror_key(&k.to_proto())),
+        "auto_renew_account": t.auto_renew_account.map(|a| format!("0.0.{a}")),
+        "auto_renew_period": t.auto_renew_period,
+        "created_timestamp": t.created.to_string(),
+        "custom_fees": {"created_timestamp": t.created.to_string(), "fixed_fees": []},
+        "deleted": t.deleted,
+        "fee_exempt_key_list": [],
+        "fee_schedule_key": null,
+        "memo": t.memo,
+        "submit_key": t.submit_key.as_ref().map(|k| mirror_key(&k.to_proto())),
+        "timestamp": {"from": t.created.to_string(), "to": null},
+        "topic_id": format!("0.0.{num}"),
+        "sequence_number": t.sequence_number,
+        "running_hash": b64(&t.running_hash),
+    }))
+    .into_response()
+}
+
+/// `gte:1700000000.000000000` style filters.
+fn timestamp_filter(value: &str) -> Option<(&str, Ts)> {
+    let (op, ts) = value.split_once(':').unwrap_or(("eq", value));
+    let (secs, nanos) = ts.split_once('.').unwrap_or((ts, "0"));
+    let nanos = format!("{nanos:0<9}");
+    Some((
+        op,
+        Ts {
+            seconds: secs.parse().ok()?,
+            nanos: nanos.get(..9)?.parse().ok()?,
+        },
+    ))
+}
+
+async fn topic_messages(
+    State(node): Shared,
+    Path(id): Path<String>,
+    raw: axum::extract::RawQuery,
+) -> Response {
+    let Some(num) = entity_num(&id) else {
+        return bad_request("topic.id");
+    };
+    let mut filters = Vec::new();
+    let mut order_desc = false;
+    let mut limit = 25usize;
+    let mut sequence_filters = Vec::new();
+    for pair in raw
+        .0
+        .as_deref()
+        .unwrap_or_default()
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        match key {
+            "timestamp" => match timestamp_filter(value) {
+                Some(f) => filters.push((f.0.to_owned(), f.1)),
+                None => return bad_request("timestamp"),
+            },
+            "sequencenumber" => {
+                let (op, n) = value.split_once(':').unwrap_or(("eq", value));
+                match n.parse::<u64>() {
+                    Ok(n) => sequence_filters.push((op.to_owned(), n)),
+                    Err(_) => return bad_request("sequencenumber"),
+                }
+            }
+            "order" => {
+                order_desc = match value {
+                    "asc" => false,
+                    "desc" => true,
+                    _ => return bad_request("order"),
+                }
+            }
+            "limit" => match value.parse::<usize>() {
+                Ok(n) if (1..=100).contains(&n) => limit = n,
+                _ => return bad_request("limit"),
+            },
+            _ => {}
+        }
+    }
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(t) = ledger
+        .topics
+        .get(&num)
+        .filter(|t| !lagging(&node, t.created))
+    else {
+        return not_found();
+    };
+    let keep = |op: &str, ord: std::cmp::Ordering| match op {
+        "gt" => ord.is_gt(),
+        "gte" => ord.is_ge(),
+        "lt" => ord.is_lt(),
+        "lte" => ord.is_le(),
+        "ne" => ord.is_ne(),
+        _ => ord.is_eq(),
+    };
+    let mut matching: Vec<_> = t
+        .messages
+        .iter()
+        .filter(|m| filters.iter().all(|(op, ts)| keep(op, m.consensus.cmp(ts))))
+        .filter(|m| {
+            sequence_filters
+                .iter()
+                .all(|(op, n)| keep(op, m.sequence_number.cmp(n)))
+        })
+        .filter(|m| !lagging(&node, m.consensus))
+        .collect();
+    if order_desc {
+        matching.reverse();
+    }
+    let more = matching.len() > limit;
+    matching.truncate(limit);
+    let next = match (more, matching.last()) {
+        (true, Some(last)) => {
+            let op = if order_desc { "lt" } else { "gt" };
+            let order = if order_desc { "desc" } else { "asc" };
+            Some(format!(
+                "/api/v1/topics/0.0.{num}/messages?limit={limit}&order={order}&timestamp={op}:{}",
+                last.consensus
+            ))
+        }
+        _ => None,
+    };
+    let messages: Vec<Value> = matching
+        .iter()
+        .map(|m| {
+            json!({
+                "chunk_info": m.chunk.map(|(initial, number, total)| json!({
+                    "initial_transaction_id": {
+                        "account_id": format!("0.0.{}", initial.payer),
+                        "nonce": initial.nonce,
+                        "scheduled": initial.scheduled,
+                        "transaction_valid_start": initial.valid_start.to_string(),
+                    },
+                    "number": number,
+                    "total": total,
+                })),
+                "consensus_timestamp": m.consensus.to_string(),
+                "message": b64(&m.message),
+                "payer_account_id": format!("0.0.{}", m.payer),
+                "running_hash": b64(&m.running_hash),
+                "running_hash_version": 3,
+                "sequence_number": m.sequence_number,
+                "topic_id": format!("0.0.{num}"),
+            })
+        })
+        .collect();
+    Json(json!({"messages": messages, "links": {"next": next}})).into_response()
+}
+
+async fn exchange_rate(State(node): Shared) -> Response {
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let expiry = (ledger.last_consensus.seconds / 3600 + 1) * 3600;
+    let rate = |exp: i64| json!({"cent_equivalent": 360000, "expiration_time": exp, "hbar_equivalent": 30000});
+    Json(json!({
+        "current_rate": rate(expiry),
+        "next_rate": rate(expiry + 3600),
+        "timestamp": ledger.last_consensus.to_string(),
+    }))
+    .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transaction_ids_in_both_forms() {
+        let a = parse_tx_id("0.0.1001-1700000000-000000123").unwrap();
+        let b = parse_tx_id("0.0.1001@1700000000.000000123").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(
+            a.valid_start,
+            Ts {
+                seconds: 1_700_000_000,
+                nanos: 123
+            }
+        );
+        assert_eq!(a.mirror_form(), "0.0.1001-1700000000-000000123");
+        assert!(parse_tx_id("garbage").is_none());
+    }
+}

@@ -1,0 +1,225 @@
+//! Starting the emulator: genesis, the gRPC node and the mirror REST API on loopback ports,
+//! and scripted faults for retry tests.
+
+use crate::genesis::{self, FIRST_USER_ENTITY, NODE_ACCOUNT, OPERATOR_ACCOUNT};
+use crate::grpc::GrpcNode;
+use crate::ingest::Node;
+use crate::keys;
+use crate::ledger::{Account, KeyBytes, Ledger, Ts};
+use hedera::PrivateKey;
+use hedera_proto::services as proto;
+use proto::ResponseCodeEnum as Code;
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+
+/// Where to listen. Port 0 picks a free port.
+#[derive(Clone, Debug)]
+pub struct EmulatorConfig {
+    pub grpc: SocketAddr,
+    pub mirror: SocketAddr,
+}
+
+impl Default for EmulatorConfig {
+    /// Ephemeral loopback ports (tests); `hak emu` uses the local-node defaults 50211 / 38081.
+    fn default() -> Self {
+        EmulatorConfig {
+            grpc: ([127, 0, 0, 1], 0).into(),
+            mirror: ([127, 0, 0, 1], 0).into(),
+        }
+    }
+}
+
+/// Scripted misbehaviour, consumed as calls arrive.
+#[derive(Debug, Default)]
+pub struct Faults {
+    /// Answer the next `n` submissions with this precheck code (BUSY, PLATFORM_NOT_ACTIVE, …).
+    pub precheck: Option<(Code, u32)>,
+    /// Fail the next `n` transaction RPCs with gRPC UNAVAILABLE.
+    pub unavailable: u32,
+    /// Answer the next `n` receipt polls with status UNKNOWN.
+    pub receipt_unknown: u32,
+    /// Mirror answers 404 for entities younger than this.
+    pub mirror_lag: Duration,
+}
+
+impl Faults {
+    pub(crate) fn take_precheck(&mut self) -> Option<Code> {
+        let (code, left) = self.precheck.as_mut()?;
+        let code = *code;
+        *left -= 1;
+        if *left == 0 {
+            self.precheck = None;
+        }
+        Some(code)
+    }
+
+    pub(crate) fn take_unavailable(&mut self) -> bool {
+        let hit = self.unavailable > 0;
+        self.unavailable = self.unavailable.saturating_sub(1);
+        hit
+    }
+
+    pub(crate) fn take_receipt_unknown(&mut self) -> bool {
+        let hit = self.receipt_unknown > 0;
+        self.receipt_unknown = self.receipt_unknown.saturating_sub(1);
+        hit
+    }
+}
+
+/// A running emulator: its addresses, the operator's credentials and the node itself.
+pub struct Emulator {
+    pub grpc_addr: SocketAddr,
+    pub mirror_addr: SocketAddr,
+    pub node: Arc<Node>,
+    shutdown: Vec<tokio::sync::oneshot::Sender<()>>,
+}
+
+/// The genesis ledger.
+pub fn genesis_ledger() -> Ledger {
+    let created = Ts::now();
+    let mut accounts = BTreeMap::new();
+    for a in genesis::accounts() {
+        accounts.insert(
+            a.num,
+            Account {
+                num: a.num,
+                key: KeyBytes::from_proto(&keys::proto_key(&a.key.public_key())),
+                balance: a.balance,
+                deleted: false,
+                memo: a.memo.to_owned(),
+                receiver_sig_required: false,
+                max_automatic_token_associations: if a.num >= OPERATOR_ACCOUNT { -1 } else { 0 },
+                auto_renew_period: 7_776_000,
+                created,
+                decline_reward: false,
+            },
+        );
+    }
+    Ledger {
+        accounts,
+        topics: BTreeMap::new(),
+        receipts: HashMap::new(),
+        records: Vec::new(),
+        next_entity: FIRST_USER_ENTITY,
+        last_consensus: created,
+    }
+}
+
+impl Emulator {
+    /// Bind both servers and start serving on the current tokio runtime.
+    pub async fn start(config: EmulatorConfig) -> anyhow::Result<Self> {
+        let node = Arc::new(Node {
+            ledger: Mutex::new(genesis_ledger()),
+            faults: Mutex::new(Faults::default()),
+            account: NODE_ACCOUNT,
+        });
+        let grpc_listener = TcpListener::bind(config.grpc).await?;
+        let mirror_listener = TcpListener::bind(config.mirror).await?;
+        let grpc_addr = grpc_listener.local_addr()?;
+        let mirror_addr = mirror_listener.local_addr()?;
+
+        let (grpc_stop, grpc_stopped) = tokio::sync::oneshot::channel::<()>();
+        let service = Arc::new(GrpcNode(node.clone()));
+        use proto::*;
+        let router = tonic::transport::Server::builder()
+            .add_service(crypto_service_server::CryptoServiceServer::from_arc(
+                service.clone(),
+            ))
+            .add_service(consensus_service_server::ConsensusServiceServer::from_arc(
+                service.clone(),
+            ))
+            .add_service(token_service_server::TokenServiceServer::from_arc(
+                service.clone(),
+            ))
+            .add_service(schedule_service_server::ScheduleServiceServer::from_arc(
+                service.clone(),
+            ))
+            .add_service(file_service_server::FileServiceServer::from_arc(
+                service.clone(),
+            ))
+            .add_service(
+                smart_contract_service_server::SmartContractServiceServer::from_arc(
+                    service.clone(),
+                ),
+            )
+            .add_service(network_service_server::NetworkServiceServer::from_arc(
+                service.clone(),
+            ))
+            .add_service(util_service_server::UtilServiceServer::from_arc(
+                service.clone(),
+            ))
+            .add_service(freeze_service_server::FreezeServiceServer::from_arc(
+                service.clone(),
+            ))
+            .add_service(address_book_service_server::AddressBookServiceServer::from_arc(service));
+        tokio::spawn(async move {
+            let incoming = TcpListenerStream::new(grpc_listener);
+            if let Err(e) = router
+                .serve_with_incoming_shutdown(incoming, async {
+                    let _ = grpc_stopped.await;
+                })
+                .await
+            {
+                tracing::error!("hak-emu gRPC server stopped: {e}");
+            }
+        });
+
+        let (mirror_stop, mirror_stopped) = tokio::sync::oneshot::channel::<()>();
+        let app = crate::mirror::router(node.clone());
+        tokio::spawn(async move {
+            let serve = axum::serve(mirror_listener, app).with_graceful_shutdown(async {
+                let _ = mirror_stopped.await;
+            });
+            if let Err(e) = serve.await {
+                tracing::error!("hak-emu mirror server stopped: {e}");
+            }
+        });
+
+        Ok(Emulator {
+            grpc_addr,
+            mirror_addr,
+            node,
+            shutdown: vec![grpc_stop, mirror_stop],
+        })
+    }
+
+    /// The mirror REST base URL, e.g. `http://127.0.0.1:38081/api/v1`.
+    pub fn mirror_url(&self) -> String {
+        format!("http://{}/api/v1", self.mirror_addr)
+    }
+
+    /// The operator account (0.0.1001) and its key.
+    pub fn operator(&self) -> (hedera::AccountId, PrivateKey) {
+        (
+            hedera::AccountId::new(0, 0, OPERATOR_ACCOUNT),
+            genesis::operator_key(),
+        )
+    }
+
+    /// The first line `hak emu` prints: how to connect.
+    pub fn connection_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "grpc": self.grpc_addr.to_string(),
+            "mirror": format!("http://{}", self.mirror_addr),
+            "operatorId": format!("0.0.{OPERATOR_ACCOUNT}"),
+            "operatorKey": genesis::operator_key().to_string_der(),
+            "nodeAccountId": format!("0.0.{NODE_ACCOUNT}"),
+        })
+    }
+
+    /// Script a fault.
+    pub fn inject(&self, edit: impl FnOnce(&mut Faults)) {
+        edit(&mut self.node.faults.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// Stop both servers.
+    pub fn shutdown(mut self) {
+        for stop in self.shutdown.drain(..) {
+            let _ = stop.send(());
+        }
+    }
+}

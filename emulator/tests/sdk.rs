@@ -1,0 +1,394 @@
+//! The real Hedera SDK against the emulator over loopback: transfers, account creation,
+//! topics and messages, precheck and receipt failures, faults, and the mirror API's JSON.
+
+use hak_emu::{Emulator, EmulatorConfig};
+use hedera::{
+    AccountBalanceQuery, AccountCreateTransaction, AccountId, AccountInfoQuery, Client, Hbar,
+    PrivateKey, Status, TopicCreateTransaction, TopicMessageSubmitTransaction, TransferTransaction,
+};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::time::Duration;
+
+async fn start() -> (Emulator, Client) {
+    let emu = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let client = Client::for_network(HashMap::from([(
+        emu.grpc_addr.to_string(),
+        AccountId::new(0, 0, 3),
+    )]))
+    .unwrap();
+    let (id, key) = emu.operator();
+    client.set_operator(id, key);
+    client.set_min_backoff(Duration::from_millis(5));
+    client.set_max_backoff(Duration::from_millis(50));
+    (emu, client)
+}
+
+/// GET `/api/v1{path}` from the emulator's mirror: (HTTP status, JSON body).
+async fn mirror(emu: &Emulator, path: &str) -> (u16, Value) {
+    let addr = emu.mirror_addr;
+    let path = path.to_owned();
+    tokio::task::spawn_blocking(move || http_get(addr, &path))
+        .await
+        .unwrap()
+}
+
+/// A minimal blocking HTTP/1.1 GET (the tests need no HTTP client crate).
+fn http_get(addr: std::net::SocketAddr, path: &str) -> (u16, Value) {
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET /api/v1{path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    let status = text[9..12].parse().unwrap();
+    let body = dechunk(text.split_once("\r\n\r\n").unwrap().1);
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+/// Undo HTTP/1.1 chunked transfer encoding when present.
+fn dechunk(body: &str) -> String {
+    if body.starts_with('{') || body.starts_with('[') {
+        return body.to_owned();
+    }
+    let mut out = String::new();
+    let mut rest = body;
+    while let Some((size, tail)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&tail[..n]);
+        rest = &tail[n + 2..];
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transfer_moves_hbar_charges_the_fee_and_shows_in_the_mirror() {
+    let (emu, client) = start().await;
+    let before = AccountBalanceQuery::new()
+        .account_id(AccountId::new(0, 0, 1002))
+        .execute(&client)
+        .await
+        .unwrap();
+    let response = TransferTransaction::new()
+        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(-5))
+        .hbar_transfer(AccountId::new(0, 0, 1002), Hbar::new(5))
+        .transaction_memo("rent")
+        .execute(&client)
+        .await
+        .unwrap();
+    let receipt = response.get_receipt(&client).await.unwrap();
+    assert_eq!(receipt.status, Status::Success);
+    let after = AccountBalanceQuery::new()
+        .account_id(AccountId::new(0, 0, 1002))
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(
+        after.hbars.to_tinybars() - before.hbars.to_tinybars(),
+        500_000_000
+    );
+
+    let (status, account) = mirror(&emu, "/accounts/0.0.1002").await;
+    assert_eq!(status, 200);
+    assert_eq!(account["balance"]["balance"], after.hbars.to_tinybars());
+    assert_eq!(account["account"], "0.0.1002");
+    assert_eq!(account["key"]["_type"], "ED25519");
+
+    let id = response.transaction_id;
+    let path = format!(
+        "/transactions/0.0.1001-{}-{:09}",
+        id.valid_start.unix_timestamp(),
+        id.valid_start.nanosecond()
+    );
+    let (status, tx) = mirror(&emu, &path).await;
+    assert_eq!(status, 200, "{tx}");
+    let row = &tx["transactions"][0];
+    assert_eq!(row["name"], "CRYPTOTRANSFER");
+    assert_eq!(row["result"], "SUCCESS");
+    assert_eq!(row["memo_base64"], "cmVudA==");
+    assert_eq!(row["charged_tx_fee"], 100_000);
+    let legs: i64 = row["transfers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["amount"].as_i64().unwrap())
+        .sum();
+    assert_eq!(legs, 0, "transfers net to zero, fee legs included");
+    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failures_carry_the_real_status_codes() {
+    let (emu, client) = start().await;
+    // More than the account holds: handled, receipt INSUFFICIENT_ACCOUNT_BALANCE, fee still charged.
+    let err = TransferTransaction::new()
+        .hbar_transfer(AccountId::new(0, 0, 1002), Hbar::new(-100_000))
+        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(100_000))
+        .freeze_with(&client)
+        .unwrap()
+        .sign(hak_emu::genesis::dev_key(
+            hak_emu::genesis::KeyKind::Ed25519,
+            0x10,
+            0x02,
+        ))
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            hedera::Error::ReceiptStatus {
+                status: Status::InsufficientAccountBalance,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // Debiting someone else without their signature.
+    let err = TransferTransaction::new()
+        .hbar_transfer(AccountId::new(0, 0, 1002), Hbar::new(-1))
+        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(1))
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            hedera::Error::ReceiptStatus {
+                status: Status::InvalidSignature,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // Amounts that do not net to zero fail at precheck.
+    let err = TransferTransaction::new()
+        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(-1))
+        .hbar_transfer(AccountId::new(0, 0, 1002), Hbar::new(2))
+        .execute(&client)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            hedera::Error::TransactionPreCheckStatus {
+                status: Status::InvalidAccountAmounts,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // An unknown recipient.
+    let err = TransferTransaction::new()
+        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(-1))
+        .hbar_transfer(AccountId::new(0, 0, 999_999), Hbar::new(1))
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            hedera::Error::ReceiptStatus {
+                status: Status::InvalidAccountId,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // A payer that does not exist.
+    let stranger = Client::for_network(HashMap::from([(
+        emu.grpc_addr.to_string(),
+        AccountId::new(0, 0, 3),
+    )]))
+    .unwrap();
+    stranger.set_operator(
+        AccountId::new(0, 0, 777_777),
+        PrivateKey::generate_ed25519(),
+    );
+    let err = TransferTransaction::new()
+        .hbar_transfer(AccountId::new(0, 0, 777_777), Hbar::new(-1))
+        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(1))
+        .execute(&stranger)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            hedera::Error::TransactionPreCheckStatus {
+                status: Status::PayerAccountNotFound,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accounts_are_created_with_their_key_and_balance() {
+    let (emu, client) = start().await;
+    let key = PrivateKey::generate_ecdsa();
+    let receipt = AccountCreateTransaction::new()
+        .set_key_without_alias(key.public_key())
+        .initial_balance(Hbar::new(7))
+        .account_memo("new")
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap();
+    let id = receipt.account_id.unwrap();
+    assert_eq!(
+        id,
+        AccountId::new(0, 0, 1006),
+        "the first entity after genesis"
+    );
+    let info = AccountInfoQuery::new()
+        .account_id(id)
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(info.balance, Hbar::new(7));
+    assert_eq!(info.key, hedera::Key::Single(key.public_key()));
+    assert_eq!(info.account_memo, "new");
+    let (_, account) = mirror(&emu, &format!("/accounts/{id}")).await;
+    assert_eq!(account["key"]["_type"], "ECDSA_SECP256K1");
+    assert_eq!(
+        account["key"]["key"],
+        hex::encode(key.public_key().to_bytes_raw())
+    );
+    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn topics_take_messages_with_sequence_numbers_and_running_hashes() {
+    let (emu, client) = start().await;
+    let topic = TopicCreateTransaction::new()
+        .topic_memo("audit")
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap()
+        .topic_id
+        .unwrap();
+    for text in ["first", "second"] {
+        let receipt = TopicMessageSubmitTransaction::new()
+            .topic_id(topic)
+            .message(text.as_bytes().to_vec())
+            .execute(&client)
+            .await
+            .unwrap()
+            .get_receipt(&client)
+            .await
+            .unwrap();
+        assert_eq!(receipt.topic_running_hash.as_ref().map(Vec::len), Some(48));
+    }
+    let (status, page) = mirror(
+        &emu,
+        &format!("/topics/{topic}/messages?order=desc&limit=1"),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(page["messages"][0]["sequence_number"], 2);
+    assert_eq!(page["messages"][0]["message"], "c2Vjb25k");
+    let next = page["links"]["next"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("/api/v1")
+        .to_owned();
+    let (_, older) = mirror(&emu, &next).await;
+    assert_eq!(older["messages"][0]["sequence_number"], 1);
+    assert!(older["links"]["next"].is_null());
+    let (_, info) = mirror(&emu, &format!("/topics/{topic}")).await;
+    assert_eq!(info["memo"], "audit");
+    assert_eq!(info["sequence_number"], 2);
+    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retries_after_busy_unavailable_and_unknown_receipts_apply_exactly_once() {
+    let (emu, client) = start().await;
+    emu.inject(|f| {
+        f.precheck = Some((Status::Busy, 2));
+        f.unavailable = 1;
+        f.receipt_unknown = 3;
+    });
+    let before = AccountBalanceQuery::new()
+        .account_id(AccountId::new(0, 0, 1004))
+        .execute(&client)
+        .await
+        .unwrap();
+    let receipt = TransferTransaction::new()
+        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(-1))
+        .hbar_transfer(AccountId::new(0, 0, 1004), Hbar::new(1))
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap();
+    assert_eq!(receipt.status, Status::Success);
+    let after = AccountBalanceQuery::new()
+        .account_id(AccountId::new(0, 0, 1004))
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(
+        after.hbars.to_tinybars() - before.hbars.to_tinybars(),
+        100_000_000,
+        "applied exactly once"
+    );
+    let transfers = emu
+        .node
+        .ledger
+        .lock()
+        .unwrap()
+        .records
+        .iter()
+        .filter(|r| r.name == "CRYPTOTRANSFER")
+        .count();
+    assert_eq!(transfers, 1);
+    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mirror_answers_unknown_things_with_its_404_body() {
+    let (emu, _client) = start().await;
+    for path in [
+        "/accounts/0.0.424242",
+        "/topics/0.0.5/messages",
+        "/transactions/0.0.1001-1-000000001",
+        "/no/such/route",
+    ] {
+        let (status, body) = mirror(&emu, path).await;
+        assert_eq!(status, 404, "{path}");
+        assert_eq!(
+            body,
+            serde_json::json!({"_status": {"messages": [{"message": "Not found"}]}})
+        );
+    }
+    let (status, body) = mirror(&emu, "/topics/0.0.5/messages?limit=9999").await;
+    assert_eq!(
+        (status, body["_status"]["messages"][0]["message"].as_str()),
+        (400, Some("Invalid parameter: limit"))
+    );
+    emu.shutdown();
+}
