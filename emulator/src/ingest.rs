@@ -24,6 +24,8 @@ pub struct Node {
     pub faults: Mutex<Faults>,
     /// This node's account number (0.0.3).
     pub account: u64,
+    /// Where the ledger is saved after every transaction, when persistent.
+    pub state: Option<crate::persist::StateDir>,
 }
 
 impl Node {
@@ -150,6 +152,11 @@ impl Node {
             valid_duration_seconds: duration,
             hash,
         });
+        if let Some(state) = &self.state {
+            if let Err(e) = state.save(&ledger) {
+                tracing::error!("hak-emu: cannot save the ledger: {e}");
+            }
+        }
         Code::Ok
     }
 }

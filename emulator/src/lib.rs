@@ -10,6 +10,7 @@
 //! - [`queries`]: balance, account info and receipt queries.
 //! - [`grpc`]: the tonic services (routing by transaction body, never by RPC name).
 //! - [`mirror`]: the REST API (`/api/v1/...`) with the mirror node's JSON shapes.
+//! - [`persist`]: the optional on-disk state (`--state DIR`), written crash-safely.
 //! - [`server`]: [`Emulator::start`], binding both servers.
 
 pub mod genesis;
@@ -19,6 +20,7 @@ pub mod ingest;
 pub mod keys;
 pub mod ledger;
 pub mod mirror;
+pub mod persist;
 pub mod queries;
 pub mod server;
 

@@ -21,6 +21,8 @@ use tokio_stream::wrappers::TcpListenerStream;
 pub struct EmulatorConfig {
     pub grpc: SocketAddr,
     pub mirror: SocketAddr,
+    /// Keep the ledger in this directory across restarts (memory only when `None`).
+    pub state_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for EmulatorConfig {
@@ -29,6 +31,7 @@ impl Default for EmulatorConfig {
         EmulatorConfig {
             grpc: ([127, 0, 0, 1], 0).into(),
             mirror: ([127, 0, 0, 1], 0).into(),
+            state_dir: None,
         }
     }
 }
@@ -112,10 +115,18 @@ pub fn genesis_ledger() -> Ledger {
 impl Emulator {
     /// Bind both servers and start serving on the current tokio runtime.
     pub async fn start(config: EmulatorConfig) -> anyhow::Result<Self> {
+        let (state, saved) = match &config.state_dir {
+            Some(dir) => {
+                let (state, saved) = crate::persist::StateDir::open(dir)?;
+                (Some(state), saved)
+            }
+            None => (None, None),
+        };
         let node = Arc::new(Node {
-            ledger: Mutex::new(genesis_ledger()),
+            ledger: Mutex::new(saved.unwrap_or_else(genesis_ledger)),
             faults: Mutex::new(Faults::default()),
             account: NODE_ACCOUNT,
+            state,
         });
         let grpc_listener = TcpListener::bind(config.grpc).await?;
         let mirror_listener = TcpListener::bind(config.mirror).await?;

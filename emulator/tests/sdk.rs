@@ -392,3 +392,72 @@ async fn the_mirror_answers_unknown_things_with_its_404_body() {
     );
     emu.shutdown();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_state_dir_the_ledger_survives_a_restart() {
+    let dir = std::env::temp_dir().join(format!("hak-emu-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = EmulatorConfig {
+        state_dir: Some(dir.clone()),
+        ..EmulatorConfig::default()
+    };
+    let emu = Emulator::start(config.clone()).await.unwrap();
+    let client = Client::for_network(HashMap::from([(
+        emu.grpc_addr.to_string(),
+        AccountId::new(0, 0, 3),
+    )]))
+    .unwrap();
+    let (id, key) = emu.operator();
+    client.set_operator(id, key);
+    let topic = TopicCreateTransaction::new()
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap()
+        .topic_id
+        .unwrap();
+    let receipt = TransferTransaction::new()
+        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(-3))
+        .hbar_transfer(AccountId::new(0, 0, 1005), Hbar::new(3))
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap();
+    assert_eq!(receipt.status, Status::Success);
+    let balance = emu.node.ledger.lock().unwrap().accounts[&1005].balance;
+    emu.shutdown();
+
+    let emu = Emulator::start(config).await.unwrap();
+    let client = Client::for_network(HashMap::from([(
+        emu.grpc_addr.to_string(),
+        AccountId::new(0, 0, 3),
+    )]))
+    .unwrap();
+    let (id, key) = emu.operator();
+    client.set_operator(id, key);
+    let after = AccountBalanceQuery::new()
+        .account_id(AccountId::new(0, 0, 1005))
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(after.hbars.to_tinybars(), balance);
+    let (status, _) = mirror(&emu, &format!("/topics/{topic}")).await;
+    assert_eq!(status, 200, "the topic survived");
+    // Entity numbering continues after the restart.
+    let next = TopicCreateTransaction::new()
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap()
+        .topic_id
+        .unwrap();
+    assert_eq!(next.num, topic.num + 1);
+    emu.shutdown();
+    let _ = std::fs::remove_dir_all(&dir);
+}
