@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # Set up everything and run hak's main job on the embedded default (no keys, no network):
-# a return-bytes transfer_hbar_tool call, then the same through the example policies
-# (one call allowed, one blocked by Max Recipients).
+# the local Hedera network inside hak, autonomous mode, through the example policies:
+# an allowed transfer, a blocked one, and a balance query that sees the first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build-plugins.sh
 cargo build --quiet -p hak-host --bin hak
 hak=target/debug/hak
+rm -rf target/hak-local   # start the local ledger from genesis
 
-echo "== transfer_hbar_tool, embedded default (testnet address book, return-bytes for 0.0.1001)"
-$hak call transfer_hbar_tool '{"transfers":[{"accountId":"0.0.1002","amount":1.5}],"transactionMemo":"hello from hak"}'
+echo "== 1. transfer 2.5 HBAR to 0.0.1002: allowed by the policies, executed on the local network"
+$hak call transfer_hbar_tool '{"transfers":[{"accountId":"0.0.1002","amount":2.5}],"transactionMemo":"hello from hak"}' --config examples/local.toml
 
-echo "== through the example policies (examples/hak.toml): allowed"
-$hak call transfer_hbar_tool '{"transfers":[{"accountId":"0.0.1002","amount":1},{"accountId":"0.0.1003","amount":2}]}' --config examples/hak.toml
+echo "== 2. transfer to three recipients: blocked by Max Recipients (max 2), nothing submitted"
+$hak call transfer_hbar_tool '{"transfers":[{"accountId":"0.0.1002","amount":1},{"accountId":"0.0.1003","amount":1},{"accountId":"0.0.1004","amount":1}]}' --config examples/local.toml
 
-echo "== through the example policies: blocked (3 recipients > maxRecipients 2)"
-$hak call transfer_hbar_tool '{"transfers":[{"accountId":"0.0.1002","amount":1},{"accountId":"0.0.1003","amount":1},{"accountId":"0.0.1004","amount":1}]}' --config examples/hak.toml
+echo "== 3. query 0.0.1002's balance through the mirror API: 1000 + 2.5 HBAR"
+$hak call get_hbar_balance_query_tool '{"accountId":"0.0.1002"}' --config examples/local.toml
 
-echo "== cost of a call through the chain (debug build; see docs/BENCHMARKS.md for release figures)"
-$hak bench transfer_hbar_tool '{"transfers":[{"accountId":"0.0.1002","amount":1}]}' --config examples/hak.toml --calls 500
+echo "== 4. the same transfer in return-bytes mode: unsigned bytes for a wallet, nothing submitted"
+$hak call transfer_hbar_tool '{"transfers":[{"accountId":"0.0.1002","amount":1}]}' --config examples/local.toml --mode return-bytes

@@ -53,6 +53,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run the local Hedera network until interrupted; the first stdout line is a JSON object
+    /// with the addresses and the operator's credentials.
+    Emu(EmuArgs),
     /// Work with plugin components.
     Plugin {
         #[command(subcommand)]
@@ -67,6 +70,19 @@ enum Command {
         #[arg(long, default_value_t = 1000)]
         calls: u32,
     },
+}
+
+#[derive(clap::Args)]
+struct EmuArgs {
+    /// gRPC address of the node (account 0.0.3).
+    #[arg(long, default_value = "127.0.0.1:50211")]
+    grpc: std::net::SocketAddr,
+    /// Address of the mirror REST API (served under /api/v1).
+    #[arg(long, default_value = "127.0.0.1:38081")]
+    mirror: std::net::SocketAddr,
+    /// Keep the ledger in this directory across restarts.
+    #[arg(long)]
+    state: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -113,6 +129,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}", serde_json::to_string_pretty(&result)?);
         }
         Command::Tools { json } => print_tools(json)?,
+        Command::Emu(args) => run_emulator(args)?,
         Command::Plugin {
             command: PluginCommand::Inspect { file, config },
         } => inspect(&file, config.as_deref())?,
@@ -156,6 +173,28 @@ fn build_host(args: &HostArgs) -> anyhow::Result<(Host, AgentContext)> {
             Some(AccountId::from_str(id).map_err(|e| anyhow::anyhow!("--account-id {id:?}: {e}"))?);
     }
     Ok((host, context))
+}
+
+fn run_emulator(args: EmuArgs) -> anyhow::Result<()> {
+    use std::io::Write;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let config = hak_emu::EmulatorConfig {
+            grpc: args.grpc,
+            mirror: args.mirror,
+            state_dir: args.state,
+        };
+        let emu = hak_emu::Emulator::start(config).await?;
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{}", emu.connection_json())?;
+        stdout.flush()?;
+        drop(stdout);
+        tokio::signal::ctrl_c().await?;
+        emu.shutdown();
+        Ok(())
+    })
 }
 
 fn print_tools(as_json: bool) -> anyhow::Result<()> {

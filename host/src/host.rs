@@ -190,6 +190,17 @@ impl Host {
         &self.inner.runtime
     }
 
+    /// GET a path from the configured mirror node (`/accounts/0.0.1002`), as the query tools do.
+    pub fn mirror_get(&self, path: &str) -> Result<serde_json::Value, crate::mirror::MirrorError> {
+        let network = &self.inner.network;
+        network.block_on(network.mirror.get(path))
+    }
+
+    /// The local network, when it runs inside this host.
+    pub fn local_network(&self) -> Option<&hak_emu::Emulator> {
+        self.inner.network.emulator()
+    }
+
     pub(crate) fn chain(&self) -> Arc<Chain> {
         self.inner.chain.clone()
     }
@@ -200,6 +211,7 @@ impl Host {
 
     pub(crate) fn network_name(&self) -> &'static str {
         match self.inner.network.name {
+            NetworkName::Local => "local",
             NetworkName::Testnet => "testnet",
             NetworkName::Mainnet => "mainnet",
             NetworkName::Previewnet => "previewnet",

@@ -18,6 +18,7 @@ pub mod host;
 pub mod lifecycle;
 pub mod limits;
 pub mod manifest;
+pub mod mirror;
 pub mod network;
 pub mod runtime;
 pub mod stage;

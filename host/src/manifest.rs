@@ -8,15 +8,15 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The manifest used when no `--config` is given: testnet address book, return-bytes for
-/// account 0.0.1001, no plugins. Needs no key and no connection.
+/// The manifest used when no `--config` is given: the local network emulated inside hak,
+/// autonomous mode for its operator account 0.0.1001, no plugins. Needs no key and no
+/// connection to anything outside the process.
 pub const EMBEDDED_DEFAULT: &str = r#"
 [network]
-name = "testnet"
+name = "local"
 
 [context]
 account_id = "0.0.1001"
-mode = "returnBytes"
 "#;
 
 #[derive(Debug, thiserror::Error)]
@@ -50,7 +50,9 @@ pub struct Manifest {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum NetworkName {
+    /// The local network: hak's emulator, inside hak (default) or a running `hak emu`.
     #[default]
+    Local,
     Testnet,
     Mainnet,
     Previewnet,
@@ -70,6 +72,12 @@ pub struct NetworkSection {
     /// Nodes that return-bytes transactions are frozen for (default: the network's nodes).
     #[serde(default)]
     pub node_account_ids: Vec<String>,
+    /// `local` only: the gRPC address of a running `hak emu` (e.g. `127.0.0.1:50211`). Unset,
+    /// hak starts the emulator inside its own process on free loopback ports.
+    pub grpc: Option<String>,
+    /// `local`, inside hak: keep the emulated ledger in this directory between runs
+    /// (relative to the manifest). Unset, every run starts from genesis.
+    pub state_dir: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -179,6 +187,15 @@ impl Manifest {
     }
 
     fn validate(&self) -> Result<(), String> {
+        let local = self.network.name == NetworkName::Local;
+        if !local && (self.network.grpc.is_some() || self.network.state_dir.is_some()) {
+            return Err(
+                "network.grpc and network.state_dir apply to the local network only".into(),
+            );
+        }
+        if self.network.grpc.is_some() && self.network.state_dir.is_some() {
+            return Err("network.state_dir applies to the emulator inside hak; a running `hak emu` keeps its own (--state)".into());
+        }
         if self.network.name == NetworkName::Custom && self.network.nodes.is_empty() {
             return Err("network.nodes must list at least one node for a custom network".into());
         }
@@ -227,10 +244,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn embedded_default_is_return_bytes_on_testnet() {
+    fn embedded_default_is_the_local_network_in_autonomous_mode() {
         let m = Manifest::embedded_default();
-        assert_eq!(m.network.name, NetworkName::Testnet);
-        assert_eq!(m.context.mode, Some(AgentMode::ReturnBytes));
+        assert_eq!(m.network.name, NetworkName::Local);
+        assert_eq!(m.network.grpc, None);
+        assert_eq!(m.context.mode, None);
         assert!(m.plugins.is_empty());
     }
 

@@ -1,11 +1,16 @@
 //! The configured Hedera network: an SDK client (with the operator when one is configured),
 //! the node ids transactions are built for, the mirror node URL, and the tokio runtime that
-//! network calls run on. Building a client never connects; only executing does.
+//! network calls run on. Building a client never connects; only executing does. The local
+//! network is hak's emulator, started here inside the process unless `network.grpc` points at
+//! a running `hak emu`; its operator is 0.0.1001 with the documented dev key.
 
 use crate::manifest::{Manifest, NetworkName};
+use crate::mirror::MirrorClient;
+use hak_emu::{Emulator, EmulatorConfig};
 use hedera::{AccountId, Client, PrivateKey};
 use std::collections::HashMap;
 use std::str::FromStr;
+use std::time::Duration;
 
 pub struct Network {
     pub name: NetworkName,
@@ -17,8 +22,15 @@ pub struct Network {
     /// Nodes that return-bytes transactions are frozen for.
     pub node_account_ids: Vec<AccountId>,
     pub mirror_url: String,
+    /// The mirror REST client for `mirror_url`.
+    pub mirror: MirrorClient,
+    /// The local network, when it runs inside this process.
+    emulator: Option<Emulator>,
     runtime: tokio::runtime::Runtime,
 }
+
+/// Where a running `hak emu` serves its mirror API by default.
+pub const LOCAL_MIRROR_URL: &str = "http://127.0.0.1:38081/api/v1";
 
 impl Network {
     pub fn from_manifest(manifest: &Manifest) -> anyhow::Result<Self> {
@@ -29,10 +41,50 @@ impl Network {
             .build()?;
         let section = &manifest.network;
         let _guard = runtime.enter();
-        let client = match section.name {
-            NetworkName::Testnet => Client::for_testnet(),
-            NetworkName::Mainnet => Client::for_mainnet(),
-            NetworkName::Previewnet => Client::for_previewnet(),
+        let mut emulator = None;
+        let (client, default_mirror) = match section.name {
+            NetworkName::Local => {
+                let grpc = match &section.grpc {
+                    Some(addr) => addr.clone(),
+                    None => {
+                        let state_dir = section
+                            .state_dir
+                            .as_ref()
+                            .map(|d| manifest.base_dir.join(d));
+                        let config = EmulatorConfig {
+                            state_dir,
+                            ..EmulatorConfig::default()
+                        };
+                        let emu = runtime.block_on(Emulator::start(config)).map_err(|e| {
+                            anyhow::anyhow!("cannot start the local network: {e:#}")
+                        })?;
+                        let addr = emu.grpc_addr.to_string();
+                        emulator = Some(emu);
+                        addr
+                    }
+                };
+                let client = Client::for_network(HashMap::from([(grpc, AccountId::new(0, 0, 3))]))?;
+                // A loopback node answers in microseconds: retry fast.
+                client.set_min_backoff(Duration::from_millis(5));
+                client.set_max_backoff(Duration::from_millis(250));
+                let mirror = match &emulator {
+                    Some(emu) => emu.mirror_url(),
+                    None => LOCAL_MIRROR_URL.to_owned(),
+                };
+                (client, mirror)
+            }
+            NetworkName::Testnet => (
+                Client::for_testnet(),
+                "https://testnet.mirrornode.hedera.com/api/v1".to_owned(),
+            ),
+            NetworkName::Mainnet => (
+                Client::for_mainnet(),
+                "https://mainnet-public.mirrornode.hedera.com/api/v1".to_owned(),
+            ),
+            NetworkName::Previewnet => (
+                Client::for_previewnet(),
+                "https://previewnet.mirrornode.hedera.com/api/v1".to_owned(),
+            ),
             NetworkName::Custom => {
                 let mut nodes = HashMap::new();
                 for (address, id) in &section.nodes {
@@ -41,18 +93,12 @@ impl Network {
                     })?;
                     nodes.insert(address.clone(), id);
                 }
-                Client::for_network(nodes)?
+                (Client::for_network(nodes)?, LOCAL_MIRROR_URL.to_owned())
             }
         };
-        let mirror_url = match (&section.mirror_url, section.name) {
-            (Some(url), _) => url.trim_end_matches('/').to_owned(),
-            (None, NetworkName::Mainnet) => {
-                "https://mainnet-public.mirrornode.hedera.com/api/v1".into()
-            }
-            (None, NetworkName::Previewnet) => {
-                "https://previewnet.mirrornode.hedera.com/api/v1".into()
-            }
-            (None, _) => "https://testnet.mirrornode.hedera.com/api/v1".into(),
+        let mirror_url = match &section.mirror_url {
+            Some(url) => url.trim_end_matches('/').to_owned(),
+            None => default_mirror,
         };
 
         let mut operator_account_id = None;
@@ -73,11 +119,24 @@ impl Network {
                     client.set_operator(id, key);
                     has_operator_key = true;
                 }
+                Err(_) if section.name == NetworkName::Local => {
+                    client.set_operator(id, hak_emu::genesis::operator_key());
+                    has_operator_key = true;
+                    tracing::info!("${} is not set: using the local network's documented dev key", op.key_env);
+                }
                 Err(_) => tracing::info!(
                     "operator key variable ${} is not set: autonomous calls will fail, return-bytes works",
                     op.key_env
                 ),
             }
+        }
+
+        if manifest.operator.is_none() && section.name == NetworkName::Local {
+            // The local network's operator, whose dev key is public (see hak-emu's genesis).
+            let id = AccountId::new(0, 0, hak_emu::genesis::OPERATOR_ACCOUNT);
+            client.set_operator(id, hak_emu::genesis::operator_key());
+            operator_account_id = Some(id);
+            has_operator_key = true;
         }
 
         let mut node_account_ids = Vec::new();
@@ -91,8 +150,16 @@ impl Network {
             node_account_ids.sort_by_key(|id| id.num);
             node_account_ids.dedup();
         }
+        // The kit waits 1 s before retrying a lagging mirror; a loopback mirror needs far less.
+        let backoff = match section.name {
+            NetworkName::Local => Duration::from_millis(20),
+            _ => Duration::from_secs(1),
+        };
+        let mirror = MirrorClient::new(&mirror_url, backoff)?;
         drop(_guard);
         Ok(Network {
+            mirror,
+            emulator,
             name: section.name,
             client,
             operator_account_id,
@@ -101,6 +168,11 @@ impl Network {
             mirror_url,
             runtime,
         })
+    }
+
+    /// The emulator running inside this process (local network without `grpc`).
+    pub fn emulator(&self) -> Option<&Emulator> {
+        self.emulator.as_ref()
     }
 
     pub fn runtime(&self) -> &tokio::runtime::Handle {

@@ -42,16 +42,27 @@ fn example_manifest() -> String {
 }
 
 #[test]
-fn call_prints_the_envelope_and_exits_zero_when_the_tool_ran() {
-    let out = hak(&[
-        "call",
-        "transfer_hbar_tool",
-        r#"{"transfers":[{"accountId":"0.0.2","amount":1}]}"#,
-    ]);
-    assert!(out.status.success());
+fn call_runs_autonomously_on_the_embedded_local_network_by_default() {
+    let params = r#"{"transfers":[{"accountId":"0.0.1002","amount":1}]}"#;
+    let out = hak(&["call", "transfer_hbar_tool", params]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json(&out);
     assert_eq!(v["raw"]["status"], "SUCCESS");
-    assert_eq!(v["raw"]["type"], "TransferTransaction");
+    let message = v["humanMessage"].as_str().unwrap();
+    assert!(
+        message.starts_with("HBAR successfully transferred.\nTransaction ID: 0.0.1001@"),
+        "{message}"
+    );
+    let out = hak(&[
+        "call",
+        "get_hbar_balance_query_tool",
+        r#"{"accountId":"0.0.1003"}"#,
+    ]);
+    assert_eq!(json(&out)["raw"]["hbarBalance"], "1000");
 }
 
 #[test]
@@ -89,25 +100,19 @@ fn usage_and_config_errors_exit_non_zero_with_one_line() {
 
 #[test]
 fn mode_and_account_flags_override_the_manifest() {
+    let params = r#"{"transfers":[{"accountId":"0.0.2","amount":1}]}"#;
     let out = hak(&[
         "call",
         "transfer_hbar_tool",
-        r#"{"transfers":[{"accountId":"0.0.2","amount":1}]}"#,
+        params,
+        "--mode",
+        "return-bytes",
         "--account-id",
         "0.0.4242",
     ]);
-    assert_eq!(json(&out)["raw"]["payerAccountId"], "0.0.4242");
-    let out = hak(&[
-        "call",
-        "transfer_hbar_tool",
-        r#"{"transfers":[{"accountId":"0.0.2","amount":1}]}"#,
-        "--mode",
-        "autonomous",
-    ]);
-    assert!(json(&out)["raw"]["error"]
-        .as_str()
-        .unwrap()
-        .contains("autonomous mode needs an operator"));
+    let v = json(&out);
+    assert_eq!(v["raw"]["payerAccountId"], "0.0.4242");
+    assert_eq!(v["raw"]["type"], "TransferTransaction");
 }
 
 #[test]
@@ -192,4 +197,44 @@ fn bench_reports_timings() {
     for key in ["usPerCall", "p50Us", "p99Us"] {
         assert!(v[key].as_f64().unwrap() > 0.0, "{key}: {v}");
     }
+}
+
+#[test]
+fn emu_prints_its_connection_line_first_and_serves_the_sdk() {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hak"))
+        .args(["emu", "--grpc", "127.0.0.1:0", "--mirror", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start hak emu");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let info: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(info["operatorId"], "0.0.1001");
+    assert_eq!(info["nodeAccountId"], "0.0.3");
+    assert!(info["mirror"]
+        .as_str()
+        .unwrap()
+        .starts_with("http://127.0.0.1:"));
+    let key: hedera::PrivateKey = info["operatorKey"].as_str().unwrap().parse().unwrap();
+    let grpc = info["grpc"].as_str().unwrap().to_owned();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let balance = runtime.block_on(async move {
+        let client = hedera::Client::for_network(std::collections::HashMap::from([(
+            grpc,
+            hedera::AccountId::new(0, 0, 3),
+        )]))
+        .unwrap();
+        client.set_operator(hedera::AccountId::new(0, 0, 1001), key);
+        hedera::AccountBalanceQuery::new()
+            .account_id(hedera::AccountId::new(0, 0, 1001))
+            .execute(&client)
+            .await
+            .unwrap()
+    });
+    assert_eq!(balance.hbars, hedera::Hbar::new(10_000));
+    child.kill().unwrap();
+    let _ = child.wait();
 }

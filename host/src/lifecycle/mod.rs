@@ -118,6 +118,8 @@ impl Session {
             node_account_ids: &network.node_account_ids,
             wants_summary: plan.has_steps(Stage::PostCoreAction)
                 || plan.has_steps(Stage::PostSecondaryAction),
+            mirror: &network.mirror,
+            runtime: network.runtime(),
         };
 
         // 1. pre-tool-execution (sees the agent's unvalidated params)

@@ -4,12 +4,14 @@
 //! One file per tool under its kit plugin's folder; shared normalisers in [`normalise`].
 
 pub mod account;
+pub mod account_query;
 pub mod normalise;
 pub mod schema;
 pub mod schema_fragments;
 pub mod transaction;
 
 use crate::context::AgentContext;
+use crate::mirror::MirrorClient;
 use hedera::AccountId;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -38,6 +40,16 @@ pub struct ToolContext<'a> {
     pub node_account_ids: &'a [AccountId],
     /// Whether a plugin will see the post-core summary (tools skip its details otherwise).
     pub wants_summary: bool,
+    pub mirror: &'a MirrorClient,
+    /// The runtime network calls run on.
+    pub runtime: &'a tokio::runtime::Handle,
+}
+
+impl ToolContext<'_> {
+    /// GET a mirror path (`/accounts/0.0.5`) from synchronous tool code.
+    pub fn mirror_get(&self, path: &str) -> Result<Value, crate::mirror::MirrorError> {
+        crate::network::block_on(self.runtime, self.mirror.get(path))
+    }
 }
 
 /// An error from a tool's own stages; its message follows `Failed to execute <Tool Name>: `.
@@ -231,6 +243,7 @@ impl ToolRegistry {
             tools.insert(tool.spec().method, tool);
         };
         account::register(&mut add);
+        account_query::register(&mut add);
         ToolRegistry {
             tools: Arc::new(tools),
         }

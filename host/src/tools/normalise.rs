@@ -99,6 +99,19 @@ pub fn decimal_to_base_units(amount: f64, decimals: u32) -> Result<i64, UnitsErr
     i64::try_from(signed).map_err(|_| UnitsError::Range)
 }
 
+/// Tinybars as HBAR in plain decimal, trailing zeros dropped (`BigNumber(t).div(1e8).toString()`):
+/// 150000000 → "1.5", 100000000 → "1", -1 → "-0.00000001".
+pub fn tinybars_to_hbar_string(tinybars: i64) -> String {
+    let sign = if tinybars < 0 { "-" } else { "" };
+    let abs = tinybars.unsigned_abs();
+    let (whole, frac) = (abs / 100_000_000, abs % 100_000_000);
+    if frac == 0 {
+        return format!("{sign}{whole}");
+    }
+    let frac = format!("{frac:08}");
+    format!("{sign}{whole}.{}", frac.trim_end_matches('0'))
+}
+
 /// Bytes as `0x`-prefixed lowercase hex (the stage JSON's encoding of bytes).
 pub fn hex_0x(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -186,6 +199,14 @@ mod tests {
         assert_eq!(decimal_to_base_units(12.5, 2), Ok(1250));
         assert_eq!(decimal_to_base_units(3.0, 0), Ok(3));
         assert_eq!(decimal_to_base_units(0.001, 2), Err(UnitsError::Fraction));
+    }
+
+    #[test]
+    fn hbar_strings() {
+        assert_eq!(tinybars_to_hbar_string(150_000_000), "1.5");
+        assert_eq!(tinybars_to_hbar_string(100_000_000), "1");
+        assert_eq!(tinybars_to_hbar_string(-1), "-0.00000001");
+        assert_eq!(tinybars_to_hbar_string(0), "0");
     }
 
     #[test]

@@ -1,0 +1,118 @@
+//! The mirror node REST client that query tools (and normalisers that need the ledger) use:
+//! GET + JSON, retrying 404 / 429 / 502 / 503 / 504 and connection errors three times with
+//! doubling backoff, as the kit's client does (the mirror lags consensus by seconds).
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Empty};
+use hyper_openssl::client::legacy::HttpsConnector;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+use std::fmt;
+use std::time::Duration;
+
+const RETRYABLE: [u16; 5] = [404, 429, 502, 503, 504];
+const ATTEMPTS: u32 = 3;
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a mirror request failed, worded like the kit's errors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MirrorError {
+    /// A non-success HTTP status (after retries for the retryable ones).
+    Status { status: u16, reason: String },
+    /// The request never got an answer.
+    Network { url: String, message: String },
+    /// The answer was not JSON.
+    Body { url: String, message: String },
+}
+
+impl fmt::Display for MirrorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MirrorError::Status { status, reason } => write!(f, "{status} {reason}"),
+            MirrorError::Network { url, message } => {
+                write!(f, "Network error fetching {url}: {message}")
+            }
+            MirrorError::Body { url, message } => write!(f, "Invalid JSON from {url}: {message}"),
+        }
+    }
+}
+
+pub struct MirrorClient {
+    base: String,
+    http: Client<HttpsConnector<HttpConnector>, Empty<Bytes>>,
+    first_backoff: Duration,
+}
+
+impl MirrorClient {
+    /// A client for `base` (e.g. `https://testnet.mirrornode.hedera.com/api/v1`); the first
+    /// retry waits `first_backoff` (the kit waits 1 s; a loopback mirror needs far less).
+    pub fn new(base: &str, first_backoff: Duration) -> anyhow::Result<Self> {
+        let mut http = HttpConnector::new();
+        http.enforce_http(false);
+        let mut tls = openssl::ssl::SslConnector::builder(openssl::ssl::SslMethod::tls())?;
+        tls.set_alpn_protos(b"\x08http/1.1")?;
+        let https = HttpsConnector::with_connector(http, tls)?;
+        let http = Client::builder(TokioExecutor::new()).build(https);
+        Ok(MirrorClient {
+            base: base.trim_end_matches('/').to_owned(),
+            http,
+            first_backoff,
+        })
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base
+    }
+
+    /// GET `{base}{path}` as JSON.
+    pub async fn get(&self, path: &str) -> Result<Value, MirrorError> {
+        let url = format!("{}{path}", self.base);
+        let network = |message: String| MirrorError::Network {
+            url: url.clone(),
+            message,
+        };
+        let uri: hyper::Uri = url
+            .parse()
+            .map_err(|e| network(format!("invalid URL: {e}")))?;
+        let mut delay = self.first_backoff;
+        for attempt in 1..=ATTEMPTS {
+            let last = attempt == ATTEMPTS;
+            let request = self.http.get(uri.clone());
+            let response = match tokio::time::timeout(REQUEST_TIMEOUT, request).await {
+                Ok(Ok(response)) => response,
+                Ok(Err(e)) if !last => {
+                    tracing::debug!("mirror {url}: {e}; retrying");
+                    tokio::time::sleep(delay).await;
+                    delay *= 2;
+                    continue;
+                }
+                Ok(Err(e)) => return Err(network(e.to_string())),
+                Err(_) => return Err(network(format!("no answer within {REQUEST_TIMEOUT:?}"))),
+            };
+            let status = response.status();
+            if status.is_success() {
+                let body = response
+                    .into_body()
+                    .collect()
+                    .await
+                    .map_err(|e| network(e.to_string()))?;
+                return serde_json::from_slice(&body.to_bytes()).map_err(|e| MirrorError::Body {
+                    url: url.clone(),
+                    message: e.to_string(),
+                });
+            }
+            if RETRYABLE.contains(&status.as_u16()) && !last {
+                tokio::time::sleep(delay).await;
+                delay *= 2;
+                continue;
+            }
+            return Err(MirrorError::Status {
+                status: status.as_u16(),
+                reason: status.canonical_reason().unwrap_or("").to_owned(),
+            });
+        }
+        unreachable!("the last attempt returns")
+    }
+}

@@ -1,0 +1,69 @@
+//! `get_hbar_balance_query_tool`: an account's HBAR balance from the mirror node.
+
+use crate::tools::normalise::{self, serde_as};
+use crate::tools::{CoreOutput, Tool, ToolContext, ToolError, ToolType};
+use hedera::AccountId;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+pub struct GetHbarBalance;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetHbarBalanceNormalised {
+    #[serde(with = "serde_as::string")]
+    pub account_id: AccountId,
+}
+
+impl Tool for GetHbarBalance {
+    type Normalised = GetHbarBalanceNormalised;
+
+    const METHOD: &'static str = "get_hbar_balance_query_tool";
+    const NAME: &'static str = "Get HBAR Balance";
+    const DESCRIPTION: &'static str =
+        "This tool will return the HBAR balance for a given Hedera account.";
+    const TOOL_TYPE: ToolType = ToolType::Query;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "accountId": {"type": "string", "description": "The account ID to query (defaults to the context account)"}
+            },
+            "additionalProperties": false
+        })
+    }
+
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
+        let provided = raw.get("accountId").and_then(Value::as_str);
+        let account_id = normalise::resolve_account("accountId", provided, ctx)?;
+        Ok(GetHbarBalanceNormalised { account_id })
+    }
+
+    fn core_action(
+        &self,
+        n: &Self::Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError> {
+        let id = n.account_id;
+        let failed = |detail: String| {
+            ToolError::message(format!(
+                "Failed to fetch hbar balance for {id}: Error: {detail}"
+            ))
+        };
+        let account = ctx
+            .mirror_get(&format!("/accounts/{id}"))
+            .map_err(|e| failed(format!("Failed to fetch account {id}: {e}")))?;
+        if account.get("account").is_none_or(Value::is_null) {
+            return Err(failed(format!("Account {id} not found")));
+        }
+        let tinybars = account["balance"]["balance"]
+            .as_i64()
+            .ok_or_else(|| failed("the mirror's balance is not an integer".into()))?;
+        let hbar = normalise::tinybars_to_hbar_string(tinybars);
+        Ok(CoreOutput::Query(json!({
+            "raw": {"accountId": id.to_string(), "hbarBalance": hbar},
+            "humanMessage": format!("Account {id} has a balance of {hbar} HBAR"),
+        })))
+    }
+}
