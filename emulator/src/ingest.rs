@@ -3,9 +3,9 @@
 //! payer, payer signature, fee and solvency), and when it passes, handle it at once: charge
 //! the fee, run the handler (all-or-nothing), store the receipt and the mirror record.
 
-use crate::handlers::{self, Ctx, Kind};
+use crate::handlers::{self, Ctx, Kind, Outcome};
 use crate::keys;
-use crate::ledger::{account_num, Ledger, Receipt, Ts, TxId, TxRecord};
+use crate::ledger::{account_num, Ledger, Ts, TxId, TxRecord};
 use crate::server::Faults;
 use hedera_proto::services as proto;
 use prost::Message;
@@ -121,19 +121,11 @@ impl Node {
             consensus,
             id,
         };
-        let (receipt, entity) = match handlers::handle(&mut ledger, &ctx, data) {
-            Ok(outcome) => {
-                transfers.extend(outcome.transfers);
-                (outcome.receipt, outcome.entity)
-            }
-            Err(code) => (
-                Receipt {
-                    status: code as i32,
-                    ..Default::default()
-                },
-                None,
-            ),
-        };
+        let failed = |code: Code| Outcome::failed(code);
+        let outcome = handlers::handle(&mut ledger, &ctx, data).unwrap_or_else(failed);
+        transfers.extend(outcome.transfers);
+        let (receipt, entity) = (outcome.receipt, outcome.entity);
+        let (token_transfers, nft_transfers) = (outcome.token_transfers, outcome.nft_transfers);
         let result = Code::try_from(receipt.status)
             .map_or("UNKNOWN", |c| c.as_str_name())
             .to_owned();
@@ -149,6 +141,8 @@ impl Node {
             node: self.account,
             transfers: merge(transfers),
             entity_id: entity,
+            token_transfers,
+            nft_transfers,
             valid_duration_seconds: duration,
             hash,
         });

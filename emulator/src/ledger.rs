@@ -136,6 +136,62 @@ pub struct Topic {
     pub messages: Vec<TopicMessage>,
 }
 
+/// A token (fungible or NFT class).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Token {
+    pub num: u64,
+    pub name: String,
+    pub symbol: String,
+    pub decimals: u32,
+    pub nft: bool,
+    /// `None` for an infinite supply.
+    pub max_supply: Option<i64>,
+    pub initial_supply: i64,
+    pub total_supply: i64,
+    pub treasury: u64,
+    pub admin_key: Option<KeyBytes>,
+    pub kyc_key: Option<KeyBytes>,
+    pub freeze_key: Option<KeyBytes>,
+    pub wipe_key: Option<KeyBytes>,
+    pub supply_key: Option<KeyBytes>,
+    pub fee_schedule_key: Option<KeyBytes>,
+    pub pause_key: Option<KeyBytes>,
+    pub metadata_key: Option<KeyBytes>,
+    pub freeze_default: bool,
+    pub paused: bool,
+    pub deleted: bool,
+    pub memo: String,
+    #[serde(with = "hex_bytes")]
+    pub metadata: Vec<u8>,
+    pub auto_renew_account: Option<u64>,
+    pub auto_renew_period: i64,
+    pub expiry: i64,
+    pub created: Ts,
+    pub modified: Ts,
+    pub next_serial: i64,
+}
+
+/// An account's relationship to a token.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TokenRel {
+    /// Units held (fungible) or number of serials owned (NFT).
+    pub balance: i64,
+    pub frozen: bool,
+    pub kyc_granted: bool,
+    pub automatic: bool,
+    pub created: Ts,
+}
+
+/// One NFT serial.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Nft {
+    pub owner: u64,
+    #[serde(with = "hex_bytes")]
+    pub metadata: Vec<u8>,
+    pub created: Ts,
+    pub modified: Ts,
+}
+
 /// A transaction id: payer, valid start, scheduled flag, nonce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct TxId {
@@ -198,6 +254,12 @@ pub struct Receipt {
     pub topic_sequence_number: u64,
     #[serde(with = "hex_bytes")]
     pub topic_running_hash: Vec<u8>,
+    #[serde(default)]
+    pub token_id: Option<u64>,
+    #[serde(default)]
+    pub new_total_supply: u64,
+    #[serde(default)]
+    pub serial_numbers: Vec<i64>,
 }
 
 impl Receipt {
@@ -213,6 +275,9 @@ impl Receipt {
             } else {
                 3
             },
+            token_id: self.token_id.map(token_id),
+            new_total_supply: self.new_total_supply,
+            serial_numbers: self.serial_numbers.clone(),
             ..Default::default()
         }
     }
@@ -234,6 +299,12 @@ pub struct TxRecord {
     /// (account, amount) of every HBAR movement, fees included.
     pub transfers: Vec<(u64, i64)>,
     pub entity_id: Option<String>,
+    /// (token, account, amount) of fungible token movements.
+    #[serde(default)]
+    pub token_transfers: Vec<(u64, u64, i64)>,
+    /// (token, sender, receiver, serial) of NFT movements (sender 0 for a mint).
+    #[serde(default)]
+    pub nft_transfers: Vec<(u64, u64, u64, i64)>,
     pub valid_duration_seconds: i64,
     #[serde(with = "hex_bytes")]
     pub hash: Vec<u8>,
@@ -244,6 +315,14 @@ pub struct TxRecord {
 pub struct Ledger {
     pub accounts: BTreeMap<u64, Account>,
     pub topics: BTreeMap<u64, Topic>,
+    #[serde(default)]
+    pub tokens: BTreeMap<u64, Token>,
+    /// Token relationships: account → token → relationship.
+    #[serde(default)]
+    pub rels: BTreeMap<u64, BTreeMap<u64, TokenRel>>,
+    /// NFTs: token → serial → NFT.
+    #[serde(default)]
+    pub nfts: BTreeMap<u64, BTreeMap<i64, Nft>>,
     /// Receipts by transaction id (`TxId` display form).
     pub receipts: HashMap<String, Receipt>,
     pub records: Vec<TxRecord>,
@@ -274,6 +353,21 @@ impl Ledger {
     pub fn live_account(&self, num: u64) -> Option<&Account> {
         self.accounts.get(&num).filter(|a| !a.deleted)
     }
+
+    pub fn rel(&self, account: u64, token: u64) -> Option<&TokenRel> {
+        self.rels.get(&account)?.get(&token)
+    }
+
+    pub fn rel_mut(&mut self, account: u64, token: u64) -> Option<&mut TokenRel> {
+        self.rels.get_mut(&account)?.get_mut(&token)
+    }
+
+    /// How many automatic associations the account has used.
+    pub fn automatic_associations(&self, account: u64) -> usize {
+        self.rels
+            .get(&account)
+            .map_or(0, |r| r.values().filter(|r| r.automatic).count())
+    }
 }
 
 /// `0.0.num` as a proto `AccountId`.
@@ -300,6 +394,19 @@ pub fn account_num(id: &proto::AccountId) -> Option<u64> {
         (0, 0, Some(proto::account_id::Account::AccountNum(n))) if *n >= 0 => Some(*n as u64),
         _ => None,
     }
+}
+
+/// `0.0.num` as a proto `TokenId`.
+pub fn token_id(num: u64) -> proto::TokenId {
+    proto::TokenId {
+        shard_num: 0,
+        realm_num: 0,
+        token_num: num as i64,
+    }
+}
+
+pub fn token_num(id: &proto::TokenId) -> Option<u64> {
+    (id.shard_num == 0 && id.realm_num == 0 && id.token_num >= 0).then_some(id.token_num as u64)
 }
 
 pub fn topic_num(id: &proto::TopicId) -> Option<u64> {

@@ -20,6 +20,9 @@ type Shared = State<Arc<Node>>;
 pub fn router(node: Arc<Node>) -> Router {
     Router::new()
         .route("/api/v1/accounts/:id", get(account))
+        .route("/api/v1/accounts/:id/tokens", get(account_tokens))
+        .route("/api/v1/accounts/:id/nfts", get(account_nfts))
+        .route("/api/v1/tokens/:id", get(token))
         .route("/api/v1/balances", get(balances))
         .route("/api/v1/transactions/:id", get(transaction))
         .route("/api/v1/topics/:id", get(topic))
@@ -71,7 +74,7 @@ fn account_json(ledger: &Ledger, num: u64) -> Option<Value> {
         "account": format!("0.0.{num}"),
         "alias": null,
         "auto_renew_period": a.auto_renew_period,
-        "balance": {"balance": a.balance, "timestamp": ledger.last_consensus.to_string(), "tokens": []},
+        "balance": {"balance": a.balance, "timestamp": ledger.last_consensus.to_string(), "tokens": token_balances(ledger, num)},
         "created_timestamp": a.created.to_string(),
         "decline_reward": a.decline_reward,
         "deleted": a.deleted,
@@ -87,6 +90,141 @@ fn account_json(ledger: &Ledger, num: u64) -> Option<Value> {
         "staked_node_id": null,
         "stake_period_start": null,
     }))
+}
+
+/// `[{token_id, balance}]` of an account's associations.
+fn token_balances(ledger: &Ledger, account: u64) -> Vec<Value> {
+    ledger
+        .rels
+        .get(&account)
+        .map(|rels| {
+            rels.iter()
+                .map(|(t, r)| json!({"token_id": format!("0.0.{t}"), "balance": r.balance}))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn key_json(key: &Option<crate::ledger::KeyBytes>) -> Value {
+    key.as_ref()
+        .map_or(Value::Null, |k| mirror_key(&k.to_proto()))
+}
+
+async fn token(State(node): Shared, Path(id): Path<String>) -> Response {
+    let Some(num) = entity_num(&id) else {
+        return bad_request("tokenidOrAddress");
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(t) = ledger
+        .tokens
+        .get(&num)
+        .filter(|t| !lagging(&node, t.created))
+    else {
+        return not_found();
+    };
+    Json(json!({
+        "admin_key": key_json(&t.admin_key),
+        "auto_renew_account": t.auto_renew_account.map(|a| format!("0.0.{a}")),
+        "auto_renew_period": t.auto_renew_period,
+        "created_timestamp": t.created.to_string(),
+        "custom_fees": {"created_timestamp": t.created.to_string(), "fixed_fees": [], "fractional_fees": [], "royalty_fees": []},
+        "decimals": t.decimals.to_string(),
+        "deleted": t.deleted,
+        "expiry_timestamp": i128::from(t.expiry) * 1_000_000_000,
+        "fee_schedule_key": key_json(&t.fee_schedule_key),
+        "freeze_default": t.freeze_default,
+        "freeze_key": key_json(&t.freeze_key),
+        "initial_supply": t.initial_supply.to_string(),
+        "kyc_key": key_json(&t.kyc_key),
+        "max_supply": t.max_supply.unwrap_or(0).to_string(),
+        "memo": t.memo,
+        "metadata": b64(&t.metadata),
+        "metadata_key": key_json(&t.metadata_key),
+        "modified_timestamp": t.modified.to_string(),
+        "name": t.name,
+        "pause_key": key_json(&t.pause_key),
+        "pause_status": if t.pause_key.is_none() { "NOT_APPLICABLE" } else if t.paused { "PAUSED" } else { "UNPAUSED" },
+        "supply_key": key_json(&t.supply_key),
+        "supply_type": if t.max_supply.is_some() { "FINITE" } else { "INFINITE" },
+        "symbol": t.symbol,
+        "token_id": format!("0.0.{num}"),
+        "total_supply": t.total_supply.to_string(),
+        "treasury_account_id": format!("0.0.{}", t.treasury),
+        "type": if t.nft { "NON_FUNGIBLE_UNIQUE" } else { "FUNGIBLE_COMMON" },
+        "wipe_key": key_json(&t.wipe_key),
+    }))
+    .into_response()
+}
+
+async fn account_tokens(
+    State(node): Shared,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let Some(num) = entity_num(&id) else {
+        return bad_request("idOrAliasOrEvmAddress");
+    };
+    let filter = match q.get("token.id").filter(|t| !t.is_empty()) {
+        Some(t) => match entity_num(t.trim_start_matches("eq:")) {
+            Some(n) => Some(n),
+            None => return bad_request("token.id"),
+        },
+        None => None,
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    if !ledger.accounts.contains_key(&num) {
+        return not_found();
+    }
+    let tokens: Vec<Value> = ledger
+        .rels
+        .get(&num)
+        .into_iter()
+        .flatten()
+        .filter(|(t, _)| filter.is_none_or(|f| f == **t))
+        .map(|(t, r)| {
+            let token = &ledger.tokens[t];
+            json!({
+                "automatic_association": r.automatic,
+                "balance": r.balance,
+                "created_timestamp": r.created.to_string(),
+                "decimals": token.decimals,
+                "freeze_status": if token.freeze_key.is_none() { "NOT_APPLICABLE" } else if r.frozen { "FROZEN" } else { "UNFROZEN" },
+                "kyc_status": if token.kyc_key.is_none() { "NOT_APPLICABLE" } else if r.kyc_granted { "GRANTED" } else { "REVOKED" },
+                "token_id": format!("0.0.{t}"),
+            })
+        })
+        .collect();
+    Json(json!({"tokens": tokens, "links": {"next": null}})).into_response()
+}
+
+async fn account_nfts(State(node): Shared, Path(id): Path<String>) -> Response {
+    let Some(num) = entity_num(&id) else {
+        return bad_request("idOrAliasOrEvmAddress");
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    if !ledger.accounts.contains_key(&num) {
+        return not_found();
+    }
+    let nfts: Vec<Value> = ledger
+        .nfts
+        .iter()
+        .flat_map(|(t, serials)| serials.iter().map(move |(s, n)| (*t, *s, n)))
+        .filter(|(_, _, n)| n.owner == num)
+        .map(|(t, serial, n)| {
+            json!({
+                "account_id": format!("0.0.{num}"),
+                "created_timestamp": n.created.to_string(),
+                "delegating_spender": null,
+                "deleted": false,
+                "metadata": b64(&n.metadata),
+                "modified_timestamp": n.modified.to_string(),
+                "serial_number": serial,
+                "spender": null,
+                "token_id": format!("0.0.{t}"),
+            })
+        })
+        .collect();
+    Json(json!({"nfts": nfts, "links": {"next": null}})).into_response()
 }
 
 async fn account(State(node): Shared, Path(id): Path<String>) -> Response {
@@ -118,7 +256,7 @@ async fn balances(State(node): Shared, Query(q): Query<HashMap<String, String>>)
         .accounts
         .values()
         .filter(|a| filter.is_none_or(|n| n == a.num))
-        .map(|a| json!({"account": format!("0.0.{}", a.num), "balance": a.balance, "tokens": []}))
+        .map(|a| json!({"account": format!("0.0.{}", a.num), "balance": a.balance, "tokens": token_balances(&ledger, a.num)}))
         .collect();
     Json(json!({"timestamp": ledger.last_consensus.to_string(), "balances": rows, "links": {"next": null}})).into_response()
 }
@@ -168,14 +306,20 @@ async fn transaction(State(node): Shared, Path(id): Path<String>) -> Response {
                 "max_fee": r.max_fee.to_string(),
                 "memo_base64": b64(r.memo.as_bytes()),
                 "name": r.name,
-                "nft_transfers": [],
+                "nft_transfers": r.nft_transfers.iter().map(|(t, from, to, serial)| json!({
+                    "is_approval": false,
+                    "receiver_account_id": format!("0.0.{to}"),
+                    "sender_account_id": (*from != 0).then(|| format!("0.0.{from}")),
+                    "serial_number": serial,
+                    "token_id": format!("0.0.{t}"),
+                })).collect::<Vec<_>>(),
                 "node": format!("0.0.{}", r.node),
                 "nonce": r.id.nonce,
                 "parent_consensus_timestamp": null,
                 "result": r.result,
                 "scheduled": r.id.scheduled,
                 "staking_reward_transfers": [],
-                "token_transfers": [],
+                "token_transfers": r.token_transfers.iter().map(|(t, a, amount)| json!({"token_id": format!("0.0.{t}"), "account": format!("0.0.{a}"), "amount": amount, "is_approval": false})).collect::<Vec<_>>(),
                 "transaction_hash": b64(&r.hash),
                 "transaction_id": r.id.mirror_form(),
                 "transfers": r.transfers.iter().map(|(a, amount)| json!({"account": format!("0.0.{a}"), "amount": amount, "is_approval": false})).collect::<Vec<_>>(),

@@ -105,6 +105,9 @@ pub fn genesis_ledger() -> Ledger {
     Ledger {
         accounts,
         topics: BTreeMap::new(),
+        tokens: BTreeMap::new(),
+        rels: BTreeMap::new(),
+        nfts: BTreeMap::new(),
         receipts: HashMap::new(),
         records: Vec::new(),
         next_entity: FIRST_USER_ENTITY,

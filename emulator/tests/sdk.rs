@@ -1,71 +1,15 @@
 //! The real Hedera SDK against the emulator over loopback: transfers, account creation,
 //! topics and messages, precheck and receipt failures, faults, and the mirror API's JSON.
 
+mod common;
+
+use common::{mirror, start};
 use hak_emu::{Emulator, EmulatorConfig};
 use hedera::{
     AccountBalanceQuery, AccountCreateTransaction, AccountId, AccountInfoQuery, Client, Hbar,
     PrivateKey, Status, TopicCreateTransaction, TopicMessageSubmitTransaction, TransferTransaction,
 };
-use serde_json::Value;
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::time::Duration;
-
-async fn start() -> (Emulator, Client) {
-    let emu = Emulator::start(EmulatorConfig::default()).await.unwrap();
-    let client = Client::for_network(HashMap::from([(
-        emu.grpc_addr.to_string(),
-        AccountId::new(0, 0, 3),
-    )]))
-    .unwrap();
-    let (id, key) = emu.operator();
-    client.set_operator(id, key);
-    client.set_min_backoff(Duration::from_millis(5));
-    client.set_max_backoff(Duration::from_millis(50));
-    (emu, client)
-}
-
-/// GET `/api/v1{path}` from the emulator's mirror: (HTTP status, JSON body).
-async fn mirror(emu: &Emulator, path: &str) -> (u16, Value) {
-    let addr = emu.mirror_addr;
-    let path = path.to_owned();
-    tokio::task::spawn_blocking(move || http_get(addr, &path))
-        .await
-        .unwrap()
-}
-
-/// A minimal blocking HTTP/1.1 GET (the tests need no HTTP client crate).
-fn http_get(addr: std::net::SocketAddr, path: &str) -> (u16, Value) {
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        stream,
-        "GET /api/v1{path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut text = String::new();
-    stream.read_to_string(&mut text).unwrap();
-    let status = text[9..12].parse().unwrap();
-    let body = dechunk(text.split_once("\r\n\r\n").unwrap().1);
-    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
-}
-
-/// Undo HTTP/1.1 chunked transfer encoding when present.
-fn dechunk(body: &str) -> String {
-    if body.starts_with('{') || body.starts_with('[') {
-        return body.to_owned();
-    }
-    let mut out = String::new();
-    let mut rest = body;
-    while let Some((size, tail)) = rest.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 {
-            break;
-        }
-        out.push_str(&tail[..n]);
-        rest = &tail[n + 2..];
-    }
-    out
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transfer_moves_hbar_charges_the_fee_and_shows_in_the_mirror() {

@@ -3,7 +3,8 @@
 //! - 5 sandboxed wasm policies (3× max-recipients, 2× reject-tool for other tools),
 //! - 5 wasm max-recipients policies (every plugin relevant and called),
 //! - the same policies as native Rust in the host (the floor),
-//! - and the cost of a fresh instance per context (instantiate + describe).
+//! - the cost of a fresh instance per context (instantiate + describe),
+//! - autonomous round trips against the local network inside the host.
 //!
 //! Run `scripts/build-plugins.sh` first. Figures go to docs/BENCHMARKS.md as ratios.
 
@@ -219,9 +220,30 @@ fn bench_calls(c: &mut Criterion) {
     });
 }
 
+/// Autonomous round trips on the local network inside the host: sign, submit over gRPC,
+/// precheck + handle in the emulator, poll the receipt. Throughput = 1 / time per call.
+fn bench_autonomous(c: &mut Criterion) {
+    const LOCAL: &str = "[network]\nname = \"local\"\n[context]\naccount_id = \"0.0.1001\"\n";
+    const TO_1002: &str = r#"{"transfers":[{"accountId":"0.0.1002","amount":0.0001}]}"#;
+    let mut group = c.benchmark_group("transfer_hbar_autonomous_local");
+    for (name, manifest) in [
+        ("0_plugins", LOCAL.to_owned()),
+        ("5_wasm_policies", five_wasm().replace(HEADER, LOCAL)),
+    ] {
+        let host = host(&manifest, vec![]);
+        let mut session = host.default_session();
+        let first = session.call("transfer_hbar_tool", TO_1002).unwrap();
+        assert_eq!(first["raw"]["status"], "SUCCESS", "{first}");
+        group.bench_function(name, |b| {
+            b.iter(|| session.call("transfer_hbar_tool", TO_1002).unwrap())
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(50).measurement_time(std::time::Duration::from_secs(4));
-    targets = bench_calls
+    targets = bench_calls, bench_autonomous
 }
 criterion_main!(benches);

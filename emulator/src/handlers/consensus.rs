@@ -162,3 +162,89 @@ pub fn running_hash_v3(
     h.update(Sha384::digest(message));
     h.finalize().to_vec()
 }
+
+/// A live topic.
+fn live_topic<'l>(ledger: &'l Ledger, id: Option<&proto::TopicId>) -> Result<&'l Topic, Code> {
+    let num = id.and_then(topic_num).ok_or(Code::InvalidTopicId)?;
+    ledger
+        .topics
+        .get(&num)
+        .filter(|t| !t.deleted)
+        .ok_or(Code::InvalidTopicId)
+}
+
+pub fn update_topic(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    body: &proto::ConsensusUpdateTopicTransactionBody,
+) -> Result<Outcome, Code> {
+    let topic = live_topic(ledger, body.topic_id.as_ref())?;
+    let num = topic.num;
+    let only_expiry = body.memo.is_none()
+        && body.admin_key.is_none()
+        && body.submit_key.is_none()
+        && body.auto_renew_period.is_none()
+        && body.auto_renew_account.is_none();
+    if !only_expiry {
+        let admin = topic.admin_key.as_ref().ok_or(Code::Unauthorized)?;
+        ctx.require(admin)?;
+    }
+    if let Some(key) = &body.admin_key {
+        ctx.require(&KeyBytes::from_proto(key))?;
+    }
+    if body.memo.as_ref().is_some_and(|m| m.len() > 100) {
+        return Err(Code::MemoTooLong);
+    }
+    let auto_renew_account = match &body.auto_renew_account {
+        None => None,
+        Some(id) => {
+            let account = account_num(id).ok_or(Code::InvalidAutorenewAccount)?;
+            if account != 0 {
+                let a = ledger
+                    .live_account(account)
+                    .ok_or(Code::InvalidAutorenewAccount)?;
+                ctx.require(&a.key)?;
+            }
+            Some(account)
+        }
+    };
+    // An empty key list clears a key.
+    let set = |k: &proto::Key| match &k.key {
+        Some(proto::key::Key::KeyList(list)) if list.keys.is_empty() => None,
+        _ => Some(KeyBytes::from_proto(k)),
+    };
+    let topic = ledger.topics.get_mut(&num).expect("checked");
+    if let Some(memo) = &body.memo {
+        topic.memo = memo.clone();
+    }
+    if let Some(key) = &body.admin_key {
+        topic.admin_key = set(key);
+    }
+    if let Some(key) = &body.submit_key {
+        topic.submit_key = set(key);
+    }
+    if let Some(period) = body.auto_renew_period {
+        topic.auto_renew_period = period.seconds;
+    }
+    if let Some(account) = auto_renew_account {
+        topic.auto_renew_account = (account != 0).then_some(account);
+    }
+    let mut outcome = Outcome::success();
+    outcome.entity = Some(format!("0.0.{num}"));
+    Ok(outcome)
+}
+
+pub fn delete_topic(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    body: &proto::ConsensusDeleteTopicTransactionBody,
+) -> Result<Outcome, Code> {
+    let topic = live_topic(ledger, body.topic_id.as_ref())?;
+    let num = topic.num;
+    let admin = topic.admin_key.as_ref().ok_or(Code::Unauthorized)?;
+    ctx.require(admin)?;
+    ledger.topics.get_mut(&num).expect("checked").deleted = true;
+    let mut outcome = Outcome::success();
+    outcome.entity = Some(format!("0.0.{num}"));
+    Ok(outcome)
+}

@@ -3,9 +3,10 @@
 
 mod consensus;
 mod crypto;
+mod token;
 
 use crate::keys::ActiveKeys;
-use crate::ledger::{Ledger, Receipt, Ts, TxId};
+use crate::ledger::{KeyBytes, Ledger, Receipt, Ts, TxId};
 use hedera_proto::services as proto;
 use proto::transaction_body::Data;
 use proto::ResponseCodeEnum as Code;
@@ -18,24 +19,51 @@ pub struct Ctx<'a> {
     pub id: TxId,
 }
 
-/// A successful handling: the receipt, HBAR movements (fees excluded) and the created or
-/// touched entity (for the mirror's `entity_id`).
+impl Ctx<'_> {
+    /// `INVALID_SIGNATURE` unless `key` is satisfied by the transaction's signatures.
+    pub fn require(&self, key: &KeyBytes) -> Result<(), Code> {
+        if self.active.satisfies(&key.to_proto()) {
+            Ok(())
+        } else {
+            Err(Code::InvalidSignature)
+        }
+    }
+}
+
+/// A handled transaction: the receipt, HBAR movements (fees excluded), token and NFT
+/// movements, and the created or touched entity (for the mirror's `entity_id`).
 pub struct Outcome {
     pub receipt: Receipt,
     pub transfers: Vec<(u64, i64)>,
+    /// (token, account, amount) of fungible token movements.
+    pub token_transfers: Vec<(u64, u64, i64)>,
+    /// (token, sender, receiver, serial) of NFT movements (sender 0 for a mint).
+    pub nft_transfers: Vec<(u64, u64, u64, i64)>,
     pub entity: Option<String>,
 }
 
 impl Outcome {
     fn success() -> Self {
+        Outcome::failed(Code::Success)
+    }
+
+    /// A handled transaction that changed nothing but the fee.
+    pub fn failed(status: Code) -> Self {
         Outcome {
             receipt: Receipt {
-                status: Code::Success as i32,
+                status: status as i32,
                 ..Default::default()
             },
             transfers: Vec::new(),
+            token_transfers: Vec::new(),
+            nft_transfers: Vec::new(),
             entity: None,
         }
+    }
+
+    fn entity(mut self, num: u64) -> Self {
+        self.entity = Some(format!("0.0.{num}"));
+        self
     }
 }
 
@@ -44,17 +72,33 @@ impl Outcome {
 pub enum Kind {
     CryptoTransfer,
     CryptoCreate,
+    CryptoUpdate,
+    CryptoDelete,
     TopicCreate,
+    TopicUpdate,
+    TopicDelete,
     TopicSubmit,
+    TokenCreate,
+    TokenAssociate,
+    TokenDissociate,
+    TokenMint,
 }
 
 impl Kind {
     pub fn of(data: &Data) -> Option<Self> {
         Some(match data {
-            Data::CryptoTransfer(body) if body.token_transfers.is_empty() => Kind::CryptoTransfer,
+            Data::CryptoTransfer(_) => Kind::CryptoTransfer,
             Data::CryptoCreateAccount(_) => Kind::CryptoCreate,
+            Data::CryptoUpdateAccount(_) => Kind::CryptoUpdate,
+            Data::CryptoDelete(_) => Kind::CryptoDelete,
             Data::ConsensusCreateTopic(_) => Kind::TopicCreate,
+            Data::ConsensusUpdateTopic(_) => Kind::TopicUpdate,
+            Data::ConsensusDeleteTopic(_) => Kind::TopicDelete,
             Data::ConsensusSubmitMessage(_) => Kind::TopicSubmit,
+            Data::TokenCreation(_) => Kind::TokenCreate,
+            Data::TokenAssociate(_) => Kind::TokenAssociate,
+            Data::TokenDissociate(_) => Kind::TokenDissociate,
+            Data::TokenMint(_) => Kind::TokenMint,
             _ => return None,
         })
     }
@@ -64,8 +108,11 @@ impl Kind {
         match self {
             Kind::CryptoTransfer => 100_000,
             Kind::CryptoCreate => 5_000_000,
-            Kind::TopicCreate => 1_000_000,
+            Kind::CryptoUpdate | Kind::CryptoDelete => 1_000_000,
+            Kind::TopicCreate | Kind::TopicUpdate | Kind::TopicDelete => 1_000_000,
             Kind::TopicSubmit => 10_000,
+            Kind::TokenCreate => 100_000_000,
+            Kind::TokenAssociate | Kind::TokenDissociate | Kind::TokenMint => 5_000_000,
         }
     }
 
@@ -74,8 +121,16 @@ impl Kind {
         match self {
             Kind::CryptoTransfer => "CRYPTOTRANSFER",
             Kind::CryptoCreate => "CRYPTOCREATEACCOUNT",
+            Kind::CryptoUpdate => "CRYPTOUPDATEACCOUNT",
+            Kind::CryptoDelete => "CRYPTODELETE",
             Kind::TopicCreate => "CONSENSUSCREATETOPIC",
+            Kind::TopicUpdate => "CONSENSUSUPDATETOPIC",
+            Kind::TopicDelete => "CONSENSUSDELETETOPIC",
             Kind::TopicSubmit => "CONSENSUSSUBMITMESSAGE",
+            Kind::TokenCreate => "TOKENCREATION",
+            Kind::TokenAssociate => "TOKENASSOCIATE",
+            Kind::TokenDissociate => "TOKENDISSOCIATE",
+            Kind::TokenMint => "TOKENMINT",
         }
     }
 }
@@ -94,8 +149,16 @@ pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome
     match data {
         Data::CryptoTransfer(body) => crypto::transfer(ledger, ctx, body),
         Data::CryptoCreateAccount(body) => crypto::create(ledger, ctx, body),
+        Data::CryptoUpdateAccount(body) => crypto::update(ledger, ctx, body),
+        Data::CryptoDelete(body) => crypto::delete(ledger, ctx, body),
         Data::ConsensusCreateTopic(body) => consensus::create_topic(ledger, ctx, body),
+        Data::ConsensusUpdateTopic(body) => consensus::update_topic(ledger, ctx, body),
+        Data::ConsensusDeleteTopic(body) => consensus::delete_topic(ledger, ctx, body),
         Data::ConsensusSubmitMessage(body) => consensus::submit_message(ledger, ctx, body),
+        Data::TokenCreation(body) => token::create(ledger, ctx, body),
+        Data::TokenAssociate(body) => token::associate(ledger, ctx, body),
+        Data::TokenDissociate(body) => token::dissociate(ledger, ctx, body),
+        Data::TokenMint(body) => token::mint(ledger, ctx, body),
         _ => Err(Code::NotSupported),
     }
 }

@@ -1,0 +1,325 @@
+//! Tokens, account updates and deletions, topic updates and deletions on the emulator,
+//! driven by the real SDK.
+
+mod common;
+
+use common::{mirror, start};
+use hedera::{
+    AccountCreateTransaction, AccountDeleteTransaction, AccountId, AccountUpdateTransaction,
+    Client, Hbar, NftId, PrivateKey, Status, TokenAssociateTransaction, TokenCreateTransaction,
+    TokenDissociateTransaction, TokenId, TokenMintTransaction, TokenSupplyType, TokenType,
+    TopicCreateTransaction, TopicDeleteTransaction, TopicMessageSubmitTransaction,
+    TopicUpdateTransaction, TransactionReceipt, TransferTransaction,
+};
+
+fn id(n: u64) -> AccountId {
+    AccountId::new(0, 0, n)
+}
+
+/// Execute and fetch the receipt; a precheck or receipt failure becomes `Err(status)`.
+macro_rules! run {
+    ($tx:expr, $client:expr $(,)?) => {{
+        let client: &Client = $client;
+        match $tx.execute(client).await {
+            Err(hedera::Error::TransactionPreCheckStatus { status, .. }) => {
+                Err::<TransactionReceipt, Status>(status)
+            }
+            Err(e) => panic!("{e:?}"),
+            Ok(response) => match response.get_receipt(client).await {
+                Ok(receipt) => Ok(receipt),
+                Err(hedera::Error::ReceiptStatus { status, .. }) => Err(status),
+                Err(e) => panic!("{e:?}"),
+            },
+        }
+    }};
+}
+
+async fn fungible(client: &Client) -> TokenId {
+    let operator = client.get_operator_public_key().unwrap();
+    run!(
+        TokenCreateTransaction::new()
+            .name("Hak Dollar")
+            .symbol("HAKD")
+            .decimals(2)
+            .initial_supply(1000)
+            .token_supply_type(TokenSupplyType::Finite)
+            .max_supply(2000)
+            .treasury_account_id(id(1001))
+            .supply_key(operator),
+        client,
+    )
+    .unwrap()
+    .token_id
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fungible_tokens_create_associate_transfer_mint_and_dissociate() {
+    let (emu, client) = start().await;
+    let token = fungible(&client).await;
+    assert_eq!(token.to_string(), "0.0.1006");
+    let (_, info) = mirror(&emu, "/tokens/0.0.1006").await;
+    assert_eq!(
+        (info["decimals"].as_str(), info["total_supply"].as_str()),
+        (Some("2"), Some("1000"))
+    );
+    assert_eq!(
+        (info["type"].as_str(), info["supply_type"].as_str()),
+        (Some("FUNGIBLE_COMMON"), Some("FINITE"))
+    );
+    assert_eq!(info["treasury_account_id"], "0.0.1001");
+
+    // 0.0.1002 has unlimited automatic associations: the transfer associates it.
+    run!(
+        TransferTransaction::new()
+            .token_transfer(token, id(1001), -100)
+            .token_transfer(token, id(1002), 100),
+        &client
+    )
+    .unwrap();
+    let (_, held) = mirror(&emu, "/accounts/0.0.1002/tokens?token.id=0.0.1006").await;
+    assert_eq!(held["tokens"][0]["balance"], 100);
+    assert_eq!(held["tokens"][0]["automatic_association"], true);
+
+    // A new account without automatic associations must associate first.
+    let key = PrivateKey::generate_ed25519();
+    let fresh = run!(
+        AccountCreateTransaction::new()
+            .set_key_without_alias(key.public_key())
+            .initial_balance(Hbar::new(5)),
+        &client
+    )
+    .unwrap()
+    .account_id
+    .unwrap();
+    let to_fresh = |amount: i64| {
+        let mut tx = TransferTransaction::new();
+        tx.token_transfer(token, id(1001), -amount)
+            .token_transfer(token, fresh, amount);
+        tx
+    };
+    assert_eq!(
+        run!(&mut to_fresh(5), &client).unwrap_err(),
+        Status::TokenNotAssociatedToAccount
+    );
+    let mut associate = TokenAssociateTransaction::new();
+    associate
+        .account_id(fresh)
+        .token_ids([token])
+        .freeze_with(&client)
+        .unwrap()
+        .sign(key.clone());
+    run!(&mut associate, &client).unwrap();
+    run!(&mut to_fresh(5), &client).unwrap();
+    assert_eq!(
+        run!(&mut to_fresh(10_000), &client).unwrap_err(),
+        Status::InsufficientTokenBalance
+    );
+
+    // Mint up to the cap.
+    let minted = run!(
+        TokenMintTransaction::new().token_id(token).amount(500),
+        &client
+    )
+    .unwrap();
+    assert_eq!(minted.total_supply, 1500);
+    assert_eq!(
+        run!(
+            TokenMintTransaction::new().token_id(token).amount(501),
+            &client
+        )
+        .unwrap_err(),
+        Status::TokenMaxSupplyReached
+    );
+
+    // Dissociating needs a zero balance; the treasury can never dissociate.
+    let mut dissociate = TokenDissociateTransaction::new();
+    dissociate
+        .account_id(fresh)
+        .token_ids([token])
+        .freeze_with(&client)
+        .unwrap()
+        .sign(key.clone());
+    assert_eq!(
+        run!(&mut dissociate, &client).unwrap_err(),
+        Status::TransactionRequiresZeroTokenBalances
+    );
+    assert_eq!(
+        run!(
+            TokenDissociateTransaction::new()
+                .account_id(id(1001))
+                .token_ids([token]),
+            &client
+        )
+        .unwrap_err(),
+        Status::AccountIsTreasury
+    );
+    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nfts_mint_with_serials_and_move_between_owners() {
+    let (emu, client) = start().await;
+    let operator = client.get_operator_public_key().unwrap();
+    let token = run!(
+        TokenCreateTransaction::new()
+            .name("Hak Art")
+            .symbol("HART")
+            .token_type(TokenType::NonFungibleUnique)
+            .treasury_account_id(id(1001))
+            .supply_key(operator),
+        &client,
+    )
+    .unwrap()
+    .token_id
+    .unwrap();
+    let minted = run!(
+        TokenMintTransaction::new()
+            .token_id(token)
+            .metadata([b"ipfs://a".to_vec(), b"ipfs://b".to_vec()]),
+        &client
+    )
+    .unwrap();
+    assert_eq!(minted.serials, [1, 2]);
+    run!(
+        TransferTransaction::new().nft_transfer(
+            NftId {
+                token_id: token,
+                serial: 1
+            },
+            id(1001),
+            id(1002)
+        ),
+        &client
+    )
+    .unwrap();
+    let err = run!(
+        TransferTransaction::new().nft_transfer(
+            NftId {
+                token_id: token,
+                serial: 1
+            },
+            id(1001),
+            id(1003)
+        ),
+        &client
+    )
+    .unwrap_err();
+    assert_eq!(err, Status::SenderDoesNotOwnNftSerialNo);
+    let (_, owned) = mirror(&emu, "/accounts/0.0.1002/nfts").await;
+    assert_eq!(owned["nfts"][0]["serial_number"], 1);
+    assert_eq!(owned["nfts"][0]["metadata"], "aXBmczovL2E=");
+    // An NFT class needs a supply key.
+    let err = run!(
+        TokenCreateTransaction::new()
+            .name("X")
+            .symbol("X")
+            .token_type(TokenType::NonFungibleUnique)
+            .treasury_account_id(id(1001)),
+        &client,
+    )
+    .unwrap_err();
+    assert_eq!(err, Status::TokenHasNoSupplyKey);
+    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accounts_update_with_their_key_and_delete_into_another_account() {
+    let (emu, client) = start().await;
+    let key = PrivateKey::generate_ecdsa();
+    let account = run!(
+        AccountCreateTransaction::new()
+            .set_key_without_alias(key.public_key())
+            .initial_balance(Hbar::new(3)),
+        &client
+    )
+    .unwrap()
+    .account_id
+    .unwrap();
+    assert_eq!(
+        run!(
+            AccountUpdateTransaction::new()
+                .account_id(account)
+                .account_memo("unsigned"),
+            &client
+        )
+        .unwrap_err(),
+        Status::InvalidSignature
+    );
+    let mut update = AccountUpdateTransaction::new();
+    update
+        .account_id(account)
+        .account_memo("signed")
+        .freeze_with(&client)
+        .unwrap()
+        .sign(key.clone());
+    run!(&mut update, &client).unwrap();
+    let (_, info) = mirror(&emu, &format!("/accounts/{account}")).await;
+    assert_eq!(info["memo"], "signed");
+
+    let before = emu.node.ledger.lock().unwrap().accounts[&1004].balance;
+    let mut delete = AccountDeleteTransaction::new();
+    delete
+        .account_id(account)
+        .transfer_account_id(id(1004))
+        .freeze_with(&client)
+        .unwrap()
+        .sign(key);
+    run!(&mut delete, &client).unwrap();
+    assert_eq!(
+        emu.node.ledger.lock().unwrap().accounts[&1004].balance - before,
+        300_000_000
+    );
+    let err = run!(
+        TransferTransaction::new()
+            .hbar_transfer(id(1001), Hbar::new(-1))
+            .hbar_transfer(account, Hbar::new(1)),
+        &client
+    )
+    .unwrap_err();
+    assert_eq!(err, Status::AccountDeleted);
+    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn topics_update_and_delete_with_their_admin_key_only() {
+    let (emu, client) = start().await;
+    let operator = client.get_operator_public_key().unwrap();
+    let managed = run!(
+        TopicCreateTransaction::new()
+            .admin_key(operator)
+            .topic_memo("v1"),
+        &client
+    )
+    .unwrap()
+    .topic_id
+    .unwrap();
+    run!(
+        TopicUpdateTransaction::new()
+            .topic_id(managed)
+            .topic_memo("v2"),
+        &client
+    )
+    .unwrap();
+    let (_, info) = mirror(&emu, &format!("/topics/{managed}")).await;
+    assert_eq!(info["memo"], "v2");
+    run!(TopicDeleteTransaction::new().topic_id(managed), &client).unwrap();
+    let err = run!(
+        TopicMessageSubmitTransaction::new()
+            .topic_id(managed)
+            .message(b"late".to_vec()),
+        &client
+    )
+    .unwrap_err();
+    assert_eq!(err, Status::InvalidTopicId);
+
+    let immutable = run!(&mut TopicCreateTransaction::new(), &client)
+        .unwrap()
+        .topic_id
+        .unwrap();
+    assert_eq!(
+        run!(TopicDeleteTransaction::new().topic_id(immutable), &client).unwrap_err(),
+        Status::Unauthorized
+    );
+    emu.shutdown();
+}
