@@ -182,9 +182,24 @@ pub struct TokenRel {
     pub created: Ts,
 }
 
+/// A pending airdrop: tokens offered to a receiver that must claim them.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PendingAirdrop {
+    pub sender: u64,
+    pub receiver: u64,
+    pub token: u64,
+    /// The NFT serial, or `None` for a fungible amount.
+    pub serial: Option<i64>,
+    pub amount: i64,
+    pub created: Ts,
+}
+
 /// One NFT serial.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Nft {
+    /// The account allowed to move this serial for its owner.
+    #[serde(default)]
+    pub spender: Option<u64>,
     pub owner: u64,
     #[serde(with = "hex_bytes")]
     pub metadata: Vec<u8>,
@@ -323,6 +338,17 @@ pub struct Ledger {
     /// NFTs: token → serial → NFT.
     #[serde(default)]
     pub nfts: BTreeMap<u64, BTreeMap<i64, Nft>>,
+    #[serde(default)]
+    pub pending_airdrops: Vec<PendingAirdrop>,
+    /// HBAR allowances: owner → spender → tinybars.
+    #[serde(default)]
+    pub hbar_allowances: BTreeMap<u64, BTreeMap<u64, i64>>,
+    /// Fungible token allowances: owner → token → spender → units.
+    #[serde(default)]
+    pub token_allowances: BTreeMap<u64, BTreeMap<u64, BTreeMap<u64, i64>>>,
+    /// NFT "all serials" allowances: owner → token → spenders.
+    #[serde(default)]
+    pub nft_approvals_for_all: BTreeMap<u64, BTreeMap<u64, std::collections::BTreeSet<u64>>>,
     /// Receipts by transaction id (`TxId` display form).
     pub receipts: HashMap<String, Receipt>,
     pub records: Vec<TxRecord>,

@@ -22,6 +22,23 @@ pub fn router(node: Arc<Node>) -> Router {
         .route("/api/v1/accounts/:id", get(account))
         .route("/api/v1/accounts/:id/tokens", get(account_tokens))
         .route("/api/v1/accounts/:id/nfts", get(account_nfts))
+        .route(
+            "/api/v1/accounts/:id/airdrops/pending",
+            get(airdrops_pending),
+        )
+        .route(
+            "/api/v1/accounts/:id/airdrops/outstanding",
+            get(airdrops_outstanding),
+        )
+        .route(
+            "/api/v1/accounts/:id/allowances/crypto",
+            get(allowances_crypto),
+        )
+        .route(
+            "/api/v1/accounts/:id/allowances/tokens",
+            get(allowances_tokens),
+        )
+        .route("/api/v1/accounts/:id/allowances/nfts", get(allowances_nfts))
         .route("/api/v1/tokens/:id", get(token))
         .route("/api/v1/balances", get(balances))
         .route("/api/v1/transactions/:id", get(transaction))
@@ -219,12 +236,122 @@ async fn account_nfts(State(node): Shared, Path(id): Path<String>) -> Response {
                 "metadata": b64(&n.metadata),
                 "modified_timestamp": n.modified.to_string(),
                 "serial_number": serial,
-                "spender": null,
+                "spender": n.spender.map(|s| format!("0.0.{s}")),
                 "token_id": format!("0.0.{t}"),
             })
         })
         .collect();
     Json(json!({"nfts": nfts, "links": {"next": null}})).into_response()
+}
+
+fn airdrops(node: &Node, id: &str, by_receiver: bool) -> Response {
+    let Some(num) = entity_num(id) else {
+        return bad_request("idOrAliasOrEvmAddress");
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    if !ledger.accounts.contains_key(&num) {
+        return not_found();
+    }
+    let airdrops: Vec<Value> = ledger
+        .pending_airdrops
+        .iter()
+        .filter(|p| {
+            if by_receiver {
+                p.receiver == num
+            } else {
+                p.sender == num
+            }
+        })
+        .map(|p| {
+            json!({
+                "amount": if p.serial.is_some() { Value::Null } else { json!(p.amount) },
+                "receiver_id": format!("0.0.{}", p.receiver),
+                "sender_id": format!("0.0.{}", p.sender),
+                "serial_number": p.serial,
+                "timestamp": {"from": p.created.to_string(), "to": null},
+                "token_id": format!("0.0.{}", p.token),
+            })
+        })
+        .collect();
+    Json(json!({"airdrops": airdrops, "links": {"next": null}})).into_response()
+}
+
+async fn airdrops_pending(State(node): Shared, Path(id): Path<String>) -> Response {
+    airdrops(&node, &id, true)
+}
+
+async fn airdrops_outstanding(State(node): Shared, Path(id): Path<String>) -> Response {
+    airdrops(&node, &id, false)
+}
+
+async fn allowances_crypto(State(node): Shared, Path(id): Path<String>) -> Response {
+    let Some(num) = entity_num(&id) else {
+        return bad_request("idOrAliasOrEvmAddress");
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    if !ledger.accounts.contains_key(&num) {
+        return not_found();
+    }
+    let allowances: Vec<Value> = ledger
+        .hbar_allowances
+        .get(&num)
+        .into_iter()
+        .flatten()
+        .map(|(spender, amount)| {
+            json!({"amount": amount, "amount_granted": amount, "owner": format!("0.0.{num}"), "spender": format!("0.0.{spender}"), "timestamp": {"from": ledger.last_consensus.to_string(), "to": null}})
+        })
+        .collect();
+    Json(json!({"allowances": allowances, "links": {"next": null}})).into_response()
+}
+
+async fn allowances_tokens(
+    State(node): Shared,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let Some(num) = entity_num(&id) else {
+        return bad_request("idOrAliasOrEvmAddress");
+    };
+    let spender_filter = q
+        .get("spender.id")
+        .and_then(|s| entity_num(s.trim_start_matches("eq:")));
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    if !ledger.accounts.contains_key(&num) {
+        return not_found();
+    }
+    let allowances: Vec<Value> = ledger
+        .token_allowances
+        .get(&num)
+        .into_iter()
+        .flatten()
+        .flat_map(|(token, spenders)| spenders.iter().map(move |(s, a)| (*token, *s, *a)))
+        .filter(|(_, s, _)| spender_filter.is_none_or(|f| f == *s))
+        .map(|(token, spender, amount)| {
+            json!({"amount": amount, "amount_granted": amount, "owner": format!("0.0.{num}"), "spender": format!("0.0.{spender}"), "token_id": format!("0.0.{token}"), "timestamp": {"from": ledger.last_consensus.to_string(), "to": null}})
+        })
+        .collect();
+    Json(json!({"allowances": allowances, "links": {"next": null}})).into_response()
+}
+
+async fn allowances_nfts(State(node): Shared, Path(id): Path<String>) -> Response {
+    let Some(num) = entity_num(&id) else {
+        return bad_request("idOrAliasOrEvmAddress");
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    if !ledger.accounts.contains_key(&num) {
+        return not_found();
+    }
+    let allowances: Vec<Value> = ledger
+        .nft_approvals_for_all
+        .get(&num)
+        .into_iter()
+        .flatten()
+        .flat_map(|(token, spenders)| spenders.iter().map(move |s| (*token, *s)))
+        .map(|(token, spender)| {
+            json!({"approved_for_all": true, "owner": format!("0.0.{num}"), "spender": format!("0.0.{spender}"), "token_id": format!("0.0.{token}"), "timestamp": {"from": ledger.last_consensus.to_string(), "to": null}})
+        })
+        .collect();
+    Json(json!({"allowances": allowances, "links": {"next": null}})).into_response()
 }
 
 async fn account(State(node): Shared, Path(id): Path<String>) -> Response {

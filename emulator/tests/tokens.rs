@@ -4,12 +4,15 @@
 mod common;
 
 use common::{mirror, start};
+use hak_emu::genesis::{dev_key, KeyKind};
 use hedera::{
-    AccountCreateTransaction, AccountDeleteTransaction, AccountId, AccountUpdateTransaction,
-    Client, Hbar, NftId, PrivateKey, Status, TokenAssociateTransaction, TokenCreateTransaction,
-    TokenDissociateTransaction, TokenId, TokenMintTransaction, TokenSupplyType, TokenType,
-    TopicCreateTransaction, TopicDeleteTransaction, TopicMessageSubmitTransaction,
-    TopicUpdateTransaction, TransactionReceipt, TransferTransaction,
+    AccountAllowanceApproveTransaction, AccountCreateTransaction, AccountDeleteTransaction,
+    AccountId, AccountUpdateTransaction, Client, Hbar, NftId, PrivateKey, Status,
+    TokenAirdropTransaction, TokenAssociateTransaction, TokenCancelAirdropTransaction,
+    TokenClaimAirdropTransaction, TokenCreateTransaction, TokenDissociateTransaction, TokenId,
+    TokenMintTransaction, TokenSupplyType, TokenType, TopicCreateTransaction,
+    TopicDeleteTransaction, TopicMessageSubmitTransaction, TopicUpdateTransaction,
+    TransactionReceipt, TransferTransaction,
 };
 
 fn id(n: u64) -> AccountId {
@@ -321,5 +324,173 @@ async fn topics_update_and_delete_with_their_admin_key_only() {
         run!(TopicDeleteTransaction::new().topic_id(immutable), &client).unwrap_err(),
         Status::Unauthorized
     );
+    emu.shutdown();
+}
+
+fn key_of(n: u64) -> PrivateKey {
+    let kind = if n % 2 == 0 {
+        KeyKind::Ed25519
+    } else {
+        KeyKind::EcdsaSecp256k1
+    };
+    dev_key(kind, 0x10, (n - 1000) as u8)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allowances_let_a_spender_move_hbar_and_tokens_up_to_the_approved_amount() {
+    let (emu, client) = start().await;
+    let token = fungible(&client).await;
+    // 0.0.1001 approves 0.0.1002 for 5 HBAR and 50 token units.
+    run!(
+        AccountAllowanceApproveTransaction::new()
+            .approve_hbar_allowance(id(1001), id(1002), Hbar::new(5))
+            .approve_token_allowance(token, id(1001), id(1002), 50),
+        &client
+    )
+    .unwrap();
+    let (_, crypto) = mirror(&emu, "/accounts/0.0.1001/allowances/crypto").await;
+    assert_eq!(crypto["allowances"][0]["amount"], 500_000_000);
+    let (_, tokens) = mirror(
+        &emu,
+        "/accounts/0.0.1001/allowances/tokens?spender.id=0.0.1002",
+    )
+    .await;
+    assert_eq!(tokens["allowances"][0]["amount"], 50);
+
+    // 0.0.1002 pays and spends the allowance; the owner does not sign.
+    let spender = Client::for_network(std::collections::HashMap::from([(
+        emu.grpc_addr.to_string(),
+        id(3),
+    )]))
+    .unwrap();
+    spender.set_operator(id(1002), key_of(1002));
+    let mut spend = TransferTransaction::new();
+    spend
+        .approved_hbar_transfer(id(1001), Hbar::new(-3))
+        .hbar_transfer(id(1004), Hbar::new(3));
+    run!(spend, &spender).unwrap();
+    let mut too_much = TransferTransaction::new();
+    too_much
+        .approved_hbar_transfer(id(1001), Hbar::new(-3))
+        .hbar_transfer(id(1004), Hbar::new(3));
+    assert_eq!(
+        run!(too_much, &spender).unwrap_err(),
+        Status::AmountExceedsAllowance
+    );
+    let mut tokens_spend = TransferTransaction::new();
+    tokens_spend
+        .approved_token_transfer(token, id(1001), -40)
+        .token_transfer(token, id(1004), 40);
+    run!(tokens_spend, &spender).unwrap();
+    // Without an allowance.
+    let mut stranger = TransferTransaction::new();
+    stranger
+        .approved_hbar_transfer(id(1003), Hbar::new(-1))
+        .hbar_transfer(id(1004), Hbar::new(1));
+    assert_eq!(
+        run!(stranger, &spender).unwrap_err(),
+        Status::SpenderDoesNotHaveAllowance
+    );
+    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn airdrops_go_straight_to_takers_and_pend_for_the_others_until_claimed() {
+    let (emu, client) = start().await;
+    let token = fungible(&client).await;
+    // A receiver with no automatic association slots.
+    let key = PrivateKey::generate_ed25519();
+    let closed = run!(
+        AccountCreateTransaction::new()
+            .set_key_without_alias(key.public_key())
+            .initial_balance(Hbar::new(5))
+            .max_automatic_token_associations(0),
+        &client
+    )
+    .unwrap()
+    .account_id
+    .unwrap();
+    run!(
+        TokenAirdropTransaction::new()
+            .token_transfer(token, id(1001), -30)
+            .token_transfer(token, id(1002), 10)
+            .token_transfer(token, closed, 20),
+        &client
+    )
+    .unwrap();
+    // 0.0.1002 (unlimited slots) received at once; the closed account has a pending airdrop.
+    let (_, direct) = mirror(&emu, "/accounts/0.0.1002/tokens").await;
+    assert_eq!(direct["tokens"][0]["balance"], 10);
+    let (_, pending) = mirror(&emu, &format!("/accounts/{closed}/airdrops/pending")).await;
+    assert_eq!(pending["airdrops"][0]["amount"], 20);
+    assert_eq!(pending["airdrops"][0]["sender_id"], "0.0.1001");
+    let (_, outstanding) = mirror(&emu, "/accounts/0.0.1001/airdrops/outstanding").await;
+    assert_eq!(outstanding["airdrops"].as_array().unwrap().len(), 1);
+    // The treasury was debited only for what was delivered.
+    assert_eq!(
+        emu.node
+            .ledger
+            .lock()
+            .unwrap()
+            .rel(1001, token.num)
+            .unwrap()
+            .balance,
+        990
+    );
+
+    // The receiver claims (signing), which associates and delivers.
+    let pending_id = hedera::PendingAirdropId::new_token_id(id(1001), closed, token);
+    let mut claim = TokenClaimAirdropTransaction::new();
+    claim
+        .add_pending_airdrop_id(pending_id)
+        .freeze_with(&client)
+        .unwrap()
+        .sign(key);
+    run!(claim, &client).unwrap();
+    assert_eq!(
+        emu.node
+            .ledger
+            .lock()
+            .unwrap()
+            .rel(closed.num, token.num)
+            .unwrap()
+            .balance,
+        20
+    );
+    let (_, pending) = mirror(&emu, &format!("/accounts/{closed}/airdrops/pending")).await;
+    assert!(pending["airdrops"].as_array().unwrap().is_empty());
+    // Claiming again: nothing pending.
+    let mut again = TokenClaimAirdropTransaction::new();
+    again.add_pending_airdrop_id(pending_id);
+    assert_eq!(
+        run!(again, &client).unwrap_err(),
+        Status::InvalidPendingAirdropId
+    );
+
+    // A cancelled airdrop disappears.
+    let second = run!(
+        AccountCreateTransaction::new()
+            .set_key_without_alias(PrivateKey::generate_ed25519().public_key())
+            .max_automatic_token_associations(0),
+        &client
+    )
+    .unwrap()
+    .account_id
+    .unwrap();
+    run!(
+        TokenAirdropTransaction::new()
+            .token_transfer(token, id(1001), -5)
+            .token_transfer(token, second, 5),
+        &client
+    )
+    .unwrap();
+    let mut cancel = TokenCancelAirdropTransaction::new();
+    cancel.add_pending_airdrop_id(hedera::PendingAirdropId::new_token_id(
+        id(1001),
+        second,
+        token,
+    ));
+    run!(cancel, &client).unwrap();
+    assert!(emu.node.ledger.lock().unwrap().pending_airdrops.is_empty());
     emu.shutdown();
 }

@@ -13,26 +13,36 @@ const MAX_TRANSFERS: usize = 10;
 /// The default auto-renew period of a new account (90 days).
 const DEFAULT_AUTO_RENEW_SECONDS: i64 = 7_776_000;
 
-/// Account numbers and amounts of a list, checked for shape: plain ids, no repeats, no
-/// approvals (allowances are not emulated yet), a net of zero (`unbalanced` otherwise).
-fn legs(amounts: &[proto::AccountAmount], unbalanced: Code) -> Result<Vec<(u64, i64)>, Code> {
+/// One leg of a transfer list.
+#[derive(Clone, Copy, Debug)]
+pub struct Leg {
+    pub account: u64,
+    pub amount: i64,
+    /// Debited through an allowance granted to the payer.
+    pub approval: bool,
+}
+
+/// The legs of a list, checked for shape: plain ids, no repeats, a net of zero
+/// (`unbalanced` otherwise).
+fn legs(amounts: &[proto::AccountAmount], unbalanced: Code) -> Result<Vec<Leg>, Code> {
     let mut seen = HashSet::new();
     let mut net: i128 = 0;
     let mut out = Vec::with_capacity(amounts.len());
     for leg in amounts {
-        let num = leg
+        let account = leg
             .account_id
             .as_ref()
             .and_then(account_num)
             .ok_or(Code::InvalidAccountId)?;
-        if leg.is_approval {
-            return Err(Code::NotSupported);
-        }
-        if !seen.insert(num) {
+        if !seen.insert(account) {
             return Err(Code::AccountRepeatedInAccountAmounts);
         }
         net += i128::from(leg.amount);
-        out.push((num, leg.amount));
+        out.push(Leg {
+            account,
+            amount: leg.amount,
+            approval: leg.is_approval && leg.amount < 0,
+        });
     }
     if net != 0 {
         return Err(unbalanced);
@@ -40,7 +50,7 @@ fn legs(amounts: &[proto::AccountAmount], unbalanced: Code) -> Result<Vec<(u64, 
     Ok(out)
 }
 
-fn hbar_legs(body: &proto::CryptoTransferTransactionBody) -> Result<Vec<(u64, i64)>, Code> {
+fn hbar_legs(body: &proto::CryptoTransferTransactionBody) -> Result<Vec<Leg>, Code> {
     let amounts = body
         .transfers
         .as_ref()
@@ -54,42 +64,57 @@ fn hbar_legs(body: &proto::CryptoTransferTransactionBody) -> Result<Vec<(u64, i6
 
 pub fn pure_check_transfer(body: &proto::CryptoTransferTransactionBody) -> Result<(), Code> {
     hbar_legs(body)?;
-    if body.token_transfers.len() > MAX_TRANSFERS {
+    pure_check_token_lists(&body.token_transfers)
+}
+
+pub fn pure_check_token_lists(lists: &[proto::TokenTransferList]) -> Result<(), Code> {
+    if lists.len() > MAX_TRANSFERS {
         return Err(Code::TokenTransferListSizeLimitExceeded);
     }
-    for list in &body.token_transfers {
+    for list in lists {
         if list.transfers.is_empty() && list.nft_transfers.is_empty() {
             return Err(Code::EmptyTokenTransferAccountAmounts);
         }
         legs(&list.transfers, Code::TransfersNotZeroSumForToken)?;
-        if list.nft_transfers.iter().any(|n| n.is_approval) {
-            return Err(Code::NotSupported);
-        }
     }
     Ok(())
 }
 
+/// How a transfer is authorised.
+#[derive(Clone, Copy, Default)]
+pub struct Rules {
+    /// The senders already signed (a claimed airdrop): no sender signature is required now.
+    pub senders_signed: bool,
+    /// Receivers are associated whatever their automatic-association slots (a claim).
+    pub force_association: bool,
+}
+
 /// The changes a transfer makes, gathered while checking, applied only if all checks pass.
 #[derive(Default)]
-struct Plan {
+pub struct Plan {
     hbar: Vec<(u64, i64)>,
     /// (token, account, amount)
     fungible: Vec<(u64, u64, i64)>,
     /// (token, sender, receiver, serial)
     nfts: Vec<(u64, u64, u64, i64)>,
-    /// (account, token) associations made automatically by this transfer.
+    /// (account, token) associations made by this transfer.
     automatic: Vec<(u64, u64)>,
+    /// (owner, spender, tinybars) of HBAR allowances used.
+    hbar_allowance: Vec<(u64, u64, i64)>,
+    /// (owner, token, spender, units) of token allowances used.
+    token_allowance: Vec<(u64, u64, u64, i64)>,
 }
 
 impl Plan {
-    /// Check that `account` can hold `token` (associating it automatically when it has a
-    /// free slot), is not frozen and has KYC.
+    /// Check that `account` can hold `token` (associating it when it has a free slot, or
+    /// always under `force`), is not frozen and has KYC.
     fn holder(
         &mut self,
         ledger: &Ledger,
         account: u64,
         token: u64,
         receiving: bool,
+        force: bool,
     ) -> Result<(), Code> {
         let t = &ledger.tokens[&token];
         match ledger.rel(account, token) {
@@ -104,11 +129,9 @@ impl Plan {
             }
             None if self.automatic.contains(&(account, token)) => Ok(()),
             None if receiving => {
-                let max = ledger.accounts[&account].max_automatic_token_associations;
-                let used = ledger.automatic_associations(account)
-                    + self.automatic.iter().filter(|(a, _)| *a == account).count();
-                let free = max == -1 || (max > 0 && used < max as usize);
-                if !free || (t.freeze_default && t.freeze_key.is_some()) || t.kyc_key.is_some() {
+                let blocked_by_token =
+                    (t.freeze_default && t.freeze_key.is_some()) || t.kyc_key.is_some();
+                if !(force || has_free_slot(ledger, account, &self.automatic)) || blocked_by_token {
                     return Err(Code::TokenNotAssociatedToAccount);
                 }
                 self.automatic.push((account, token));
@@ -119,41 +142,70 @@ impl Plan {
     }
 }
 
-/// A live account that must sign when debited (or when it requires receiver signatures).
+/// Whether `account` may be associated automatically once more.
+pub fn has_free_slot(ledger: &Ledger, account: u64, planned: &[(u64, u64)]) -> bool {
+    let max = ledger.accounts[&account].max_automatic_token_associations;
+    let used = ledger.automatic_associations(account)
+        + planned.iter().filter(|(a, _)| *a == account).count();
+    max == -1 || (max > 0 && used < max as usize)
+}
+
+/// A live account; it must sign when `must_sign`, or when it requires receiver signatures.
 fn party<'l>(
     ledger: &'l Ledger,
     ctx: &Ctx<'_>,
     num: u64,
-    debited: bool,
+    must_sign: bool,
 ) -> Result<&'l Account, Code> {
     let account = ledger.accounts.get(&num).ok_or(Code::InvalidAccountId)?;
     if account.deleted {
         return Err(Code::AccountDeleted);
     }
-    if debited || account.receiver_sig_required {
+    if must_sign || account.receiver_sig_required {
         ctx.require(&account.key)?;
     }
     Ok(account)
 }
 
-pub fn transfer(
-    ledger: &mut Ledger,
+/// Check a whole transfer (HBAR legs and token lists) and gather its changes.
+pub fn plan_transfer(
+    ledger: &Ledger,
     ctx: &Ctx<'_>,
-    body: &proto::CryptoTransferTransactionBody,
-) -> Result<Outcome, Code> {
-    pure_check_transfer(body)?;
-    let mut plan = Plan {
-        hbar: hbar_legs(body)?,
-        ..Plan::default()
-    };
-    for &(num, amount) in &plan.hbar {
-        let account = party(ledger, ctx, num, amount < 0)?;
-        if amount < 0 && account.balance < -amount {
+    hbar: &[Leg],
+    lists: &[proto::TokenTransferList],
+    rules: Rules,
+) -> Result<Plan, Code> {
+    let mut plan = Plan::default();
+    let spender = ctx.payer;
+    for leg in hbar {
+        let debit = leg.amount < 0;
+        let account = party(
+            ledger,
+            ctx,
+            leg.account,
+            debit && !leg.approval && !rules.senders_signed,
+        )?;
+        if debit && account.balance < -leg.amount {
             return Err(Code::InsufficientAccountBalance);
         }
+        if leg.approval {
+            let allowed = ledger
+                .hbar_allowances
+                .get(&leg.account)
+                .and_then(|s| s.get(&spender))
+                .copied();
+            match allowed {
+                None => return Err(Code::SpenderDoesNotHaveAllowance),
+                Some(a) if a < -leg.amount => return Err(Code::AmountExceedsAllowance),
+                Some(_) => plan
+                    .hbar_allowance
+                    .push((leg.account, spender, -leg.amount)),
+            }
+        }
+        plan.hbar.push((leg.account, leg.amount));
     }
     let mut owners: HashMap<(u64, i64), u64> = HashMap::new();
-    for list in &body.token_transfers {
+    for list in lists {
         let token = live_token(ledger, list.token.as_ref())?;
         let num = token.num;
         if token.paused {
@@ -168,13 +220,35 @@ pub fn transfer(
         if !token.nft && !list.nft_transfers.is_empty() {
             return Err(Code::InvalidNftId);
         }
-        for (account, amount) in legs(&list.transfers, Code::TransfersNotZeroSumForToken)? {
-            party(ledger, ctx, account, amount < 0)?;
-            plan.holder(ledger, account, num, amount > 0)?;
-            if amount < 0 && ledger.rel(account, num).map_or(0, |r| r.balance) < -amount {
+        for leg in legs(&list.transfers, Code::TransfersNotZeroSumForToken)? {
+            let debit = leg.amount < 0;
+            party(
+                ledger,
+                ctx,
+                leg.account,
+                debit && !leg.approval && !rules.senders_signed,
+            )?;
+            plan.holder(ledger, leg.account, num, !debit, rules.force_association)?;
+            let held = ledger.rel(leg.account, num).map_or(0, |r| r.balance);
+            if debit && held < -leg.amount {
                 return Err(Code::InsufficientTokenBalance);
             }
-            plan.fungible.push((num, account, amount));
+            if leg.approval {
+                let allowed = ledger
+                    .token_allowances
+                    .get(&leg.account)
+                    .and_then(|t| t.get(&num))
+                    .and_then(|s| s.get(&spender))
+                    .copied();
+                match allowed {
+                    None => return Err(Code::SpenderDoesNotHaveAllowance),
+                    Some(a) if a < -leg.amount => return Err(Code::AmountExceedsAllowance),
+                    Some(_) => plan
+                        .token_allowance
+                        .push((leg.account, num, spender, -leg.amount)),
+                }
+            }
+            plan.fungible.push((num, leg.account, leg.amount));
         }
         for nft in &list.nft_transfers {
             let sender = nft
@@ -190,10 +264,15 @@ pub fn transfer(
             if sender == receiver {
                 return Err(Code::AccountRepeatedInAccountAmounts);
             }
-            party(ledger, ctx, sender, true)?;
+            party(
+                ledger,
+                ctx,
+                sender,
+                !nft.is_approval && !rules.senders_signed,
+            )?;
             party(ledger, ctx, receiver, false)?;
-            plan.holder(ledger, sender, num, false)?;
-            plan.holder(ledger, receiver, num, true)?;
+            plan.holder(ledger, sender, num, false, false)?;
+            plan.holder(ledger, receiver, num, true, rules.force_association)?;
             let serial = nft.serial_number;
             let stored = ledger
                 .nfts
@@ -204,14 +283,46 @@ pub fn transfer(
             if owner != sender {
                 return Err(Code::SenderDoesNotOwnNftSerialNo);
             }
+            if nft.is_approval {
+                let for_all = ledger
+                    .nft_approvals_for_all
+                    .get(&sender)
+                    .and_then(|t| t.get(&num))
+                    .is_some_and(|s| s.contains(&spender));
+                if stored.spender != Some(spender) && !for_all {
+                    return Err(Code::SpenderDoesNotHaveAllowance);
+                }
+            }
             owners.insert((num, serial), receiver);
             plan.nfts.push((num, sender, receiver, serial));
         }
     }
+    Ok(plan)
+}
 
-    // Every check passed: apply.
+/// Apply a checked plan.
+pub fn apply_transfer(ledger: &mut Ledger, ctx: &Ctx<'_>, plan: Plan) -> Outcome {
     for &(num, amount) in &plan.hbar {
         ledger.accounts.get_mut(&num).expect("checked").balance += amount;
+    }
+    for &(owner, spender, amount) in &plan.hbar_allowance {
+        if let Some(left) = ledger
+            .hbar_allowances
+            .get_mut(&owner)
+            .and_then(|s| s.get_mut(&spender))
+        {
+            *left -= amount;
+        }
+    }
+    for &(owner, token, spender, amount) in &plan.token_allowance {
+        let left = ledger
+            .token_allowances
+            .get_mut(&owner)
+            .and_then(|t| t.get_mut(&token))
+            .and_then(|s| s.get_mut(&spender));
+        if let Some(left) = left {
+            *left -= amount;
+        }
     }
     for &(account, token) in &plan.automatic {
         let rel = new_rel(&ledger.tokens[&token], true, ctx.consensus);
@@ -230,6 +341,7 @@ pub fn transfer(
             .and_then(|s| s.get_mut(&serial))
             .expect("checked");
         nft.owner = receiver;
+        nft.spender = None;
         nft.modified = ctx.consensus;
         ledger.rel_mut(sender, token).expect("checked").balance -= 1;
         ledger
@@ -241,7 +353,23 @@ pub fn transfer(
     outcome.transfers = plan.hbar;
     outcome.token_transfers = plan.fungible;
     outcome.nft_transfers = plan.nfts;
-    Ok(outcome)
+    outcome
+}
+
+pub fn transfer(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    body: &proto::CryptoTransferTransactionBody,
+) -> Result<Outcome, Code> {
+    pure_check_transfer(body)?;
+    let plan = plan_transfer(
+        ledger,
+        ctx,
+        &hbar_legs(body)?,
+        &body.token_transfers,
+        Rules::default(),
+    )?;
+    Ok(apply_transfer(ledger, ctx, plan))
 }
 
 pub fn create(

@@ -1,6 +1,8 @@
 //! Transaction handlers, one module per service. A handler checks everything first and only
 //! then changes the ledger, so a failed transaction changes nothing but the fee.
 
+mod airdrop;
+mod allowance;
 mod consensus;
 mod crypto;
 mod token;
@@ -82,6 +84,11 @@ pub enum Kind {
     TokenAssociate,
     TokenDissociate,
     TokenMint,
+    AllowanceApprove,
+    AllowanceDelete,
+    TokenAirdrop,
+    TokenClaimAirdrop,
+    TokenCancelAirdrop,
 }
 
 impl Kind {
@@ -99,6 +106,11 @@ impl Kind {
             Data::TokenAssociate(_) => Kind::TokenAssociate,
             Data::TokenDissociate(_) => Kind::TokenDissociate,
             Data::TokenMint(_) => Kind::TokenMint,
+            Data::CryptoApproveAllowance(_) => Kind::AllowanceApprove,
+            Data::CryptoDeleteAllowance(_) => Kind::AllowanceDelete,
+            Data::TokenAirdrop(_) => Kind::TokenAirdrop,
+            Data::TokenClaimAirdrop(_) => Kind::TokenClaimAirdrop,
+            Data::TokenCancelAirdrop(_) => Kind::TokenCancelAirdrop,
             _ => return None,
         })
     }
@@ -113,6 +125,8 @@ impl Kind {
             Kind::TopicSubmit => 10_000,
             Kind::TokenCreate => 100_000_000,
             Kind::TokenAssociate | Kind::TokenDissociate | Kind::TokenMint => 5_000_000,
+            Kind::AllowanceApprove | Kind::AllowanceDelete => 5_000_000,
+            Kind::TokenAirdrop | Kind::TokenClaimAirdrop | Kind::TokenCancelAirdrop => 10_000_000,
         }
     }
 
@@ -131,6 +145,11 @@ impl Kind {
             Kind::TokenAssociate => "TOKENASSOCIATE",
             Kind::TokenDissociate => "TOKENDISSOCIATE",
             Kind::TokenMint => "TOKENMINT",
+            Kind::AllowanceApprove => "CRYPTOAPPROVEALLOWANCE",
+            Kind::AllowanceDelete => "CRYPTODELETEALLOWANCE",
+            Kind::TokenAirdrop => "TOKENAIRDROP",
+            Kind::TokenClaimAirdrop => "TOKENCLAIMAIRDROP",
+            Kind::TokenCancelAirdrop => "TOKENCANCELAIRDROP",
         }
     }
 }
@@ -159,6 +178,11 @@ pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome
         Data::TokenAssociate(body) => token::associate(ledger, ctx, body),
         Data::TokenDissociate(body) => token::dissociate(ledger, ctx, body),
         Data::TokenMint(body) => token::mint(ledger, ctx, body),
+        Data::CryptoApproveAllowance(body) => allowance::approve(ledger, ctx, body),
+        Data::CryptoDeleteAllowance(body) => allowance::delete(ledger, ctx, body),
+        Data::TokenAirdrop(body) => airdrop::airdrop(ledger, ctx, body),
+        Data::TokenClaimAirdrop(body) => airdrop::claim(ledger, ctx, body),
+        Data::TokenCancelAirdrop(body) => airdrop::cancel(ledger, ctx, body),
         _ => Err(Code::NotSupported),
     }
 }

@@ -277,6 +277,7 @@ pub fn mint(
             nfts.insert(
                 *serial,
                 Nft {
+                    spender: None,
                     owner: treasury,
                     metadata: metadata.clone(),
                     created: ctx.consensus,
