@@ -37,7 +37,7 @@ pub fn airdrop(
         let token = live_token(ledger, list.token.as_ref())?;
         let num = token.num;
         let mut direct = proto::TokenTransferList {
-            token: list.token.clone(),
+            token: list.token,
             expected_decimals: list.expected_decimals,
             ..Default::default()
         };
