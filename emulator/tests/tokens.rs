@@ -328,7 +328,7 @@ async fn topics_update_and_delete_with_their_admin_key_only() {
 }
 
 fn key_of(n: u64) -> PrivateKey {
-    let kind = if n % 2 == 0 {
+    let kind = if n.is_multiple_of(2) {
         KeyKind::Ed25519
     } else {
         KeyKind::EcdsaSecp256k1
