@@ -114,38 +114,32 @@ impl Node {
 
         // Precheck passed: the transaction reaches consensus now.
         let consensus = ledger.next_consensus();
-        let mut transfers = charge_fee(&mut ledger, id.payer, self.account, fee);
+        let fee_legs = charge_fee(&mut ledger, id.payer, self.account, fee);
         let ctx = Ctx {
             payer: id.payer,
             active: &active,
             consensus,
             id,
+            node: self.account,
         };
-        let failed = |code: Code| Outcome::failed(code);
-        let outcome = handlers::handle(&mut ledger, &ctx, data).unwrap_or_else(failed);
-        transfers.extend(outcome.transfers);
-        let (receipt, entity) = (outcome.receipt, outcome.entity);
-        let (token_transfers, nft_transfers) = (outcome.token_transfers, outcome.nft_transfers);
-        let result = Code::try_from(receipt.status)
-            .map_or("UNKNOWN", |c| c.as_str_name())
-            .to_owned();
-        ledger.receipts.insert(id.to_string(), receipt);
-        ledger.records.push(TxRecord {
-            id,
-            consensus,
-            name: kind.mirror_name().to_owned(),
-            result,
-            charged_fee: fee,
+        let outcome = handlers::handle(&mut ledger, &ctx, data).unwrap_or_else(Outcome::failed);
+        let meta = RecordMeta {
             max_fee: body.transaction_fee,
             memo: body.memo.clone(),
             node: self.account,
-            transfers: merge(transfers),
-            entity_id: entity,
-            token_transfers,
-            nft_transfers,
             valid_duration_seconds: duration,
             hash,
-        });
+        };
+        settle(
+            &mut ledger,
+            id,
+            consensus,
+            kind,
+            fee,
+            fee_legs,
+            outcome,
+            meta,
+        );
         if let Some(state) = &self.state {
             if let Err(e) = state.save(&ledger) {
                 tracing::error!("hak-emu: cannot save the ledger: {e}");
@@ -155,8 +149,52 @@ impl Node {
     }
 }
 
+/// What the mirror record of a transaction keeps besides its outcome.
+pub struct RecordMeta {
+    pub max_fee: u64,
+    pub memo: String,
+    pub node: u64,
+    pub valid_duration_seconds: i64,
+    pub hash: Vec<u8>,
+}
+
+/// Store a handled transaction's receipt and mirror record.
+#[allow(clippy::too_many_arguments)]
+pub fn settle(
+    ledger: &mut Ledger,
+    id: TxId,
+    consensus: Ts,
+    kind: Kind,
+    fee: i64,
+    mut transfers: Vec<(u64, i64)>,
+    outcome: Outcome,
+    meta: RecordMeta,
+) {
+    transfers.extend(outcome.transfers);
+    let result = Code::try_from(outcome.receipt.status)
+        .map_or("UNKNOWN", |c| c.as_str_name())
+        .to_owned();
+    ledger.receipts.insert(id.to_string(), outcome.receipt);
+    ledger.records.push(TxRecord {
+        id,
+        consensus,
+        name: kind.mirror_name().to_owned(),
+        result,
+        charged_fee: fee,
+        max_fee: meta.max_fee,
+        memo: meta.memo,
+        node: meta.node,
+        transfers: merge(transfers),
+        entity_id: outcome.entity,
+        token_transfers: outcome.token_transfers,
+        nft_transfers: outcome.nft_transfers,
+        valid_duration_seconds: meta.valid_duration_seconds,
+        hash: meta.hash,
+    });
+}
+
 /// Debit the payer and credit the node (a tenth) and the fee collector (the rest).
-fn charge_fee(ledger: &mut Ledger, payer: u64, node: u64, fee: i64) -> Vec<(u64, i64)> {
+pub fn charge_fee(ledger: &mut Ledger, payer: u64, node: u64, fee: i64) -> Vec<(u64, i64)> {
     let node_share = fee / 10;
     let collector_share = fee - node_share;
     let mut legs = vec![(payer, -fee)];

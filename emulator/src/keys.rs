@@ -33,6 +33,16 @@ pub fn verify(body: &[u8], sig_map: Option<&proto::SignatureMap>) -> ActiveKeys 
 }
 
 impl ActiveKeys {
+    /// Keys that count as signed (a schedule's accumulated signatories).
+    pub fn from_keys(keys: Vec<Vec<u8>>) -> Self {
+        ActiveKeys(keys)
+    }
+
+    /// The raw public keys that signed.
+    pub fn keys(&self) -> &[Vec<u8>] {
+        &self.0
+    }
+
     fn has(&self, raw: &[u8]) -> bool {
         self.0.iter().any(|k| k == raw)
     }

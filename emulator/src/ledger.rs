@@ -182,6 +182,27 @@ pub struct TokenRel {
     pub created: Ts,
 }
 
+/// A scheduled transaction waiting for signatures (or already executed / deleted).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Schedule {
+    pub num: u64,
+    /// The protobuf `SchedulableTransactionBody`.
+    #[serde(with = "hex_bytes")]
+    pub body: Vec<u8>,
+    pub memo: String,
+    pub admin_key: Option<KeyBytes>,
+    pub payer: u64,
+    pub creator: u64,
+    pub created: Ts,
+    pub expiration: Ts,
+    pub wait_for_expiry: bool,
+    /// Raw public keys (hex) whose signatures count for the inner transaction.
+    pub signatories: Vec<String>,
+    pub executed: Option<Ts>,
+    pub deleted: Option<Ts>,
+    pub scheduled_id: TxId,
+}
+
 /// A pending airdrop: tokens offered to a receiver that must claim them.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct PendingAirdrop {
@@ -275,6 +296,10 @@ pub struct Receipt {
     pub new_total_supply: u64,
     #[serde(default)]
     pub serial_numbers: Vec<i64>,
+    #[serde(default)]
+    pub schedule_id: Option<u64>,
+    #[serde(default)]
+    pub scheduled_transaction_id: Option<TxId>,
 }
 
 impl Receipt {
@@ -293,6 +318,8 @@ impl Receipt {
             token_id: self.token_id.map(token_id),
             new_total_supply: self.new_total_supply,
             serial_numbers: self.serial_numbers.clone(),
+            schedule_id: self.schedule_id.map(schedule_id),
+            scheduled_transaction_id: self.scheduled_transaction_id.map(TxId::to_proto),
             ..Default::default()
         }
     }
@@ -340,6 +367,8 @@ pub struct Ledger {
     pub nfts: BTreeMap<u64, BTreeMap<i64, Nft>>,
     #[serde(default)]
     pub pending_airdrops: Vec<PendingAirdrop>,
+    #[serde(default)]
+    pub schedules: BTreeMap<u64, Schedule>,
     /// HBAR allowances: owner → spender → tinybars.
     #[serde(default)]
     pub hbar_allowances: BTreeMap<u64, BTreeMap<u64, i64>>,
@@ -420,6 +449,20 @@ pub fn account_num(id: &proto::AccountId) -> Option<u64> {
         (0, 0, Some(proto::account_id::Account::AccountNum(n))) if *n >= 0 => Some(*n as u64),
         _ => None,
     }
+}
+
+/// `0.0.num` as a proto `ScheduleId`.
+pub fn schedule_id(num: u64) -> proto::ScheduleId {
+    proto::ScheduleId {
+        shard_num: 0,
+        realm_num: 0,
+        schedule_num: num as i64,
+    }
+}
+
+pub fn schedule_num(id: &proto::ScheduleId) -> Option<u64> {
+    (id.shard_num == 0 && id.realm_num == 0 && id.schedule_num >= 0)
+        .then_some(id.schedule_num as u64)
 }
 
 /// `0.0.num` as a proto `TokenId`.

@@ -40,6 +40,7 @@ pub fn router(node: Arc<Node>) -> Router {
         )
         .route("/api/v1/accounts/:id/allowances/nfts", get(allowances_nfts))
         .route("/api/v1/tokens/:id", get(token))
+        .route("/api/v1/schedules/:id", get(schedule))
         .route("/api/v1/balances", get(balances))
         .route("/api/v1/transactions/:id", get(transaction))
         .route("/api/v1/topics/:id", get(topic))
@@ -354,6 +355,44 @@ async fn allowances_nfts(State(node): Shared, Path(id): Path<String>) -> Respons
     Json(json!({"allowances": allowances, "links": {"next": null}})).into_response()
 }
 
+async fn schedule(State(node): Shared, Path(id): Path<String>) -> Response {
+    let Some(num) = entity_num(&id) else {
+        return bad_request("scheduleId");
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(s) = ledger
+        .schedules
+        .get(&num)
+        .filter(|s| !lagging(&node, s.created))
+    else {
+        return not_found();
+    };
+    let signatures: Vec<Value> = s
+        .signatories
+        .iter()
+        .filter_map(|k| hex::decode(k).ok())
+        .map(|k| {
+            let kind = if k.len() == 32 { "ED25519" } else { "ECDSA_SECP256K1" };
+            json!({"consensus_timestamp": s.created.to_string(), "public_key_prefix": b64(&k), "signature": null, "type": kind})
+        })
+        .collect();
+    Json(json!({
+        "admin_key": key_json(&s.admin_key),
+        "consensus_timestamp": s.created.to_string(),
+        "creator_account_id": format!("0.0.{}", s.creator),
+        "deleted": s.deleted.is_some(),
+        "executed_timestamp": s.executed.map(|t| t.to_string()),
+        "expiration_time": s.expiration.to_string(),
+        "memo": s.memo,
+        "payer_account_id": format!("0.0.{}", s.payer),
+        "schedule_id": format!("0.0.{num}"),
+        "signatures": signatures,
+        "transaction_body": b64(&s.body),
+        "wait_for_expiry": s.wait_for_expiry,
+    }))
+    .into_response()
+}
+
 async fn account(State(node): Shared, Path(id): Path<String>) -> Response {
     let Some(num) = entity_num(&id) else {
         return bad_request("idOrAliasOrEvmAddress");
@@ -418,10 +457,19 @@ async fn transaction(State(node): Shared, Path(id): Path<String>) -> Response {
         return bad_request("transactionId");
     };
     let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    let rows: Vec<Value> = ledger
+    let mut matching: Vec<_> = ledger
         .records
         .iter()
-        .filter(|r| r.id.payer == id.payer && r.id.valid_start == id.valid_start && !lagging(&node, r.consensus))
+        .filter(|r| {
+            r.id.payer == id.payer
+                && r.id.valid_start == id.valid_start
+                && !lagging(&node, r.consensus)
+        })
+        .collect();
+    // A scheduled execution is handled inside its create or sign: order by consensus time.
+    matching.sort_by_key(|r| r.consensus);
+    let rows: Vec<Value> = matching
+        .into_iter()
         .map(|r| {
             json!({
                 "batch_key": null,

@@ -109,6 +109,7 @@ pub fn genesis_ledger() -> Ledger {
         rels: BTreeMap::new(),
         nfts: BTreeMap::new(),
         pending_airdrops: Vec::new(),
+        schedules: BTreeMap::new(),
         hbar_allowances: BTreeMap::new(),
         token_allowances: BTreeMap::new(),
         nft_approvals_for_all: BTreeMap::new(),

@@ -5,6 +5,7 @@ mod airdrop;
 mod allowance;
 mod consensus;
 mod crypto;
+mod schedule;
 mod token;
 
 use crate::keys::ActiveKeys;
@@ -19,6 +20,8 @@ pub struct Ctx<'a> {
     pub active: &'a ActiveKeys,
     pub consensus: Ts,
     pub id: TxId,
+    /// The node handling the transaction (fees go partly to it).
+    pub node: u64,
 }
 
 impl Ctx<'_> {
@@ -89,6 +92,9 @@ pub enum Kind {
     TokenAirdrop,
     TokenClaimAirdrop,
     TokenCancelAirdrop,
+    ScheduleCreate,
+    ScheduleSign,
+    ScheduleDelete,
 }
 
 impl Kind {
@@ -111,6 +117,9 @@ impl Kind {
             Data::TokenAirdrop(_) => Kind::TokenAirdrop,
             Data::TokenClaimAirdrop(_) => Kind::TokenClaimAirdrop,
             Data::TokenCancelAirdrop(_) => Kind::TokenCancelAirdrop,
+            Data::ScheduleCreate(_) => Kind::ScheduleCreate,
+            Data::ScheduleSign(_) => Kind::ScheduleSign,
+            Data::ScheduleDelete(_) => Kind::ScheduleDelete,
             _ => return None,
         })
     }
@@ -127,6 +136,7 @@ impl Kind {
             Kind::TokenAssociate | Kind::TokenDissociate | Kind::TokenMint => 5_000_000,
             Kind::AllowanceApprove | Kind::AllowanceDelete => 5_000_000,
             Kind::TokenAirdrop | Kind::TokenClaimAirdrop | Kind::TokenCancelAirdrop => 10_000_000,
+            Kind::ScheduleCreate | Kind::ScheduleSign | Kind::ScheduleDelete => 1_000_000,
         }
     }
 
@@ -150,6 +160,9 @@ impl Kind {
             Kind::TokenAirdrop => "TOKENAIRDROP",
             Kind::TokenClaimAirdrop => "TOKENCLAIMAIRDROP",
             Kind::TokenCancelAirdrop => "TOKENCANCELAIRDROP",
+            Kind::ScheduleCreate => "SCHEDULECREATE",
+            Kind::ScheduleSign => "SCHEDULESIGN",
+            Kind::ScheduleDelete => "SCHEDULEDELETE",
         }
     }
 }
@@ -183,6 +196,9 @@ pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome
         Data::TokenAirdrop(body) => airdrop::airdrop(ledger, ctx, body),
         Data::TokenClaimAirdrop(body) => airdrop::claim(ledger, ctx, body),
         Data::TokenCancelAirdrop(body) => airdrop::cancel(ledger, ctx, body),
+        Data::ScheduleCreate(body) => schedule::create(ledger, ctx, body),
+        Data::ScheduleSign(body) => schedule::sign(ledger, ctx, body),
+        Data::ScheduleDelete(body) => schedule::delete(ledger, ctx, body),
         _ => Err(Code::NotSupported),
     }
 }
