@@ -2,7 +2,10 @@
 //! (free; polled until known) and account info (paid: a cost query first, then the answer).
 
 use crate::ingest::Node;
-use crate::ledger::{account_id, account_num, TxId};
+use crate::ledger::{
+    account_id, account_num, schedule_id, schedule_num, token_id, token_num, topic_id, topic_num,
+    KeyBytes, TxId,
+};
 use hedera_proto::services as proto;
 use proto::query::Query as Q;
 use proto::response::Response as R;
@@ -17,17 +20,328 @@ fn header(code: Code, response_type: i32) -> Option<proto::ResponseHeader> {
     })
 }
 
-/// Answer a query, or `None` when this emulator does not serve that query.
+/// Answer a query. Queries this emulator does not model answer `NOT_SUPPORTED` in their
+/// own response type; `None` only for a query without a response type.
 pub fn answer(node: &Node, query: &proto::Query) -> Option<proto::Response> {
     let response = match query.query.as_ref()? {
         Q::CryptogetAccountBalance(q) => R::CryptogetAccountBalance(balance(node, q)),
         Q::TransactionGetReceipt(q) => R::TransactionGetReceipt(receipt(node, q)),
         Q::CryptoGetInfo(q) => R::CryptoGetInfo(account_info(node, q)),
-        _ => return None,
+        Q::ConsensusGetTopicInfo(q) => R::ConsensusGetTopicInfo(topic_info(node, q)),
+        Q::TokenGetInfo(q) => R::TokenGetInfo(token_info(node, q)),
+        Q::ScheduleGetInfo(q) => R::ScheduleGetInfo(schedule_info(node, q)),
+        Q::TransactionGetRecord(q) => R::TransactionGetRecord(record(node, q)),
+        other => not_supported(other)?,
     };
     Some(proto::Response {
         response: Some(response),
     })
+}
+
+/// `NOT_SUPPORTED` in the response type that matches the query.
+fn not_supported(query: &Q) -> Option<R> {
+    let h = header(Code::NotSupported, 0);
+    macro_rules! ns {
+        ($($q:ident => $r:ident($t:ident)),* $(,)?) => {
+            match query {
+                $(Q::$q(_) => Some(R::$r(proto::$t { header: h, ..Default::default() })),)*
+                _ => None,
+            }
+        };
+    }
+    ns!(
+        GetByKey => GetByKey(GetByKeyResponse),
+        GetBySolidityId => GetBySolidityId(GetBySolidityIdResponse),
+        ContractCallLocal => ContractCallLocal(ContractCallLocalResponse),
+        ContractGetInfo => ContractGetInfo(ContractGetInfoResponse),
+        ContractGetBytecode => ContractGetBytecodeResponse(ContractGetBytecodeResponse),
+        ContractGetRecords => ContractGetRecordsResponse(ContractGetRecordsResponse),
+        CryptoGetAccountRecords => CryptoGetAccountRecords(CryptoGetAccountRecordsResponse),
+        CryptoGetLiveHash => CryptoGetLiveHash(CryptoGetLiveHashResponse),
+        CryptoGetProxyStakers => CryptoGetProxyStakers(CryptoGetStakersResponse),
+        FileGetContents => FileGetContents(FileGetContentsResponse),
+        FileGetInfo => FileGetInfo(FileGetInfoResponse),
+        TransactionGetFastRecord => TransactionGetFastRecord(TransactionGetFastRecordResponse),
+        NetworkGetVersionInfo => NetworkGetVersionInfo(NetworkGetVersionInfoResponse),
+        TokenGetAccountNftInfos => TokenGetAccountNftInfos(TokenGetAccountNftInfosResponse),
+        TokenGetNftInfo => TokenGetNftInfo(TokenGetNftInfoResponse),
+        TokenGetNftInfos => TokenGetNftInfos(TokenGetNftInfosResponse),
+        NetworkGetExecutionTime => NetworkGetExecutionTime(NetworkGetExecutionTimeResponse),
+    )
+}
+
+/// The response type asked for, and whether it is only the cost (paid queries cost 0 here,
+/// so no payment is needed).
+fn asked(h: Option<&proto::QueryHeader>) -> (i32, bool) {
+    let t = h.map_or(0, |h| h.response_type);
+    (t, t == proto::ResponseType::CostAnswer as i32)
+}
+
+fn topic_info(
+    node: &Node,
+    q: &proto::ConsensusGetTopicInfoQuery,
+) -> proto::ConsensusGetTopicInfoResponse {
+    let (t, cost) = asked(q.header.as_ref());
+    if cost {
+        return proto::ConsensusGetTopicInfoResponse {
+            header: header(Code::Ok, t),
+            ..Default::default()
+        };
+    }
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(topic) = q
+        .topic_id
+        .as_ref()
+        .and_then(topic_num)
+        .and_then(|n| ledger.topics.get(&n))
+        .filter(|t| !t.deleted)
+    else {
+        return proto::ConsensusGetTopicInfoResponse {
+            header: header(Code::InvalidTopicId, t),
+            ..Default::default()
+        };
+    };
+    let info = proto::ConsensusTopicInfo {
+        memo: topic.memo.clone(),
+        running_hash: topic.running_hash.clone(),
+        sequence_number: topic.sequence_number,
+        expiration_time: Some(proto::Timestamp {
+            seconds: topic.created.seconds + topic.auto_renew_period,
+            nanos: 0,
+        }),
+        admin_key: topic.admin_key.as_ref().map(KeyBytes::to_proto),
+        submit_key: topic.submit_key.as_ref().map(KeyBytes::to_proto),
+        auto_renew_period: Some(proto::Duration {
+            seconds: topic.auto_renew_period,
+        }),
+        auto_renew_account: topic.auto_renew_account.map(account_id),
+        ledger_id: vec![3],
+        ..Default::default()
+    };
+    proto::ConsensusGetTopicInfoResponse {
+        header: header(Code::Ok, t),
+        topic_id: Some(topic_id(topic.num)),
+        topic_info: Some(info),
+    }
+}
+
+fn token_info(node: &Node, q: &proto::TokenGetInfoQuery) -> proto::TokenGetInfoResponse {
+    let (t, cost) = asked(q.header.as_ref());
+    if cost {
+        return proto::TokenGetInfoResponse {
+            header: header(Code::Ok, t),
+            ..Default::default()
+        };
+    }
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(token) = q
+        .token
+        .as_ref()
+        .and_then(token_num)
+        .and_then(|n| ledger.tokens.get(&n))
+    else {
+        return proto::TokenGetInfoResponse {
+            header: header(Code::InvalidTokenId, t),
+            ..Default::default()
+        };
+    };
+    let key = |k: &Option<KeyBytes>| k.as_ref().map(KeyBytes::to_proto);
+    let info = proto::TokenInfo {
+        token_id: Some(token_id(token.num)),
+        name: token.name.clone(),
+        symbol: token.symbol.clone(),
+        decimals: token.decimals,
+        total_supply: token.total_supply.max(0) as u64,
+        treasury: Some(account_id(token.treasury)),
+        admin_key: key(&token.admin_key),
+        kyc_key: key(&token.kyc_key),
+        freeze_key: key(&token.freeze_key),
+        wipe_key: key(&token.wipe_key),
+        supply_key: key(&token.supply_key),
+        // TokenFreezeStatus / TokenKycStatus: 0 = not applicable, 1 = frozen/granted, 2 = unfrozen/revoked.
+        default_freeze_status: if token.freeze_key.is_none() {
+            0
+        } else if token.freeze_default {
+            1
+        } else {
+            2
+        },
+        default_kyc_status: if token.kyc_key.is_none() { 0 } else { 2 },
+        deleted: token.deleted,
+        auto_renew_account: token.auto_renew_account.map(account_id),
+        auto_renew_period: Some(proto::Duration {
+            seconds: token.auto_renew_period,
+        }),
+        expiry: Some(proto::Timestamp {
+            seconds: token.expiry,
+            nanos: 0,
+        }),
+        memo: token.memo.clone(),
+        token_type: i32::from(token.nft),
+        supply_type: i32::from(token.max_supply.is_some()),
+        max_supply: token.max_supply.unwrap_or(0),
+        fee_schedule_key: key(&token.fee_schedule_key),
+        pause_key: key(&token.pause_key),
+        pause_status: if token.pause_key.is_none() {
+            0
+        } else if token.paused {
+            1
+        } else {
+            2
+        },
+        ledger_id: vec![3],
+        metadata: token.metadata.clone(),
+        metadata_key: key(&token.metadata_key),
+        ..Default::default()
+    };
+    proto::TokenGetInfoResponse {
+        header: header(Code::Ok, t),
+        token_info: Some(info),
+    }
+}
+
+fn schedule_info(node: &Node, q: &proto::ScheduleGetInfoQuery) -> proto::ScheduleGetInfoResponse {
+    use prost::Message;
+    let (t, cost) = asked(q.header.as_ref());
+    if cost {
+        return proto::ScheduleGetInfoResponse {
+            header: header(Code::Ok, t),
+            ..Default::default()
+        };
+    }
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(s) = q
+        .schedule_id
+        .as_ref()
+        .and_then(schedule_num)
+        .and_then(|n| ledger.schedules.get(&n))
+    else {
+        return proto::ScheduleGetInfoResponse {
+            header: header(Code::InvalidScheduleId, t),
+            ..Default::default()
+        };
+    };
+    let signers = s
+        .signatories
+        .iter()
+        .filter_map(|k| hex::decode(k).ok())
+        .map(|raw| proto::Key {
+            key: Some(if raw.len() == 32 {
+                proto::key::Key::Ed25519(raw)
+            } else {
+                proto::key::Key::EcdsaSecp256k1(raw)
+            }),
+        })
+        .collect();
+    let data = match (s.executed, s.deleted) {
+        (Some(at), _) => Some(proto::schedule_info::Data::ExecutionTime(at.to_proto())),
+        (_, Some(at)) => Some(proto::schedule_info::Data::DeletionTime(at.to_proto())),
+        _ => None,
+    };
+    let info = proto::ScheduleInfo {
+        schedule_id: Some(schedule_id(s.num)),
+        expiration_time: Some(s.expiration.to_proto()),
+        scheduled_transaction_body: proto::SchedulableTransactionBody::decode(s.body.as_slice())
+            .ok(),
+        memo: s.memo.clone(),
+        admin_key: s.admin_key.as_ref().map(KeyBytes::to_proto),
+        signers: Some(proto::KeyList { keys: signers }),
+        creator_account_id: Some(account_id(s.creator)),
+        payer_account_id: Some(account_id(s.payer)),
+        scheduled_transaction_id: Some(s.scheduled_id.to_proto()),
+        ledger_id: vec![3],
+        wait_for_expiry: s.wait_for_expiry,
+        data,
+    };
+    proto::ScheduleGetInfoResponse {
+        header: header(Code::Ok, t),
+        schedule_info: Some(info),
+    }
+}
+
+fn record(
+    node: &Node,
+    q: &proto::TransactionGetRecordQuery,
+) -> proto::TransactionGetRecordResponse {
+    let (t, cost) = asked(q.header.as_ref());
+    if cost {
+        return proto::TransactionGetRecordResponse {
+            header: header(Code::Ok, t),
+            ..Default::default()
+        };
+    }
+    let Some(id) = q.transaction_id.as_ref().and_then(TxId::from_proto) else {
+        return proto::TransactionGetRecordResponse {
+            header: header(Code::InvalidTransactionId, t),
+            ..Default::default()
+        };
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let (Some(receipt), Some(r)) = (
+        ledger.receipts.get(&id.to_string()),
+        ledger.records.iter().rev().find(|r| r.id == id),
+    ) else {
+        return proto::TransactionGetRecordResponse {
+            header: header(Code::RecordNotFound, t),
+            ..Default::default()
+        };
+    };
+    let amount = |account: u64, amount: i64| proto::AccountAmount {
+        account_id: Some(account_id(account)),
+        amount,
+        is_approval: false,
+    };
+    let mut token_lists: Vec<proto::TokenTransferList> = Vec::new();
+    for &(token, account, value) in &r.token_transfers {
+        match token_lists
+            .iter_mut()
+            .find(|l| l.token == Some(token_id(token)))
+        {
+            Some(list) => list.transfers.push(amount(account, value)),
+            None => token_lists.push(proto::TokenTransferList {
+                token: Some(token_id(token)),
+                transfers: vec![amount(account, value)],
+                ..Default::default()
+            }),
+        }
+    }
+    for &(token, sender, receiver, serial) in &r.nft_transfers {
+        let nft = proto::NftTransfer {
+            sender_account_id: (sender != 0).then(|| account_id(sender)),
+            receiver_account_id: Some(account_id(receiver)),
+            serial_number: serial,
+            is_approval: false,
+        };
+        match token_lists
+            .iter_mut()
+            .find(|l| l.token == Some(token_id(token)))
+        {
+            Some(list) => list.nft_transfers.push(nft),
+            None => token_lists.push(proto::TokenTransferList {
+                token: Some(token_id(token)),
+                nft_transfers: vec![nft],
+                ..Default::default()
+            }),
+        }
+    }
+    let record = proto::TransactionRecord {
+        receipt: Some(receipt.to_proto()),
+        transaction_hash: r.hash.clone(),
+        consensus_timestamp: Some(r.consensus.to_proto()),
+        transaction_id: Some(id.to_proto()),
+        memo: r.memo.clone(),
+        transaction_fee: r.charged_fee.max(0) as u64,
+        transfer_list: Some(proto::TransferList {
+            account_amounts: r.transfers.iter().map(|&(a, v)| amount(a, v)).collect(),
+        }),
+        token_transfer_lists: token_lists,
+        ..Default::default()
+    };
+    proto::TransactionGetRecordResponse {
+        header: header(Code::Ok, t),
+        transaction_record: Some(record),
+        ..Default::default()
+    }
 }
 
 fn balance(

@@ -1,0 +1,135 @@
+//! Node queries through the real SDK: topic, token and schedule info, transaction records,
+//! and NOT_SUPPORTED for queries the emulator does not model.
+
+mod common;
+
+use common::start;
+use hedera::{
+    AccountId, FileContentsQuery, FileId, Hbar, ScheduleCreateTransaction, ScheduleInfoQuery,
+    Status, TokenCreateTransaction, TokenInfoQuery, TopicCreateTransaction, TopicInfoQuery,
+    TopicMessageSubmitTransaction, TransactionRecordQuery, TransferTransaction,
+};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn info_and_record_queries_answer_from_the_ledger() {
+    let (emu, client) = start().await;
+    let operator = client.get_operator_public_key().unwrap();
+    let topic = TopicCreateTransaction::new()
+        .topic_memo("q")
+        .admin_key(operator)
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap()
+        .topic_id
+        .unwrap();
+    TopicMessageSubmitTransaction::new()
+        .topic_id(topic)
+        .message(b"m".to_vec())
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap();
+    let info = TopicInfoQuery::new()
+        .topic_id(topic)
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!((info.topic_memo.as_str(), info.sequence_number), ("q", 1));
+    assert_eq!(info.admin_key, Some(hedera::Key::Single(operator)));
+
+    let token = TokenCreateTransaction::new()
+        .name("Query Coin")
+        .symbol("QC")
+        .decimals(3)
+        .initial_supply(7)
+        .treasury_account_id(AccountId::new(0, 0, 1001))
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap()
+        .token_id
+        .unwrap();
+    let info = TokenInfoQuery::new()
+        .token_id(token)
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            info.name.as_str(),
+            info.symbol.as_str(),
+            info.decimals,
+            info.total_supply
+        ),
+        ("Query Coin", "QC", 3, 7)
+    );
+
+    let response = TransferTransaction::new()
+        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(-1))
+        .hbar_transfer(AccountId::new(0, 0, 1002), Hbar::new(1))
+        .transaction_memo("recorded")
+        .execute(&client)
+        .await
+        .unwrap();
+    let record = TransactionRecordQuery::new()
+        .transaction_id(response.transaction_id)
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(record.receipt.status, Status::Success);
+    assert_eq!(record.transaction_memo, "recorded");
+    let to_1002: i64 = record
+        .transfers
+        .iter()
+        .filter(|t| t.account_id == AccountId::new(0, 0, 1002))
+        .map(|t| t.amount.to_tinybars())
+        .sum();
+    assert_eq!(to_1002, 100_000_000);
+
+    let mut inner = TransferTransaction::new();
+    inner
+        .hbar_transfer(AccountId::new(0, 0, 1002), Hbar::new(-1))
+        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(1));
+    let schedule = ScheduleCreateTransaction::new()
+        .scheduled_transaction(inner)
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap()
+        .schedule_id
+        .unwrap();
+    let info = ScheduleInfoQuery::new()
+        .schedule_id(schedule)
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(info.creator_account_id, AccountId::new(0, 0, 1001));
+    assert!(info.executed_at.is_none());
+
+    let err = FileContentsQuery::new()
+        .file_id(FileId::new(0, 0, 150))
+        .execute(&client)
+        .await
+        .unwrap_err();
+    // The SDK asks the cost first, so the refusal arrives on the unpaid cost query.
+    let refused = matches!(
+        err,
+        hedera::Error::QueryNoPaymentPreCheckStatus {
+            status: Status::NotSupported
+        } | hedera::Error::QueryPreCheckStatus {
+            status: Status::NotSupported,
+            ..
+        }
+    );
+    assert!(refused, "{err:?}");
+    emu.shutdown();
+}
