@@ -494,3 +494,52 @@ async fn airdrops_go_straight_to_takers_and_pend_for_the_others_until_claimed() 
     assert!(emu.node.ledger.lock().unwrap().pending_airdrops.is_empty());
     emu.shutdown();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn token_updates_need_the_admin_key_and_cannot_add_missing_keys() {
+    let (emu, client) = start().await;
+    let operator = client.get_operator_public_key().unwrap();
+    let managed = run!(
+        TokenCreateTransaction::new()
+            .name("Old")
+            .symbol("OLD")
+            .initial_supply(10)
+            .treasury_account_id(id(1001))
+            .admin_key(operator),
+        &client
+    )
+    .unwrap()
+    .token_id
+    .unwrap();
+    run!(
+        hedera::TokenUpdateTransaction::new()
+            .token_id(managed)
+            .token_name("New")
+            .token_memo(Some("renamed".to_owned())),
+        &client
+    )
+    .unwrap();
+    let (_, info) = mirror(&emu, &format!("/tokens/{managed}")).await;
+    assert_eq!(
+        (info["name"].as_str(), info["memo"].as_str()),
+        (Some("New"), Some("renamed"))
+    );
+    let err = run!(
+        hedera::TokenUpdateTransaction::new()
+            .token_id(managed)
+            .kyc_key(operator),
+        &client
+    )
+    .unwrap_err();
+    assert_eq!(err, Status::TokenHasNoKycKey);
+    let immutable = fungible(&client).await;
+    let err = run!(
+        hedera::TokenUpdateTransaction::new()
+            .token_id(immutable)
+            .token_name("X"),
+        &client
+    )
+    .unwrap_err();
+    assert_eq!(err, Status::TokenIsImmutable);
+    emu.shutdown();
+}

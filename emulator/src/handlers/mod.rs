@@ -92,6 +92,7 @@ pub enum Kind {
     TokenAirdrop,
     TokenClaimAirdrop,
     TokenCancelAirdrop,
+    TokenUpdate,
     ScheduleCreate,
     ScheduleSign,
     ScheduleDelete,
@@ -117,6 +118,7 @@ impl Kind {
             Data::TokenAirdrop(_) => Kind::TokenAirdrop,
             Data::TokenClaimAirdrop(_) => Kind::TokenClaimAirdrop,
             Data::TokenCancelAirdrop(_) => Kind::TokenCancelAirdrop,
+            Data::TokenUpdate(_) => Kind::TokenUpdate,
             Data::ScheduleCreate(_) => Kind::ScheduleCreate,
             Data::ScheduleSign(_) => Kind::ScheduleSign,
             Data::ScheduleDelete(_) => Kind::ScheduleDelete,
@@ -137,6 +139,7 @@ impl Kind {
             Kind::AllowanceApprove | Kind::AllowanceDelete => 5_000_000,
             Kind::TokenAirdrop | Kind::TokenClaimAirdrop | Kind::TokenCancelAirdrop => 10_000_000,
             Kind::ScheduleCreate | Kind::ScheduleSign | Kind::ScheduleDelete => 1_000_000,
+            Kind::TokenUpdate => 5_000_000,
         }
     }
 
@@ -160,6 +163,7 @@ impl Kind {
             Kind::TokenAirdrop => "TOKENAIRDROP",
             Kind::TokenClaimAirdrop => "TOKENCLAIMAIRDROP",
             Kind::TokenCancelAirdrop => "TOKENCANCELAIRDROP",
+            Kind::TokenUpdate => "TOKENUPDATE",
             Kind::ScheduleCreate => "SCHEDULECREATE",
             Kind::ScheduleSign => "SCHEDULESIGN",
             Kind::ScheduleDelete => "SCHEDULEDELETE",
@@ -196,6 +200,7 @@ pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome
         Data::TokenAirdrop(body) => airdrop::airdrop(ledger, ctx, body),
         Data::TokenClaimAirdrop(body) => airdrop::claim(ledger, ctx, body),
         Data::TokenCancelAirdrop(body) => airdrop::cancel(ledger, ctx, body),
+        Data::TokenUpdate(body) => token::update(ledger, ctx, body),
         Data::ScheduleCreate(body) => schedule::create(ledger, ctx, body),
         Data::ScheduleSign(body) => schedule::sign(ledger, ctx, body),
         Data::ScheduleDelete(body) => schedule::delete(ledger, ctx, body),

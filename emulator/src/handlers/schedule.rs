@@ -33,6 +33,7 @@ fn inner_data(data: S) -> Option<T> {
         S::TokenAssociate(b) => T::TokenAssociate(b),
         S::TokenDissociate(b) => T::TokenDissociate(b),
         S::TokenMint(b) => T::TokenMint(b),
+        S::TokenUpdate(b) => T::TokenUpdate(b),
         S::TokenAirdrop(b) => T::TokenAirdrop(b),
         S::TokenClaimAirdrop(b) => T::TokenClaimAirdrop(b),
         S::TokenCancelAirdrop(b) => T::TokenCancelAirdrop(b),

@@ -321,3 +321,160 @@ pub fn mint(
     }
     Ok(outcome)
 }
+
+pub fn update(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    body: &proto::TokenUpdateTransactionBody,
+) -> Result<Outcome, Code> {
+    let token = live_token(ledger, body.token.as_ref())?;
+    let num = token.num;
+    let only_expiry = body.symbol.is_empty()
+        && body.name.is_empty()
+        && body.treasury.is_none()
+        && body.admin_key.is_none()
+        && body.kyc_key.is_none()
+        && body.freeze_key.is_none()
+        && body.wipe_key.is_none()
+        && body.supply_key.is_none()
+        && body.fee_schedule_key.is_none()
+        && body.pause_key.is_none()
+        && body.metadata_key.is_none()
+        && body.auto_renew_account.is_none()
+        && body.auto_renew_period.is_none()
+        && body.memo.is_none();
+    let metadata_only = only_expiry && body.metadata.is_some();
+    if metadata_only && token.admin_key.is_none() {
+        let key = token.metadata_key.as_ref().ok_or(Code::TokenIsImmutable)?;
+        ctx.require(key)?;
+    } else if !only_expiry || body.metadata.is_some() {
+        let admin = token.admin_key.as_ref().ok_or(Code::TokenIsImmutable)?;
+        ctx.require(admin)?;
+    }
+    if body.name.len() > MAX_NAME_BYTES {
+        return Err(Code::TokenNameTooLong);
+    }
+    if body.symbol.len() > MAX_NAME_BYTES {
+        return Err(Code::TokenSymbolTooLong);
+    }
+    if body.memo.as_ref().is_some_and(|m| m.len() > 100) {
+        return Err(Code::MemoTooLong);
+    }
+    // A key the token was created without cannot be added.
+    let missing = [
+        (&body.kyc_key, &token.kyc_key, Code::TokenHasNoKycKey),
+        (
+            &body.freeze_key,
+            &token.freeze_key,
+            Code::TokenHasNoFreezeKey,
+        ),
+        (&body.wipe_key, &token.wipe_key, Code::TokenHasNoWipeKey),
+        (
+            &body.supply_key,
+            &token.supply_key,
+            Code::TokenHasNoSupplyKey,
+        ),
+        (
+            &body.fee_schedule_key,
+            &token.fee_schedule_key,
+            Code::TokenHasNoFeeScheduleKey,
+        ),
+        (&body.pause_key, &token.pause_key, Code::TokenHasNoPauseKey),
+        (
+            &body.metadata_key,
+            &token.metadata_key,
+            Code::TokenHasNoMetadataKey,
+        ),
+    ];
+    for (new, old, code) in missing {
+        if new.is_some() && old.is_none() {
+            return Err(code);
+        }
+    }
+    if let Some(admin) = &body.admin_key {
+        ctx.require(&KeyBytes::from_proto(admin))?;
+    }
+    let new_treasury = match &body.treasury {
+        None => None,
+        Some(id) => {
+            let t = account_num(id).ok_or(Code::InvalidTreasuryAccountForToken)?;
+            let account = ledger
+                .live_account(t)
+                .ok_or(Code::InvalidTreasuryAccountForToken)?;
+            ctx.require(&account.key)?;
+            if ledger.rel(t, num).is_none() {
+                return Err(Code::TokenNotAssociatedToAccount);
+            }
+            (t != token.treasury).then_some(t)
+        }
+    };
+    let auto_renew_account = match &body.auto_renew_account {
+        None => None,
+        Some(id) => {
+            let a = account_num(id).ok_or(Code::InvalidAutorenewAccount)?;
+            let account = ledger
+                .live_account(a)
+                .ok_or(Code::InvalidAutorenewAccount)?;
+            ctx.require(&account.key)?;
+            Some(a)
+        }
+    };
+    let (old_treasury, nft) = (token.treasury, token.nft);
+    let mut outcome = Outcome::success().entity(num);
+    if let Some(t) = new_treasury {
+        // The old treasury's fungible balance moves to the new treasury.
+        if !nft {
+            let moved = ledger.rel(old_treasury, num).map_or(0, |r| r.balance);
+            if moved > 0 {
+                ledger
+                    .rel_mut(old_treasury, num)
+                    .expect("treasury is associated")
+                    .balance = 0;
+                ledger.rel_mut(t, num).expect("checked").balance += moved;
+                outcome.token_transfers = vec![(num, old_treasury, -moved), (num, t, moved)];
+            }
+        }
+    }
+    let key = |k: &Option<proto::Key>| k.as_ref().map(KeyBytes::from_proto);
+    let token = ledger.tokens.get_mut(&num).expect("checked");
+    if !body.name.is_empty() {
+        token.name = body.name.clone();
+    }
+    if !body.symbol.is_empty() {
+        token.symbol = body.symbol.clone();
+    }
+    if let Some(t) = new_treasury {
+        token.treasury = t;
+    }
+    for (new, slot) in [
+        (&body.admin_key, &mut token.admin_key),
+        (&body.kyc_key, &mut token.kyc_key),
+        (&body.freeze_key, &mut token.freeze_key),
+        (&body.wipe_key, &mut token.wipe_key),
+        (&body.supply_key, &mut token.supply_key),
+        (&body.fee_schedule_key, &mut token.fee_schedule_key),
+        (&body.pause_key, &mut token.pause_key),
+        (&body.metadata_key, &mut token.metadata_key),
+    ] {
+        if new.is_some() {
+            *slot = key(new);
+        }
+    }
+    if let Some(a) = auto_renew_account {
+        token.auto_renew_account = Some(a);
+    }
+    if let Some(p) = body.auto_renew_period {
+        token.auto_renew_period = p.seconds;
+    }
+    if let Some(e) = body.expiry {
+        token.expiry = e.seconds;
+    }
+    if let Some(m) = &body.memo {
+        token.memo = m.clone();
+    }
+    if let Some(m) = &body.metadata {
+        token.metadata = m.clone();
+    }
+    token.modified = ctx.consensus;
+    Ok(outcome)
+}
