@@ -10,6 +10,7 @@ use hedera::{
     PrivateKey, Status, TopicCreateTransaction, TopicMessageSubmitTransaction, TransferTransaction,
 };
 use std::collections::HashMap;
+use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transfer_moves_hbar_charges_the_fee_and_shows_in_the_mirror() {
@@ -404,4 +405,98 @@ async fn with_a_state_dir_the_ledger_survives_a_restart() {
     assert_eq!(next.num, topic.num + 1);
     emu.shutdown();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn precheck_refuses_duplicates_bad_time_boxes_unknown_bodies_and_answers_in_order() {
+    let (emu, client) = start().await;
+    let transfer = |valid_start: time::OffsetDateTime| {
+        let mut tx = TransferTransaction::new();
+        tx.hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(-1))
+            .hbar_transfer(AccountId::new(0, 0, 1002), Hbar::new(1))
+            .transaction_id(hedera::TransactionId {
+                account_id: AccountId::new(0, 0, 1001),
+                valid_start,
+                nonce: None,
+                scheduled: false,
+            });
+        tx
+    };
+    let now = time::OffsetDateTime::now_utc();
+    let precheck = |e: hedera::Error| match e {
+        hedera::Error::TransactionPreCheckStatus { status, .. } => status,
+        other => panic!("{other:?}"),
+    };
+    // A valid start in the future, and one long expired (the id is ours, so the SDK cannot regenerate it).
+    let err = transfer(now + time::Duration::seconds(60))
+        .execute(&client)
+        .await
+        .unwrap_err();
+    assert_eq!(precheck(err), Status::InvalidTransactionStart);
+    let err = transfer(now - time::Duration::seconds(600))
+        .execute(&client)
+        .await
+        .unwrap_err();
+    assert_eq!(precheck(err), Status::TransactionExpired);
+    // The same transaction twice.
+    let mut tx = transfer(now - time::Duration::seconds(5));
+    tx.freeze_with(&client).unwrap();
+    tx.execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap();
+    let err = tx.execute(&client).await.unwrap_err();
+    assert_eq!(precheck(err), Status::DuplicateTransaction);
+    // Bodies the emulator does not model are NOT_SUPPORTED, never a silent success.
+    let err = hedera::FileCreateTransaction::new()
+        .contents(b"x".to_vec())
+        .execute(&client)
+        .await
+        .unwrap_err();
+    assert_eq!(precheck(err), Status::NotSupported);
+    // An ECDSA-keyed account signs its own debit.
+    let mut ecdsa = TransferTransaction::new();
+    ecdsa
+        .hbar_transfer(AccountId::new(0, 0, 1003), Hbar::new(-1))
+        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(1))
+        .freeze_with(&client)
+        .unwrap()
+        .sign(hak_emu::genesis::dev_key(
+            hak_emu::genesis::KeyKind::EcdsaSecp256k1,
+            0x10,
+            0x03,
+        ));
+    let receipt = ecdsa
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap();
+    assert_eq!(receipt.status, Status::Success);
+    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lagging_mirror_answers_404_until_it_catches_up() {
+    let (emu, client) = start().await;
+    emu.inject(|f| f.mirror_lag = Duration::from_millis(400));
+    let account = AccountCreateTransaction::new()
+        .set_key_without_alias(PrivateKey::generate_ed25519().public_key())
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap()
+        .account_id
+        .unwrap();
+    let (status, _) = mirror(&emu, &format!("/accounts/{account}")).await;
+    assert_eq!(status, 404, "not yet visible");
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let (status, _) = mirror(&emu, &format!("/accounts/{account}")).await;
+    assert_eq!(status, 200, "visible after the lag");
+    emu.shutdown();
 }
