@@ -81,19 +81,20 @@ impl Node {
         if id.valid_start.seconds + duration <= now.seconds {
             return Code::TransactionExpired;
         }
-        let Some(kind) = Kind::of(data) else {
-            return Code::NotSupported;
-        };
-        if let Err(code) = handlers::pure_check(data) {
-            return code;
-        }
-        // Signatures are verified outside the ledger lock.
+        // Signatures are verified before taking the ledger lock; the checks below still run
+        // in the node's order.
         let active = keys::verify(&signed.body_bytes, signed.sig_map.as_ref());
         let hash = Sha384::digest(bytes).to_vec();
 
         let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
         if ledger.receipts.contains_key(&id.to_string()) {
             return Code::DuplicateTransaction;
+        }
+        let Some(kind) = Kind::of(data) else {
+            return Code::NotSupported;
+        };
+        if let Err(code) = handlers::pure_check(data) {
+            return code;
         }
         let Some(payer) = ledger.accounts.get(&id.payer) else {
             return Code::PayerAccountNotFound;
