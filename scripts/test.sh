@@ -9,6 +9,8 @@ cargo clippy --quiet --workspace --all-targets -- -D warnings
 cargo clippy --quiet --target wasm32-wasip2 -p hak-guest \
   $(for d in example-plugins/rust/*/ tests/fixtures/*/; do sed -n 's/^name = "\(.*\)"/-p \1/p' "$d/Cargo.toml" | head -1; done) \
   -- -D warnings
+# The official JS SDK is one of the emulator's clients under test.
+(cd emulator/tests/js-sdk && npm ci --no-audit --no-fund --loglevel=error)
 mkdir -p target
 cargo test --workspace 2>&1 | tee target/test-output.log
 # One closing line for the whole workspace (cargo prints one "test result" per test target).

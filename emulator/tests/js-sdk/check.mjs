@@ -1,0 +1,29 @@
+// Drive hak-emu with the official JS SDK. Argument: the JSON line `hak emu` prints.
+// Prints one line per step: "<step> <result>".
+import {
+  Client, PrivateKey, TransferTransaction, AccountBalanceQuery, Hbar,
+  TopicCreateTransaction, TopicMessageSubmitTransaction, AccountCreateTransaction, TokenCreateTransaction,
+} from '@hiero-ledger/sdk';
+
+const info = JSON.parse(process.argv[2]);
+const client = Client.forNetwork({ [info.grpc]: info.nodeAccountId });
+client.setOperator(info.operatorId, PrivateKey.fromStringDer(info.operatorKey));
+
+const transfer = await new TransferTransaction()
+  .addHbarTransfer('0.0.1001', new Hbar(-2))
+  .addHbarTransfer('0.0.1004', new Hbar(2))
+  .execute(client);
+console.log('transfer', (await transfer.getReceipt(client)).status.toString());
+console.log('balance', (await new AccountBalanceQuery().setAccountId('0.0.1004').execute(client)).hbars.toTinybars().toString());
+const account = await (await new AccountCreateTransaction()
+  .setKeyWithoutAlias(PrivateKey.generateECDSA().publicKey)
+  .setInitialBalance(new Hbar(1))
+  .execute(client)).getReceipt(client);
+console.log('account', account.accountId.toString());
+const topic = await (await new TopicCreateTransaction().execute(client)).getReceipt(client);
+const message = await (await new TopicMessageSubmitTransaction().setTopicId(topic.topicId).setMessage('hi').execute(client)).getReceipt(client);
+console.log('message', message.topicSequenceNumber.toString());
+const token = await (await new TokenCreateTransaction().setTokenName('JS').setTokenSymbol('JS').setInitialSupply(5)
+  .setTreasuryAccountId('0.0.1001').execute(client)).getReceipt(client);
+console.log('token', token.status.toString());
+process.exit(0);

@@ -1,0 +1,44 @@
+//! The official Hedera JS SDK against the emulator (the brief: "the official JS SDK pointed
+//! at it must work too"). Needs `npm ci` in `emulator/tests/js-sdk` (scripts/test.sh does it).
+
+mod common;
+
+use hak_emu::{Emulator, EmulatorConfig};
+use std::path::Path;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_js_sdk_transfers_creates_and_submits_against_the_emulator() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js-sdk");
+    assert!(
+        dir.join("node_modules/@hiero-ledger/sdk").exists(),
+        "run `npm ci` in {} first (scripts/test.sh does)",
+        dir.display()
+    );
+    let emu = Emulator::start(EmulatorConfig::default()).await.unwrap();
+    let info = emu.connection_json().to_string();
+    let output = tokio::process::Command::new("node")
+        .arg("check.mjs")
+        .arg(&info)
+        .current_dir(&dir)
+        .output()
+        .await
+        .expect("run node");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "transfer SUCCESS",
+            "balance 100200000000",
+            "account 0.0.1006",
+            "message 1",
+            "token SUCCESS"
+        ]
+    );
+    emu.shutdown();
+}
