@@ -543,3 +543,142 @@ async fn token_updates_need_the_admin_key_and_cannot_add_missing_keys() {
     assert_eq!(err, Status::TokenIsImmutable);
     emu.shutdown();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nft_allowances_let_a_spender_move_a_serial_until_deleted() {
+    let (emu, client) = start().await;
+    let operator = client.get_operator_public_key().unwrap();
+    let token = run!(
+        TokenCreateTransaction::new()
+            .name("Allowed Art")
+            .symbol("AA")
+            .token_type(TokenType::NonFungibleUnique)
+            .treasury_account_id(id(1001))
+            .supply_key(operator),
+        &client
+    )
+    .unwrap()
+    .token_id
+    .unwrap();
+    run!(
+        TokenMintTransaction::new()
+            .token_id(token)
+            .metadata([b"1".to_vec(), b"2".to_vec()]),
+        &client
+    )
+    .unwrap();
+    let nft = |serial| NftId {
+        token_id: token,
+        serial,
+    };
+    run!(
+        AccountAllowanceApproveTransaction::new().approve_token_nft_allowance(
+            nft(1),
+            id(1001),
+            id(1002)
+        ),
+        &client
+    )
+    .unwrap();
+    let (_, owned) = mirror(&emu, "/accounts/0.0.1001/nfts").await;
+    assert_eq!(owned["nfts"][0]["spender"], "0.0.1002");
+
+    let spender = Client::for_network(std::collections::HashMap::from([(
+        emu.grpc_addr.to_string(),
+        id(3),
+    )]))
+    .unwrap();
+    spender.set_operator(id(1002), key_of(1002));
+    let mut moved = TransferTransaction::new();
+    moved.approved_nft_transfer(nft(1), id(1001), id(1004));
+    run!(moved, &spender).unwrap();
+    assert_eq!(
+        emu.node.ledger.lock().unwrap().nfts[&token.num][&1].owner,
+        1004
+    );
+    // Serial 2 was never approved.
+    let mut refused = TransferTransaction::new();
+    refused.approved_nft_transfer(nft(2), id(1001), id(1004));
+    assert_eq!(
+        run!(refused, &spender).unwrap_err(),
+        Status::SpenderDoesNotHaveAllowance
+    );
+    // Approve serial 2, then delete the allowance: the spender can no longer move it.
+    run!(
+        AccountAllowanceApproveTransaction::new().approve_token_nft_allowance(
+            nft(2),
+            id(1001),
+            id(1002)
+        ),
+        &client
+    )
+    .unwrap();
+    run!(
+        hedera::AccountAllowanceDeleteTransaction::new()
+            .delete_all_token_nft_allowances(nft(2), id(1001)),
+        &client
+    )
+    .unwrap();
+    let mut after_delete = TransferTransaction::new();
+    after_delete.approved_nft_transfer(nft(2), id(1001), id(1004));
+    assert_eq!(
+        run!(after_delete, &spender).unwrap_err(),
+        Status::SpenderDoesNotHaveAllowance
+    );
+    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dissociation_succeeds_at_zero_balance_and_a_poor_payer_is_refused_at_precheck() {
+    let (emu, client) = start().await;
+    let token = fungible(&client).await;
+    let mut associate = TokenAssociateTransaction::new();
+    associate
+        .account_id(id(1004))
+        .token_ids([token])
+        .freeze_with(&client)
+        .unwrap()
+        .sign(key_of(1004));
+    run!(associate, &client).unwrap();
+    let mut dissociate = TokenDissociateTransaction::new();
+    dissociate
+        .account_id(id(1004))
+        .token_ids([token])
+        .freeze_with(&client)
+        .unwrap()
+        .sign(key_of(1004));
+    run!(dissociate, &client).unwrap();
+    assert!(emu
+        .node
+        .ledger
+        .lock()
+        .unwrap()
+        .rel(1004, token.num)
+        .is_none());
+
+    // An account holding less than a transfer's fee cannot pay for one.
+    let key = PrivateKey::generate_ed25519();
+    let poor = run!(
+        AccountCreateTransaction::new()
+            .set_key_without_alias(key.public_key())
+            .initial_balance(Hbar::from_tinybars(10)),
+        &client
+    )
+    .unwrap()
+    .account_id
+    .unwrap();
+    let payer = Client::for_network(std::collections::HashMap::from([(
+        emu.grpc_addr.to_string(),
+        id(3),
+    )]))
+    .unwrap();
+    payer.set_operator(poor, key);
+    let mut tx = TransferTransaction::new();
+    tx.hbar_transfer(poor, Hbar::from_tinybars(-1))
+        .hbar_transfer(id(1001), Hbar::from_tinybars(1));
+    assert_eq!(
+        run!(tx, &payer).unwrap_err(),
+        Status::InsufficientPayerBalance
+    );
+    emu.shutdown();
+}
