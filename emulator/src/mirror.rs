@@ -77,6 +77,34 @@ fn entity_num(text: &str) -> Option<u64> {
     n.parse().ok()
 }
 
+/// Why a request for an account's resources is refused.
+enum Refusal {
+    BadRequest(&'static str),
+    NotFound,
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Refusal::BadRequest(parameter) => bad_request(parameter),
+            Refusal::NotFound => not_found(),
+        }
+    }
+}
+
+/// The locked ledger and the number of the account `id` names, or the mirror's 400 / 404.
+fn account_ledger<'n>(
+    node: &'n Node,
+    id: &str,
+) -> Result<(std::sync::MutexGuard<'n, Ledger>, u64), Refusal> {
+    let num = entity_num(id).ok_or(Refusal::BadRequest("idOrAliasOrEvmAddress"))?;
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    if !ledger.accounts.contains_key(&num) {
+        return Err(Refusal::NotFound);
+    }
+    Ok((ledger, num))
+}
+
 fn lagging(node: &Node, created: Ts) -> bool {
     let lag = node
         .faults
@@ -179,9 +207,6 @@ async fn account_tokens(
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let Some(num) = entity_num(&id) else {
-        return bad_request("idOrAliasOrEvmAddress");
-    };
     let filter = match q.get("token.id").filter(|t| !t.is_empty()) {
         Some(t) => match entity_num(t.trim_start_matches("eq:")) {
             Some(n) => Some(n),
@@ -189,10 +214,10 @@ async fn account_tokens(
         },
         None => None,
     };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    if !ledger.accounts.contains_key(&num) {
-        return not_found();
-    }
+    let (ledger, num) = match account_ledger(&node, &id) {
+        Ok(found) => found,
+        Err(refusal) => return refusal.into_response(),
+    };
     let tokens: Vec<Value> = ledger
         .rels
         .get(&num)
@@ -216,13 +241,10 @@ async fn account_tokens(
 }
 
 async fn account_nfts(State(node): Shared, Path(id): Path<String>) -> Response {
-    let Some(num) = entity_num(&id) else {
-        return bad_request("idOrAliasOrEvmAddress");
+    let (ledger, num) = match account_ledger(&node, &id) {
+        Ok(found) => found,
+        Err(refusal) => return refusal.into_response(),
     };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    if !ledger.accounts.contains_key(&num) {
-        return not_found();
-    }
     let nfts: Vec<Value> = ledger
         .nfts
         .iter()
@@ -246,13 +268,10 @@ async fn account_nfts(State(node): Shared, Path(id): Path<String>) -> Response {
 }
 
 fn airdrops(node: &Node, id: &str, by_receiver: bool) -> Response {
-    let Some(num) = entity_num(id) else {
-        return bad_request("idOrAliasOrEvmAddress");
+    let (ledger, num) = match account_ledger(node, id) {
+        Ok(found) => found,
+        Err(refusal) => return refusal.into_response(),
     };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    if !ledger.accounts.contains_key(&num) {
-        return not_found();
-    }
     let airdrops: Vec<Value> = ledger
         .pending_airdrops
         .iter()
@@ -286,13 +305,10 @@ async fn airdrops_outstanding(State(node): Shared, Path(id): Path<String>) -> Re
 }
 
 async fn allowances_crypto(State(node): Shared, Path(id): Path<String>) -> Response {
-    let Some(num) = entity_num(&id) else {
-        return bad_request("idOrAliasOrEvmAddress");
+    let (ledger, num) = match account_ledger(&node, &id) {
+        Ok(found) => found,
+        Err(refusal) => return refusal.into_response(),
     };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    if !ledger.accounts.contains_key(&num) {
-        return not_found();
-    }
     let allowances: Vec<Value> = ledger
         .hbar_allowances
         .get(&num)
@@ -310,16 +326,13 @@ async fn allowances_tokens(
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let Some(num) = entity_num(&id) else {
-        return bad_request("idOrAliasOrEvmAddress");
-    };
     let spender_filter = q
         .get("spender.id")
         .and_then(|s| entity_num(s.trim_start_matches("eq:")));
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    if !ledger.accounts.contains_key(&num) {
-        return not_found();
-    }
+    let (ledger, num) = match account_ledger(&node, &id) {
+        Ok(found) => found,
+        Err(refusal) => return refusal.into_response(),
+    };
     let allowances: Vec<Value> = ledger
         .token_allowances
         .get(&num)
@@ -335,13 +348,10 @@ async fn allowances_tokens(
 }
 
 async fn allowances_nfts(State(node): Shared, Path(id): Path<String>) -> Response {
-    let Some(num) = entity_num(&id) else {
-        return bad_request("idOrAliasOrEvmAddress");
+    let (ledger, num) = match account_ledger(&node, &id) {
+        Ok(found) => found,
+        Err(refusal) => return refusal.into_response(),
     };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    if !ledger.accounts.contains_key(&num) {
-        return not_found();
-    }
     let allowances: Vec<Value> = ledger
         .nft_approvals_for_all
         .get(&num)

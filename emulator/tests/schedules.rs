@@ -1,6 +1,7 @@
 //! Scheduled transactions on the emulator: execution when the signatures are complete (at
 //! create or at a later sign), deletion with the admin key, and the mirror's view.
 
+#[macro_use]
 mod common;
 
 use common::{mirror, start};
@@ -13,23 +14,6 @@ use hedera::{
 
 fn id(n: u64) -> AccountId {
     AccountId::new(0, 0, n)
-}
-
-macro_rules! run {
-    ($tx:expr, $client:expr $(,)?) => {{
-        let client: &Client = $client;
-        match $tx.execute(client).await {
-            Err(hedera::Error::TransactionPreCheckStatus { status, .. }) => {
-                Err::<TransactionReceipt, Status>(status)
-            }
-            Err(e) => panic!("{e:?}"),
-            Ok(response) => match response.get_receipt(client).await {
-                Ok(receipt) => Ok(receipt),
-                Err(hedera::Error::ReceiptStatus { status, .. }) => Err(status),
-                Err(e) => panic!("{e:?}"),
-            },
-        }
-    }};
 }
 
 fn transfer_from(from: u64, to: u64, hbar: i64) -> hedera::TransferTransaction {

@@ -1,6 +1,7 @@
 //! The real Hedera SDK against the emulator over loopback: transfers, account creation,
 //! topics and messages, precheck and receipt failures, faults, and the mirror API's JSON.
 
+#[macro_use]
 mod common;
 
 use common::{mirror, start};
@@ -71,89 +72,44 @@ async fn a_transfer_moves_hbar_charges_the_fee_and_shows_in_the_mirror() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failures_carry_the_real_status_codes() {
     let (emu, client) = start().await;
+    let transfer = |from: u64, to: u64, tinybars: i64| {
+        let mut tx = TransferTransaction::new();
+        tx.hbar_transfer(AccountId::new(0, 0, from), Hbar::from_tinybars(-tinybars))
+            .hbar_transfer(AccountId::new(0, 0, to), Hbar::from_tinybars(tinybars));
+        tx
+    };
     // More than the account holds: handled, receipt INSUFFICIENT_ACCOUNT_BALANCE, fee still charged.
-    let err = TransferTransaction::new()
-        .hbar_transfer(AccountId::new(0, 0, 1002), Hbar::new(-100_000))
-        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(100_000))
+    let mut too_much = transfer(1002, 1001, 100_000 * 100_000_000);
+    too_much
         .freeze_with(&client)
         .unwrap()
         .sign(hak_emu::genesis::dev_key(
             hak_emu::genesis::KeyKind::Ed25519,
             0x10,
             0x02,
-        ))
-        .execute(&client)
-        .await
-        .unwrap()
-        .get_receipt(&client)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            hedera::Error::ReceiptStatus {
-                status: Status::InsufficientAccountBalance,
-                ..
-            }
-        ),
-        "{err:?}"
+        ));
+    assert_eq!(
+        run!(too_much, &client).unwrap_err(),
+        Status::InsufficientAccountBalance
     );
     // Debiting someone else without their signature.
-    let err = TransferTransaction::new()
-        .hbar_transfer(AccountId::new(0, 0, 1002), Hbar::new(-1))
-        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(1))
-        .execute(&client)
-        .await
-        .unwrap()
-        .get_receipt(&client)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            hedera::Error::ReceiptStatus {
-                status: Status::InvalidSignature,
-                ..
-            }
-        ),
-        "{err:?}"
+    assert_eq!(
+        run!(transfer(1002, 1001, 1), &client).unwrap_err(),
+        Status::InvalidSignature
     );
     // Amounts that do not net to zero fail at precheck.
-    let err = TransferTransaction::new()
+    let mut unbalanced = TransferTransaction::new();
+    unbalanced
         .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(-1))
-        .hbar_transfer(AccountId::new(0, 0, 1002), Hbar::new(2))
-        .execute(&client)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            hedera::Error::TransactionPreCheckStatus {
-                status: Status::InvalidAccountAmounts,
-                ..
-            }
-        ),
-        "{err:?}"
+        .hbar_transfer(AccountId::new(0, 0, 1002), Hbar::new(2));
+    assert_eq!(
+        run!(unbalanced, &client).unwrap_err(),
+        Status::InvalidAccountAmounts
     );
     // An unknown recipient.
-    let err = TransferTransaction::new()
-        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(-1))
-        .hbar_transfer(AccountId::new(0, 0, 999_999), Hbar::new(1))
-        .execute(&client)
-        .await
-        .unwrap()
-        .get_receipt(&client)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            hedera::Error::ReceiptStatus {
-                status: Status::InvalidAccountId,
-                ..
-            }
-        ),
-        "{err:?}"
+    assert_eq!(
+        run!(transfer(1001, 999_999, 1), &client).unwrap_err(),
+        Status::InvalidAccountId
     );
     // A payer that does not exist.
     let stranger = Client::for_network(HashMap::from([(
@@ -165,21 +121,9 @@ async fn failures_carry_the_real_status_codes() {
         AccountId::new(0, 0, 777_777),
         PrivateKey::generate_ed25519(),
     );
-    let err = TransferTransaction::new()
-        .hbar_transfer(AccountId::new(0, 0, 777_777), Hbar::new(-1))
-        .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::new(1))
-        .execute(&stranger)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            hedera::Error::TransactionPreCheckStatus {
-                status: Status::PayerAccountNotFound,
-                ..
-            }
-        ),
-        "{err:?}"
+    assert_eq!(
+        run!(transfer(777_777, 1001, 1), &stranger).unwrap_err(),
+        Status::PayerAccountNotFound
     );
     emu.shutdown();
 }

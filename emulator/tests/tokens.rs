@@ -1,6 +1,7 @@
 //! Tokens, account updates and deletions, topic updates and deletions on the emulator,
 //! driven by the real SDK.
 
+#[macro_use]
 mod common;
 
 use common::{mirror, start};
@@ -17,24 +18,6 @@ use hedera::{
 
 fn id(n: u64) -> AccountId {
     AccountId::new(0, 0, n)
-}
-
-/// Execute and fetch the receipt; a precheck or receipt failure becomes `Err(status)`.
-macro_rules! run {
-    ($tx:expr, $client:expr $(,)?) => {{
-        let client: &Client = $client;
-        match $tx.execute(client).await {
-            Err(hedera::Error::TransactionPreCheckStatus { status, .. }) => {
-                Err::<TransactionReceipt, Status>(status)
-            }
-            Err(e) => panic!("{e:?}"),
-            Ok(response) => match response.get_receipt(client).await {
-                Ok(receipt) => Ok(receipt),
-                Err(hedera::Error::ReceiptStatus { status, .. }) => Err(status),
-                Err(e) => panic!("{e:?}"),
-            },
-        }
-    }};
 }
 
 async fn fungible(client: &Client) -> TokenId {

@@ -1,6 +1,25 @@
 //! Shared by the emulator's SDK tests: a started emulator with an operator client, and a
 //! minimal mirror GET.
-#![allow(dead_code)]
+#![allow(dead_code, unused_macros)]
+
+/// Execute a transaction and fetch its receipt; a precheck or receipt failure becomes
+/// `Err(status)`.
+macro_rules! run {
+    ($tx:expr, $client:expr $(,)?) => {{
+        let client: &hedera::Client = $client;
+        match $tx.execute(client).await {
+            Err(hedera::Error::TransactionPreCheckStatus { status, .. }) => {
+                Err::<hedera::TransactionReceipt, hedera::Status>(status)
+            }
+            Err(e) => panic!("{e:?}"),
+            Ok(response) => match response.get_receipt(client).await {
+                Ok(receipt) => Ok(receipt),
+                Err(hedera::Error::ReceiptStatus { status, .. }) => Err(status),
+                Err(e) => panic!("{e:?}"),
+            },
+        }
+    }};
+}
 
 use hak_emu::{Emulator, EmulatorConfig};
 use hedera::{AccountId, Client};
