@@ -7,9 +7,8 @@ mod common;
 use common::{mirror, start};
 use hak_emu::genesis::{dev_key, KeyKind};
 use hedera::{
-    AccountId, Client, Hbar, ScheduleCreateTransaction, ScheduleDeleteTransaction,
-    ScheduleSignTransaction, Status, TransactionReceipt, TransactionReceiptQuery,
-    TransferTransaction,
+    AccountId, Hbar, ScheduleCreateTransaction, ScheduleDeleteTransaction, ScheduleSignTransaction,
+    Status, TransactionReceiptQuery, TransferTransaction,
 };
 
 fn id(n: u64) -> AccountId {

@@ -13,7 +13,7 @@ use hedera::{
     TokenClaimAirdropTransaction, TokenCreateTransaction, TokenDissociateTransaction, TokenId,
     TokenMintTransaction, TokenSupplyType, TokenType, TopicCreateTransaction,
     TopicDeleteTransaction, TopicMessageSubmitTransaction, TopicUpdateTransaction,
-    TransactionReceipt, TransferTransaction,
+    TransferTransaction,
 };
 
 fn id(n: u64) -> AccountId {
