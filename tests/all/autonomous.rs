@@ -207,3 +207,23 @@ fn a_granted_capability_submits_to_a_topic_and_an_ungranted_one_cannot() {
     let lines: Vec<String> = logs.take();
     assert!(lines.contains(&"audit failed: capability hedera:submit-topic-message is not granted to plugin auditor".to_owned()), "{lines:?}");
 }
+
+#[test]
+fn a_scheduled_transfer_creates_a_schedule_that_executes_when_signed() {
+    let (host, _) = start(&example_policies());
+    // The operator both pays and is debited, so the schedule executes at once.
+    let params = r#"{"transfers":[{"accountId":"0.0.1003","amount":1}],"schedulingParams":{"isScheduled":true,"adminKey":true}}"#;
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", params)
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    let schedule = out["raw"]["scheduleId"].as_str().unwrap().to_owned();
+    assert_eq!(
+        out["humanMessage"],
+        format!("Scheduled HBAR transfer created successfully.\nTransaction ID: {}\nSchedule ID: {schedule}", out["raw"]["transactionId"].as_str().unwrap())
+    );
+    let info = host.mirror_get(&format!("/schedules/{schedule}")).unwrap();
+    assert!(info["executed_timestamp"].is_string(), "{info}");
+    assert_eq!(info["admin_key"]["_type"], "ED25519");
+}

@@ -171,3 +171,61 @@ fn autonomous_without_an_operator_says_what_is_missing() {
         "{out}"
     );
 }
+
+#[test]
+fn a_scheduled_transfer_returns_schedule_create_bytes_wrapping_the_transfer() {
+    let (host, _) = start(RETURN_BYTES_HEADER);
+    let key =
+        "302a300506032b6570032100e0c8ec2758a5879ffac226a13c0c516b799e72e35141a0dd828f94d37988a4b7";
+    let params = format!(
+        r#"{{"transfers":[{{"accountId":"0.0.2001","amount":1}}],"transactionMemo":"later","schedulingParams":{{"isScheduled":true,"adminKey":"{key}","payerAccountId":"0.0.1500","expirationTime":"2030-01-01T00:00:00Z","waitForExpiry":true}}}}"#
+    );
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", &params)
+        .unwrap();
+    assert_eq!(out["raw"]["type"], "ScheduleCreateTransaction", "{out}");
+    let tx: hedera::ScheduleCreateTransaction = decode_bytes(&out).downcast().unwrap();
+    assert_eq!(tx.get_payer_account_id(), Some(AccountId::new(0, 0, 1500)));
+    assert!(tx.get_wait_for_expiry());
+    assert_eq!(
+        tx.get_admin_key(),
+        Some(&hedera::Key::Single(key.parse().unwrap()))
+    );
+    assert_eq!(tx.get_max_transaction_fee(), Some(hedera::Hbar::new(5)));
+    // The SDK has no getter for the inner transaction: read it from the protobuf body.
+    use hedera_proto::services as proto;
+    use prost::Message;
+    let hex_text = out["raw"]["bytes"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("0x");
+    let list =
+        hedera_proto::sdk::TransactionList::decode(hex::decode(hex_text).unwrap().as_slice())
+            .unwrap();
+    let signed = proto::SignedTransaction::decode(
+        list.transaction_list[0].signed_transaction_bytes.as_slice(),
+    )
+    .unwrap();
+    let body = proto::TransactionBody::decode(signed.body_bytes.as_slice()).unwrap();
+    let Some(proto::transaction_body::Data::ScheduleCreate(create)) = body.data else {
+        panic!("not a schedule create")
+    };
+    let inner = create.scheduled_transaction_body.unwrap();
+    assert_eq!(inner.memo, "later");
+    let Some(proto::schedulable_transaction_body::Data::CryptoTransfer(transfer)) = inner.data
+    else {
+        panic!("not a transfer")
+    };
+    let amounts: Vec<i64> = transfer
+        .transfers
+        .unwrap()
+        .account_amounts
+        .iter()
+        .map(|a| a.amount)
+        .collect();
+    assert!(
+        amounts.contains(&100_000_000) && amounts.contains(&-100_000_000),
+        "{amounts:?}"
+    );
+}

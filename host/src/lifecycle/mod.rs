@@ -115,6 +115,7 @@ impl Session {
         let tool_ctx = ToolContext {
             context: &context,
             operator_account_id: network.operator_account_id,
+            operator_public_key: network.client.get_operator_public_key(),
             node_account_ids: &network.node_account_ids,
             wants_summary: plan.has_steps(Stage::PostCoreAction)
                 || plan.has_steps(Stage::PostSecondaryAction),

@@ -7,7 +7,7 @@ mod execute;
 mod return_bytes;
 
 pub use execute::ExecuteStrategy;
-pub use return_bytes::{ReturnBytesResult, ReturnBytesStrategy};
+pub use return_bytes::{iso_millis, ReturnBytesResult, ReturnBytesStrategy};
 
 use crate::context::AgentContext;
 use crate::tools::{BuiltTransaction, RawTransactionResponse, ToolError};

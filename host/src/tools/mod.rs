@@ -5,7 +5,9 @@
 
 pub mod account;
 pub mod account_query;
+pub mod keys;
 pub mod normalise;
+pub mod scheduling;
 pub mod schema;
 pub mod schema_fragments;
 pub mod transaction;
@@ -36,6 +38,8 @@ pub struct ToolContext<'a> {
     pub context: &'a AgentContext,
     /// The operator's account, when one is configured.
     pub operator_account_id: Option<AccountId>,
+    /// The operator's public key, when the operator can sign.
+    pub operator_public_key: Option<hedera::PublicKey>,
     /// Nodes to build transactions for, when the network configuration fixes them.
     pub node_account_ids: &'a [AccountId],
     /// Whether a plugin will see the post-core summary (tools skip its details otherwise).

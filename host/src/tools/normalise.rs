@@ -144,6 +144,36 @@ pub mod serde_as {
         }
     }
 
+    /// An optional `Display + FromStr` value as an optional JSON string.
+    pub mod option_string {
+        use serde::{de::Error, Deserialize, Deserializer, Serializer};
+        use std::fmt::Display;
+        use std::str::FromStr;
+
+        pub fn serialize<T: Display, S: Serializer>(
+            v: &Option<T>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            match v {
+                Some(v) => s.collect_str(v),
+                None => s.serialize_none(),
+            }
+        }
+        pub fn deserialize<'de, T: FromStr, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<T>, D::Error>
+        where
+            T::Err: Display,
+        {
+            match Option::<String>::deserialize(d)? {
+                None => Ok(None),
+                Some(text) => T::from_str(&text)
+                    .map(Some)
+                    .map_err(|e| D::Error::custom(format!("invalid value {text:?}: {e}"))),
+            }
+        }
+    }
+
     /// An `i64` amount as a signed decimal string (JSON integers are accepted on input).
     pub mod amount {
         use serde::{de::Error, Deserialize, Deserializer, Serializer};

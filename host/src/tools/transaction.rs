@@ -62,6 +62,12 @@ impl BuiltTransaction {
 pub fn js_default_max_fee(type_name: &str) -> Hbar {
     match type_name {
         "TransferTransaction" => Hbar::new(1),
+        "ScheduleCreateTransaction" | "ScheduleSignTransaction" | "ScheduleDeleteTransaction" => {
+            Hbar::new(5)
+        }
+        "TokenAssociateTransaction" | "TokenDissociateTransaction" => Hbar::new(5),
+        "TokenCreateTransaction" => Hbar::new(30),
+        "TopicCreateTransaction" => Hbar::new(25),
         _ => Hbar::new(2),
     }
 }

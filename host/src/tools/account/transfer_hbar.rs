@@ -1,6 +1,7 @@
 //! `transfer_hbar_tool`: HBAR from the source (or context / operator) account to recipients.
 
 use crate::tools::normalise::{self, serde_as};
+use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
 };
@@ -28,14 +29,7 @@ pub struct TransferHbarNormalised {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transaction_memo: Option<String>,
     #[serde(default)]
-    pub scheduling_params: NotScheduled,
-}
-
-/// `{"isScheduled": false}`: scheduling is not supported by this build of the tool.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct NotScheduled {
-    pub is_scheduled: bool,
+    pub scheduling_params: Scheduling,
 }
 
 #[derive(Deserialize)]
@@ -44,7 +38,6 @@ struct Raw {
     transfers: Vec<RawTransfer>,
     source_account_id: Option<String>,
     transaction_memo: Option<String>,
-    scheduling_params: Option<RawScheduling>,
 }
 
 #[derive(Deserialize)]
@@ -52,13 +45,6 @@ struct Raw {
 struct RawTransfer {
     account_id: String,
     amount: f64,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawScheduling {
-    #[serde(default)]
-    is_scheduled: bool,
 }
 
 impl Tool for TransferHbar {
@@ -97,18 +83,9 @@ impl Tool for TransferHbar {
     }
 
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
+        let scheduling = scheduling::raw_from(raw)?;
         let raw = Raw::deserialize(raw)
             .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
-        if raw
-            .scheduling_params
-            .as_ref()
-            .is_some_and(|s| s.is_scheduled)
-        {
-            return Err(ToolError::invalid_field(
-                "schedulingParams.isScheduled",
-                "scheduled transfers are not supported by hak yet",
-            ));
-        }
         let source =
             normalise::resolve_account("sourceAccountId", raw.source_account_id.as_deref(), ctx)?;
         let mut hbar_transfers = Vec::with_capacity(raw.transfers.len() + 1);
@@ -138,18 +115,13 @@ impl Tool for TransferHbar {
         Ok(TransferHbarNormalised {
             hbar_transfers,
             transaction_memo: raw.transaction_memo,
-            scheduling_params: NotScheduled::default(),
+            scheduling_params: Scheduling::normalise(scheduling.as_ref(), ctx)?,
         })
     }
 
     fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
         if n.hbar_transfers.is_empty() {
             return Err(ToolError::message("hbarTransfers must not be empty"));
-        }
-        if n.scheduling_params.is_scheduled {
-            return Err(ToolError::message(
-                "schedulingParams.isScheduled is not supported by hak yet",
-            ));
         }
         let sum = n
             .hbar_transfers
@@ -182,6 +154,7 @@ impl Tool for TransferHbar {
             details.insert("hbarTransfers".into(), transfers);
         }
         let built = BuiltTransaction::new(tx, "TransferTransaction", details);
+        let built = n.scheduling_params.wrap(built)?;
         Ok(CoreOutput::Transaction(Box::new(built)))
     }
 

@@ -1,0 +1,67 @@
+//! Keys in tool params: the kit's `resolveKey` (`true` means the user's key, a string is a
+//! public key in hex or DER) and `AccountResolver.getDefaultPublicKey` (the operator's key in
+//! autonomous mode, else the default account's key from the mirror node).
+
+use super::normalise::default_account;
+use super::{ToolContext, ToolError};
+use crate::context::AgentMode;
+use hedera::PublicKey;
+use serde::Deserialize;
+use std::str::FromStr;
+
+/// `true` / `false` / a key string, as agents send it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum KeyInput {
+    Flag(bool),
+    Text(String),
+}
+
+/// Resolve a key input against the user's key; `Ok(None)` when no key is wanted.
+pub fn resolve_key(
+    field: &str,
+    raw: Option<&KeyInput>,
+    user_key: Option<&PublicKey>,
+) -> Result<Option<PublicKey>, ToolError> {
+    let want_user = match raw {
+        None | Some(KeyInput::Flag(false)) => return Ok(None),
+        Some(KeyInput::Flag(true)) => true,
+        Some(KeyInput::Text(t)) if t.eq_ignore_ascii_case("true") => true,
+        Some(KeyInput::Text(t)) if t.eq_ignore_ascii_case("false") => return Ok(None),
+        Some(KeyInput::Text(_)) => false,
+    };
+    if want_user {
+        return user_key.copied().map(Some).ok_or_else(|| {
+            ToolError::message(format!("Could not determine public key for {field}"))
+        });
+    }
+    let Some(KeyInput::Text(text)) = raw else {
+        unreachable!("flags handled above")
+    };
+    PublicKey::from_str_ed25519(text)
+        .or_else(|_| PublicKey::from_str_ecdsa(text))
+        .or_else(|_| PublicKey::from_str(text))
+        .map(Some)
+        .map_err(|_| ToolError::invalid_field(field, format!("Invalid public key: {text}")))
+}
+
+/// The kit's `getDefaultPublicKey`.
+pub fn default_public_key(ctx: &ToolContext<'_>) -> Result<PublicKey, ToolError> {
+    if ctx.context.mode == AgentMode::Autonomous {
+        return ctx
+            .operator_public_key
+            .ok_or_else(|| ToolError::message("No public key available for the default account"));
+    }
+    let account = default_account(ctx)?;
+    let details = ctx
+        .mirror_get(&format!("/accounts/{account}"))
+        .map_err(|e| ToolError::message(format!("Failed to fetch account {account}: {e}")))?;
+    let key = &details["key"];
+    let raw = key["key"].as_str().and_then(|h| hex::decode(h).ok());
+    let parsed = match (key["_type"].as_str(), raw) {
+        (Some("ED25519"), Some(bytes)) => PublicKey::from_bytes_ed25519(&bytes).ok(),
+        (Some("ECDSA_SECP256K1"), Some(bytes)) => PublicKey::from_bytes_ecdsa(&bytes).ok(),
+        _ => None,
+    };
+    parsed.ok_or_else(|| ToolError::message("No public key available for the default account"))
+}
