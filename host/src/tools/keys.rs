@@ -38,11 +38,13 @@ pub fn resolve_key(
     let Some(KeyInput::Text(text)) = raw else {
         unreachable!("flags handled above")
     };
-    PublicKey::from_str_ed25519(text)
-        .or_else(|_| PublicKey::from_str_ecdsa(text))
-        .or_else(|_| PublicKey::from_str(text))
+    let parsed = PublicKey::from_str_ed25519(text)
+        .ok()
+        .or_else(|| PublicKey::from_str_ecdsa(text).ok())
+        .or_else(|| PublicKey::from_str(text).ok());
+    parsed
         .map(Some)
-        .map_err(|_| ToolError::invalid_field(field, format!("Invalid public key: {text}")))
+        .ok_or_else(|| ToolError::invalid_field(field, format!("Invalid public key: {text}")))
 }
 
 /// The kit's `getDefaultPublicKey`.
