@@ -1,6 +1,7 @@
 //! All integration tests in one binary (one link), one module per topic.
 
 mod autonomous;
+mod consensus;
 mod hostile;
 mod lifecycle;
 mod policies;

@@ -5,6 +5,7 @@
 
 pub mod account;
 pub mod account_query;
+pub mod consensus;
 pub mod keys;
 pub mod normalise;
 pub mod scheduling;
@@ -248,6 +249,7 @@ impl ToolRegistry {
         };
         account::register(&mut add);
         account_query::register(&mut add);
+        consensus::register(&mut add);
         ToolRegistry {
             tools: Arc::new(tools),
         }

@@ -11,6 +11,12 @@ pub fn account_id(field: &str, value: &str) -> Result<AccountId, ToolError> {
         .map_err(|_| ToolError::invalid_field(field, format!("Invalid account ID: {value}")))
 }
 
+/// Parse a topic id, naming the field on error.
+pub fn topic_id(field: &str, value: &str) -> Result<hedera::TopicId, ToolError> {
+    hedera::TopicId::from_str(value.trim())
+        .map_err(|_| ToolError::invalid_field(field, format!("Invalid topic ID: {value}")))
+}
+
 /// The kit's `AccountResolver.resolveAccount`: the given account, else the context's account,
 /// else the operator's.
 pub fn resolve_account(

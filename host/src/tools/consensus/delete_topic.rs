@@ -1,0 +1,73 @@
+//! `delete_topic_tool`: deletes a topic (its admin key must sign).
+
+use crate::tools::normalise::{self, serde_as};
+use crate::tools::{
+    BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
+};
+use hedera::{TopicDeleteTransaction, TopicId};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+pub struct DeleteTopic;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeleteTopicNormalised {
+    #[serde(with = "serde_as::string")]
+    pub topic_id: TopicId,
+}
+
+impl Tool for DeleteTopic {
+    type Normalised = DeleteTopicNormalised;
+
+    const METHOD: &'static str = "delete_topic_tool";
+    const NAME: &'static str = "Delete Topic";
+    const DESCRIPTION: &'static str = "This tool will delete a given Hedera network topic.";
+    const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {"topicId": {"type": "string", "description": "The ID of the topic to delete."}},
+            "required": ["topicId"],
+            "additionalProperties": false
+        })
+    }
+
+    fn normalise(
+        &self,
+        raw: &Value,
+        _ctx: &ToolContext<'_>,
+    ) -> Result<Self::Normalised, ToolError> {
+        let topic = raw["topicId"].as_str().unwrap_or_default();
+        Ok(DeleteTopicNormalised {
+            topic_id: normalise::topic_id("topicId", topic)?,
+        })
+    }
+
+    fn core_action(
+        &self,
+        n: &Self::Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError> {
+        let mut tx = TopicDeleteTransaction::new();
+        tx.topic_id(n.topic_id);
+        if !ctx.node_account_ids.is_empty() {
+            tx.node_account_ids(ctx.node_account_ids.iter().copied());
+        }
+        let mut details = serde_json::Map::new();
+        if ctx.wants_summary {
+            details.insert("topicId".into(), n.topic_id.to_string().into());
+        }
+        let built = BuiltTransaction::new(tx, "TopicDeleteTransaction", details);
+        Ok(CoreOutput::Transaction(Box::new(built)))
+    }
+
+    fn post_process(&self, raw: &RawTransactionResponse) -> String {
+        format!(
+            "Topic with id {} deleted successfully. Transaction id {}",
+            raw.topic_id.as_deref().unwrap_or("undefined"),
+            raw.transaction_id
+        )
+    }
+}

@@ -1,0 +1,99 @@
+//! `submit_topic_message_tool`: a message to an HCS topic.
+
+use crate::tools::normalise::{self, serde_as};
+use crate::tools::scheduling::{self, Scheduling};
+use crate::tools::{
+    BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
+};
+use hedera::{TopicId, TopicMessageSubmitTransaction};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+pub struct SubmitTopicMessage;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SubmitTopicMessageNormalised {
+    #[serde(with = "serde_as::string")]
+    pub topic_id: TopicId,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_memo: Option<String>,
+    #[serde(default)]
+    pub scheduling_params: Scheduling,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Raw {
+    topic_id: String,
+    message: String,
+    transaction_memo: Option<String>,
+}
+
+impl Tool for SubmitTopicMessage {
+    type Normalised = SubmitTopicMessageNormalised;
+
+    const METHOD: &'static str = "submit_topic_message_tool";
+    const NAME: &'static str = "Submit Topic Message";
+    const DESCRIPTION: &'static str =
+        "This tool will submit a message to a topic on the Hedera network.";
+    const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "schedulingParams": crate::tools::schema_fragments::scheduling_params(),
+                "topicId": {"type": "string", "description": "The ID of the topic to submit the message to"},
+                "message": {"type": "string", "description": "The message to submit to the topic"},
+                "transactionMemo": {"type": "string", "description": "An optional memo to include on the submitted transaction (optional)."}
+            },
+            "required": ["topicId", "message"],
+            "additionalProperties": false
+        })
+    }
+
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
+        let scheduling = scheduling::raw_from(raw)?;
+        let raw = Raw::deserialize(raw)
+            .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
+        Ok(SubmitTopicMessageNormalised {
+            topic_id: normalise::topic_id("topicId", &raw.topic_id)?,
+            message: raw.message,
+            transaction_memo: raw.transaction_memo,
+            scheduling_params: Scheduling::normalise(scheduling.as_ref(), ctx)?,
+        })
+    }
+
+    fn core_action(
+        &self,
+        n: &Self::Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError> {
+        let mut tx = TopicMessageSubmitTransaction::new();
+        tx.topic_id(n.topic_id)
+            .message(n.message.as_bytes().to_vec());
+        if let Some(memo) = n.transaction_memo.as_deref().filter(|m| !m.is_empty()) {
+            tx.transaction_memo(memo);
+        }
+        if !ctx.node_account_ids.is_empty() {
+            tx.node_account_ids(ctx.node_account_ids.iter().copied());
+        }
+        let mut details = serde_json::Map::new();
+        if ctx.wants_summary {
+            details.insert("topicId".into(), n.topic_id.to_string().into());
+            details.insert("messageBytes".into(), n.message.len().into());
+        }
+        let built = BuiltTransaction::new(tx, "TopicMessageSubmitTransaction", details);
+        let built = n.scheduling_params.wrap(built)?;
+        Ok(CoreOutput::Transaction(Box::new(built)))
+    }
+
+    fn post_process(&self, raw: &RawTransactionResponse) -> String {
+        format!(
+            "Message submitted successfully with transaction id {}",
+            raw.transaction_id
+        )
+    }
+}

@@ -1,0 +1,115 @@
+//! The consensus tools: create a topic, submit messages, delete it, in autonomous mode on the
+//! local network and in return-bytes mode (bytes decoded).
+
+use hak_host::{AgentContext, AgentMode};
+use hak_tests::*;
+use hedera::AccountId;
+use serde_json::Value;
+
+const LOCAL: &str = "[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\n";
+
+fn ok(out: &Value) -> &Value {
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    &out["raw"]
+}
+
+#[test]
+fn topics_are_created_used_and_deleted_autonomously() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let out = session
+        .call(
+            "create_topic_tool",
+            r#"{"topicMemo":"audit","adminKey":true,"transactionMemo":"t"}"#,
+        )
+        .unwrap();
+    let topic = ok(&out)["topicId"].as_str().unwrap().to_owned();
+    assert_eq!(
+        out["humanMessage"],
+        format!(
+            "Topic created successfully with topic id {topic} and transaction id {}",
+            out["raw"]["transactionId"].as_str().unwrap()
+        )
+    );
+    let info = host.mirror_get(&format!("/topics/{topic}")).unwrap();
+    assert_eq!(info["memo"], "audit");
+    assert_eq!(info["admin_key"]["_type"], "ED25519");
+    assert_eq!(info["auto_renew_account"], "0.0.1001");
+
+    let out = session
+        .call(
+            "submit_topic_message_tool",
+            &format!(r#"{{"topicId":"{topic}","message":"hello"}}"#),
+        )
+        .unwrap();
+    ok(&out);
+    assert!(out["humanMessage"]
+        .as_str()
+        .unwrap()
+        .starts_with("Message submitted successfully with transaction id 0.0.1001@"));
+    let messages = host
+        .mirror_get(&format!("/topics/{topic}/messages"))
+        .unwrap();
+    assert_eq!(messages["messages"][0]["message"], "aGVsbG8=");
+
+    ok(&session
+        .call("delete_topic_tool", &format!(r#"{{"topicId":"{topic}"}}"#))
+        .unwrap());
+    let out = session
+        .call(
+            "submit_topic_message_tool",
+            &format!(r#"{{"topicId":"{topic}","message":"late"}}"#),
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "INVALID_TOPIC_ID", "{out}");
+    let out = session
+        .call(
+            "submit_topic_message_tool",
+            r#"{"topicId":"not-a-topic","message":"x"}"#,
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["error"], "Failed to execute Submit Topic Message: Invalid parameters: Field \"topicId\" - Invalid topic ID: not-a-topic");
+}
+
+#[test]
+fn a_topic_without_keys_cannot_be_deleted() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let topic = ok(&session.call("create_topic_tool", "{}").unwrap())["topicId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let out = session
+        .call("delete_topic_tool", &format!(r#"{{"topicId":"{topic}"}}"#))
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "UNAUTHORIZED");
+}
+
+#[test]
+fn return_bytes_topics_resolve_the_users_key_through_the_mirror() {
+    let (host, _) = start(LOCAL);
+    let context = AgentContext {
+        account_id: Some(AccountId::new(0, 0, 1003)),
+        mode: AgentMode::ReturnBytes,
+    };
+    let out = host
+        .session(context)
+        .call("create_topic_tool", r#"{"submitKey":true,"topicMemo":"m"}"#)
+        .unwrap();
+    let raw = ok(&out);
+    assert_eq!(raw["type"], "TopicCreateTransaction");
+    assert_eq!(raw["payerAccountId"], "0.0.1003");
+    let tx: hedera::TopicCreateTransaction = decode_bytes(&out).downcast().unwrap();
+    assert_eq!(tx.get_topic_memo(), "m");
+    assert_eq!(
+        tx.get_auto_renew_account_id(),
+        Some(AccountId::new(0, 0, 1003))
+    );
+    // 0.0.1003 has an ECDSA key on the local network: that is the key the mirror reports.
+    let submit = tx.get_submit_key().expect("submit key set");
+    let hedera::Key::Single(key) = submit else {
+        panic!("{submit:?}")
+    };
+    assert!(key.is_ecdsa());
+    assert_eq!(tx.get_max_transaction_fee(), Some(hedera::Hbar::new(25)));
+}
