@@ -113,3 +113,94 @@ fn return_bytes_topics_resolve_the_users_key_through_the_mirror() {
     assert!(key.is_ecdsa());
     assert_eq!(tx.get_max_transaction_fee(), Some(hedera::Hbar::new(25)));
 }
+
+#[test]
+fn topic_queries_read_info_and_messages_through_the_mirror() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let topic = ok(&session
+        .call(
+            "create_topic_tool",
+            r#"{"topicMemo":"news","submitKey":true}"#,
+        )
+        .unwrap())["topicId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for text in ["first", "second"] {
+        ok(&session
+            .call(
+                "submit_topic_message_tool",
+                &format!(r#"{{"topicId":"{topic}","message":"{text}"}}"#),
+            )
+            .unwrap());
+    }
+    let out = session
+        .call(
+            "get_topic_messages_query_tool",
+            &format!(r#"{{"topicId":"{topic}"}}"#),
+        )
+        .unwrap();
+    let raw = ok(&out);
+    let texts: Vec<&str> = raw["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, ["second", "first"], "newest first, decoded");
+    let human = out["humanMessage"].as_str().unwrap();
+    assert!(
+        human.starts_with(&format!(
+            "Messages for topic {topic}:\n  --- Messages ---\n  second - posted at: "
+        )),
+        "{human}"
+    );
+    let out = session
+        .call(
+            "get_topic_messages_query_tool",
+            &format!(r#"{{"topicId":"{topic}","limit":1}}"#),
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["messages"].as_array().unwrap().len(), 1);
+    let out = session
+        .call(
+            "get_topic_messages_query_tool",
+            &format!(r#"{{"topicId":"{topic}","startTime":"2099-01-01T00:00:00Z"}}"#),
+        )
+        .unwrap();
+    assert_eq!(
+        out["humanMessage"],
+        format!("No messages found for topic {topic}.")
+    );
+    let out = session
+        .call(
+            "get_topic_messages_query_tool",
+            &format!(r#"{{"topicId":"{topic}","startTime":"yesterday"}}"#),
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["error"], "Failed to execute Get Topic Messages: Invalid parameters: Field \"startTime\" - Invalid datetime");
+
+    let out = session
+        .call(
+            "get_topic_info_query_tool",
+            &format!(r#"{{"topicId":"{topic}"}}"#),
+        )
+        .unwrap();
+    let human = ok(&out);
+    let message = out["humanMessage"].as_str().unwrap();
+    assert!(message.starts_with(&format!("Here are the details for topic **{topic}**:\n- **Memo**: news\n- **Deleted**: No\n- **Sequence Number**: 2\n")), "{message}");
+    assert!(message.contains("- Admin Key: Not Set\n"), "{message}");
+    assert!(
+        message.contains("- Auto Renew Account: 0.0.1001\n"),
+        "{message}"
+    );
+    assert_eq!(human["topicInfo"]["memo"], "news");
+    let out = session
+        .call("get_topic_info_query_tool", r#"{"topicId":"0.0.424242"}"#)
+        .unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Get Topic Info: Failed to get topic info for 0.0.424242: 404 Not Found"
+    );
+}

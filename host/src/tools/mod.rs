@@ -6,6 +6,7 @@
 pub mod account;
 pub mod account_query;
 pub mod consensus;
+pub mod consensus_query;
 pub mod keys;
 pub mod normalise;
 pub mod scheduling;
@@ -250,6 +251,7 @@ impl ToolRegistry {
         account::register(&mut add);
         account_query::register(&mut add);
         consensus::register(&mut add);
+        consensus_query::register(&mut add);
         ToolRegistry {
             tools: Arc::new(tools),
         }
