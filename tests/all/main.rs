@@ -1,5 +1,6 @@
 //! All integration tests in one binary (one link), one module per topic.
 
+mod accounts;
 mod autonomous;
 mod consensus;
 mod hostile;

@@ -1,9 +1,19 @@
 //! The kit's `core-account-plugin` tools.
 
+mod create_account;
+mod delete_account;
+mod schedule_ops;
 mod transfer_hbar;
 
+pub use create_account::CreateAccount;
+pub use delete_account::DeleteAccount;
+pub use schedule_ops::{DeleteSchedule, SignSchedule};
 pub use transfer_hbar::TransferHbar;
 
 pub(super) fn register(add: &mut impl FnMut(Box<dyn super::DynTool>)) {
     add(super::erase(TransferHbar));
+    add(super::erase(DeleteAccount));
+    add(super::erase(CreateAccount));
+    add(super::erase(SignSchedule));
+    add(super::erase(DeleteSchedule));
 }

@@ -1,0 +1,76 @@
+//! `delete_account_tool`: deletes an account, its balance going to `transferAccountId` (else
+//! the default account).
+
+use crate::tools::normalise::{self, serde_as};
+use crate::tools::{
+    BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
+};
+use hedera::{AccountDeleteTransaction, AccountId};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+pub struct DeleteAccount;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeleteAccountNormalised {
+    #[serde(with = "serde_as::string")]
+    pub account_id: AccountId,
+    #[serde(with = "serde_as::string")]
+    pub transfer_account_id: AccountId,
+}
+
+impl Tool for DeleteAccount {
+    type Normalised = DeleteAccountNormalised;
+
+    const METHOD: &'static str = "delete_account_tool";
+    const NAME: &'static str = "Delete Account";
+    const DESCRIPTION: &'static str = "This tool will delete an existing Hedera account.";
+    const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "accountId": {"type": "string", "description": "The account ID to delete."},
+                "transferAccountId": {"type": "string", "description": "The account ID to transfer the remaining balance to. If not provided, the operator account will be used."}
+            },
+            "required": ["accountId"],
+            "additionalProperties": false
+        })
+    }
+
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
+        let account = raw["accountId"].as_str().unwrap_or_default();
+        let account_id = normalise::account_id("accountId", account)
+            .map_err(|_| ToolError::message("Account ID must be a Hedera address"))?;
+        let transfer = raw.get("transferAccountId").and_then(Value::as_str);
+        let transfer_account_id = normalise::resolve_account("transferAccountId", transfer, ctx)?;
+        Ok(DeleteAccountNormalised {
+            account_id,
+            transfer_account_id,
+        })
+    }
+
+    fn core_action(
+        &self,
+        n: &Self::Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError> {
+        let mut tx = AccountDeleteTransaction::new();
+        tx.account_id(n.account_id)
+            .transfer_account_id(n.transfer_account_id);
+        if !ctx.node_account_ids.is_empty() {
+            tx.node_account_ids(ctx.node_account_ids.iter().copied());
+        }
+        let built = BuiltTransaction::new(tx, "AccountDeleteTransaction", serde_json::Map::new());
+        Ok(CoreOutput::Transaction(Box::new(built)))
+    }
+
+    fn post_process(&self, raw: &RawTransactionResponse) -> String {
+        format!(
+            "Account successfully deleted. Transaction ID: {}",
+            raw.transaction_id
+        )
+    }
+}

@@ -1,0 +1,147 @@
+//! Account tools on the local network: create (with a given key or the operator's), delete,
+//! and the schedule tools (sign, delete).
+
+use hak_tests::*;
+use serde_json::Value;
+
+const LOCAL: &str = "[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\n";
+
+fn ok(out: &Value) -> &Value {
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    &out["raw"]
+}
+
+#[test]
+fn accounts_are_created_funded_and_deleted() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let key = hedera::PrivateKey::generate_ecdsa()
+        .public_key()
+        .to_string_der();
+    let out = session
+        .call("create_account_tool", r#"{"publicKey":"302d3007"}"#)
+        .unwrap();
+    assert_eq!(out["raw"]["error"], "Failed to execute Create Account: Invalid parameters: Field \"publicKey\" - Invalid public key: 302d3007");
+    let out = session
+        .call(
+            "create_account_tool",
+            &format!(r#"{{"publicKey":"{key}","initialBalance":2.5,"accountMemo":"agent"}}"#),
+        )
+        .unwrap();
+    let raw = ok(&out);
+    let account = raw["accountId"].as_str().unwrap().to_owned();
+    assert_eq!(
+        out["humanMessage"],
+        format!(
+            "Account created successfully.\nTransaction ID: {}\nNew Account ID: {account}\n",
+            raw["transactionId"].as_str().unwrap()
+        )
+    );
+    let mirror = host.mirror_get(&format!("/accounts/{account}")).unwrap();
+    assert_eq!(mirror["balance"]["balance"], 250_000_000);
+    assert_eq!(mirror["memo"], "agent");
+    assert_eq!(mirror["key"]["_type"], "ECDSA_SECP256K1");
+    assert_eq!(mirror["max_automatic_token_associations"], -1);
+
+    // Without a key the operator's is used, so the operator can delete it again.
+    let mine = ok(&session
+        .call("create_account_tool", r#"{"initialBalance":1}"#)
+        .unwrap())["accountId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let out = session
+        .call(
+            "delete_account_tool",
+            &format!(r#"{{"accountId":"{mine}"}}"#),
+        )
+        .unwrap();
+    assert!(out["humanMessage"]
+        .as_str()
+        .unwrap()
+        .starts_with("Account successfully deleted. Transaction ID: 0.0.1001@"));
+    assert_eq!(
+        host.mirror_get(&format!("/accounts/{mine}")).unwrap()["deleted"],
+        true
+    );
+    // Someone else's account cannot be deleted by the operator alone.
+    let out = session
+        .call(
+            "delete_account_tool",
+            &format!(r#"{{"accountId":"{account}"}}"#),
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "INVALID_SIGNATURE");
+    let out = session
+        .call("delete_account_tool", r#"{"accountId":"alice"}"#)
+        .unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Delete Account: Account ID must be a Hedera address"
+    );
+}
+
+#[test]
+fn schedule_tools_sign_and_delete_pending_schedules() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    // The schedule's payer (0.0.1002) has not signed: it stays pending.
+    let params = r#"{"transfers":[{"accountId":"0.0.1004","amount":1}],"schedulingParams":{"isScheduled":true,"adminKey":true,"payerAccountId":"0.0.1002"}}"#;
+    let schedule = ok(&session.call("transfer_hbar_tool", params).unwrap())["scheduleId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        host.mirror_get(&format!("/schedules/{schedule}")).unwrap()["executed_timestamp"].is_null()
+    );
+
+    // The operator already signed at creation: nothing new to add.
+    let out = session
+        .call(
+            "sign_schedule_transaction_tool",
+            &format!(r#"{{"scheduleId":"{schedule}"}}"#),
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "NO_NEW_VALID_SIGNATURES", "{out}");
+
+    let out = session
+        .call(
+            "schedule_delete_tool",
+            &format!(r#"{{"scheduleId":"{schedule}"}}"#),
+        )
+        .unwrap();
+    assert!(ok(&out)["transactionId"].is_string());
+    assert!(out["humanMessage"]
+        .as_str()
+        .unwrap()
+        .starts_with("Scheduled transaction successfully deleted. Transaction ID: "));
+    let out = session
+        .call(
+            "sign_schedule_transaction_tool",
+            &format!(r#"{{"scheduleId":"{schedule}"}}"#),
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "SCHEDULE_ALREADY_DELETED");
+    let out = session
+        .call("schedule_delete_tool", r#"{"scheduleId":"nope"}"#)
+        .unwrap();
+    assert_eq!(out["raw"]["error"], "Failed to execute Delete Scheduled Transaction: Invalid parameters: Field \"scheduleId\" - Invalid schedule ID: nope");
+}
+
+#[test]
+fn schedule_signing_in_return_bytes_mode_gives_schedule_sign_bytes() {
+    let (host, _) = start(RETURN_BYTES_HEADER);
+    let out = host
+        .default_session()
+        .call(
+            "sign_schedule_transaction_tool",
+            r#"{"scheduleId":"0.0.5005"}"#,
+        )
+        .unwrap();
+    let tx: hedera::ScheduleSignTransaction = decode_bytes(&out).downcast().unwrap();
+    assert_eq!(
+        tx.get_schedule_id(),
+        Some(hedera::ScheduleId::new(0, 0, 5005))
+    );
+    assert_eq!(tx.get_max_transaction_fee(), Some(hedera::Hbar::new(5)));
+}
