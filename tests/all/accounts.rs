@@ -145,3 +145,44 @@ fn schedule_signing_in_return_bytes_mode_gives_schedule_sign_bytes() {
     );
     assert_eq!(tx.get_max_transaction_fee(), Some(hedera::Hbar::new(5)));
 }
+
+#[test]
+fn account_and_exchange_rate_queries_read_the_mirror() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let out = session
+        .call("get_account_query_tool", r#"{"accountId":"0.0.1003"}"#)
+        .unwrap();
+    let raw = ok(&out);
+    assert_eq!(raw["account"]["hbarBalance"], "1000");
+    assert_eq!(raw["account"]["balance"]["balance"], "1000");
+    let message = out["humanMessage"].as_str().unwrap();
+    assert!(
+        message.starts_with("Details for 0.0.1003\nBalance: 1000 HBAR\nPublic Key: "),
+        "{message}"
+    );
+    assert!(
+        message.ends_with("Memo: test,\nMax automatic token associations: -1,\nDeleted: false,\n"),
+        "{message}"
+    );
+    let out = session
+        .call("get_account_query_tool", r#"{"accountId":"0.0.424242"}"#)
+        .unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Get Account Query: Failed to fetch account 0.0.424242: 404 Not Found"
+    );
+
+    let out = session.call("get_exchange_rate_tool", "{}").unwrap();
+    let raw = ok(&out);
+    assert_eq!(raw["current_rate"]["cent_equivalent"], 360000);
+    let message = out["humanMessage"].as_str().unwrap();
+    assert!(
+        message.starts_with("\n  Details for timestamp: "),
+        "{message}"
+    );
+    assert!(
+        message.contains("\n  Current exchange rate: 0.12\n  Expires at "),
+        "{message}"
+    );
+}

@@ -8,6 +8,7 @@ pub mod account_query;
 pub mod consensus;
 pub mod consensus_query;
 pub mod keys;
+pub mod misc_query;
 pub mod normalise;
 pub mod scheduling;
 pub mod schema;
@@ -252,6 +253,7 @@ impl ToolRegistry {
         account_query::register(&mut add);
         consensus::register(&mut add);
         consensus_query::register(&mut add);
+        misc_query::register(&mut add);
         ToolRegistry {
             tools: Arc::new(tools),
         }
