@@ -186,3 +186,51 @@ fn account_and_exchange_rate_queries_read_the_mirror() {
         "{message}"
     );
 }
+
+#[test]
+fn hbar_allowances_are_approved_and_deleted() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let out = session
+        .call(
+            "approve_hbar_allowance_tool",
+            r#"{"spenderAccountId":"0.0.1002","amount":1.5,"transactionMemo":"pocket money"}"#,
+        )
+        .unwrap();
+    assert!(ok(&out)["transactionId"].is_string());
+    assert!(out["humanMessage"]
+        .as_str()
+        .unwrap()
+        .starts_with("HBAR allowance approved successfully. Transaction ID: "));
+    let allowances = host
+        .mirror_get("/accounts/0.0.1001/allowances/crypto")
+        .unwrap();
+    assert_eq!(allowances["allowances"][0]["amount"], 150_000_000);
+    assert_eq!(allowances["allowances"][0]["spender"], "0.0.1002");
+    let out = session
+        .call(
+            "delete_hbar_allowance_tool",
+            r#"{"spenderAccountId":"0.0.1002"}"#,
+        )
+        .unwrap();
+    assert!(out["humanMessage"]
+        .as_str()
+        .unwrap()
+        .starts_with("HBAR allowance deleted successfully. Transaction ID: "));
+    assert!(host
+        .mirror_get("/accounts/0.0.1001/allowances/crypto")
+        .unwrap()["allowances"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    let out = session
+        .call(
+            "approve_hbar_allowance_tool",
+            r#"{"spenderAccountId":"0.0.1002","amount":-1}"#,
+        )
+        .unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Approve HBAR Allowance: Invalid allowance amount: -1"
+    );
+}

@@ -2,11 +2,13 @@
 
 mod create_account;
 mod delete_account;
+mod hbar_allowance;
 mod schedule_ops;
 mod transfer_hbar;
 
 pub use create_account::CreateAccount;
 pub use delete_account::DeleteAccount;
+pub use hbar_allowance::{ApproveHbarAllowance, DeleteHbarAllowance};
 pub use schedule_ops::{DeleteSchedule, SignSchedule};
 pub use transfer_hbar::TransferHbar;
 
@@ -16,4 +18,6 @@ pub(super) fn register(add: &mut impl FnMut(Box<dyn super::DynTool>)) {
     add(super::erase(CreateAccount));
     add(super::erase(SignSchedule));
     add(super::erase(DeleteSchedule));
+    add(super::erase(ApproveHbarAllowance));
+    add(super::erase(DeleteHbarAllowance));
 }
