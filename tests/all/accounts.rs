@@ -234,3 +234,42 @@ fn hbar_allowances_are_approved_and_deleted() {
         "Failed to execute Approve HBAR Allowance: Invalid allowance amount: -1"
     );
 }
+
+#[test]
+fn the_users_account_is_updated() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let out = session
+        .call(
+            "update_account_tool",
+            r#"{"accountMemo":"renamed","maxAutomaticTokenAssociations":5}"#,
+        )
+        .unwrap();
+    assert!(ok(&out)["transactionId"].is_string());
+    assert!(out["humanMessage"]
+        .as_str()
+        .unwrap()
+        .starts_with("Account successfully updated.\nTransaction ID: 0.0.1001@"));
+    let account = host.mirror_get("/accounts/0.0.1001").unwrap();
+    assert_eq!(
+        (
+            account["memo"].as_str(),
+            account["max_automatic_token_associations"].as_i64()
+        ),
+        (Some("renamed"), Some(5))
+    );
+    let out = session
+        .call(
+            "update_account_tool",
+            r#"{"accountId":"0.0.1002","accountMemo":"not mine"}"#,
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "INVALID_SIGNATURE");
+    let out = session
+        .call(
+            "update_account_tool",
+            r#"{"maxAutomaticTokenAssociations":1.5}"#,
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["error"], "Failed to execute Update Account: Invalid parameters: Field \"maxAutomaticTokenAssociations\" - Expected integer, received float");
+}

@@ -5,16 +5,19 @@ mod delete_account;
 mod hbar_allowance;
 mod schedule_ops;
 mod transfer_hbar;
+mod update_account;
 
 pub use create_account::CreateAccount;
 pub use delete_account::DeleteAccount;
 pub use hbar_allowance::{ApproveHbarAllowance, DeleteHbarAllowance};
 pub use schedule_ops::{DeleteSchedule, SignSchedule};
 pub use transfer_hbar::TransferHbar;
+pub use update_account::UpdateAccount;
 
 pub(super) fn register(add: &mut impl FnMut(Box<dyn super::DynTool>)) {
     add(super::erase(TransferHbar));
     add(super::erase(DeleteAccount));
+    add(super::erase(UpdateAccount));
     add(super::erase(CreateAccount));
     add(super::erase(SignSchedule));
     add(super::erase(DeleteSchedule));
