@@ -204,3 +204,40 @@ fn topic_queries_read_info_and_messages_through_the_mirror() {
         "Failed to execute Get Topic Info: Failed to get topic info for 0.0.424242: 404 Not Found"
     );
 }
+
+#[test]
+fn topics_are_updated_with_their_admin_key() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let topic = ok(&session
+        .call("create_topic_tool", r#"{"adminKey":true,"topicMemo":"v1"}"#)
+        .unwrap())["topicId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let out = session
+        .call(
+            "update_topic_tool",
+            &format!(r#"{{"topicId":"{topic}","topicMemo":"v2","submitKey":true}}"#),
+        )
+        .unwrap();
+    ok(&out);
+    assert!(out["humanMessage"]
+        .as_str()
+        .unwrap()
+        .starts_with("Topic successfully updated. Transaction ID: "));
+    let info = host.mirror_get(&format!("/topics/{topic}")).unwrap();
+    assert_eq!(info["memo"], "v2");
+    assert_eq!(info["submit_key"]["_type"], "ED25519");
+    let immutable = ok(&session.call("create_topic_tool", "{}").unwrap())["topicId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let out = session
+        .call(
+            "update_topic_tool",
+            &format!(r#"{{"topicId":"{immutable}","topicMemo":"no"}}"#),
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "UNAUTHORIZED");
+}

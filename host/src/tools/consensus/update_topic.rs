@@ -1,0 +1,172 @@
+//! `update_topic_tool`: memo, keys, auto-renew settings and expiry of a topic (its admin key
+//! must sign).
+
+use crate::tools::keys::{default_public_key, resolve_key, KeyInput};
+use crate::tools::normalise::{self, serde_as};
+use crate::tools::{
+    BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
+};
+use hedera::{AccountId, TopicId, TopicUpdateTransaction};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+pub struct UpdateTopic;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateTopicNormalised {
+    #[serde(with = "serde_as::string")]
+    pub topic_id: TopicId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic_memo: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admin_key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit_key: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "serde_as::option_string"
+    )]
+    pub auto_renew_account_id: Option<AccountId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_renew_period: Option<i64>,
+    /// ISO 8601.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expiration_time: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Raw {
+    topic_id: String,
+    topic_memo: Option<String>,
+    admin_key: Option<KeyInput>,
+    submit_key: Option<KeyInput>,
+    auto_renew_account_id: Option<String>,
+    auto_renew_period: Option<f64>,
+    expiration_time: Option<String>,
+}
+
+fn parse_time(field: &str, text: &str) -> Result<OffsetDateTime, ToolError> {
+    OffsetDateTime::parse(text, &Rfc3339)
+        .map_err(|_| ToolError::invalid_field(field, format!("Invalid ISO 8601 date: {text}")))
+}
+
+impl Tool for UpdateTopic {
+    type Normalised = UpdateTopicNormalised;
+
+    const METHOD: &'static str = "update_topic_tool";
+    const NAME: &'static str = "Update Topic";
+    const DESCRIPTION: &'static str = "This tool will update an existing Hedera Consensus Topic.";
+    const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn schema() -> Value {
+        let key = |what: &str| json!({"type": ["boolean", "string"], "description": format!("New {what} key. Pass boolean `true` to use the operator/user key, or provide a public key string.")});
+        json!({
+            "type": "object",
+            "properties": {
+                "topicId": {"type": "string", "description": "The ID of the topic to update (e.g., 0.0.12345)."},
+                "topicMemo": {"type": "string", "description": "Optional new memo for the topic."},
+                "adminKey": key("admin"),
+                "submitKey": key("submit"),
+                "autoRenewAccountId": {"type": "string", "description": "Account to automatically pay for topic renewal (Hedera account ID)."},
+                "autoRenewPeriod": {"type": "number", "description": "Auto renew period in seconds."},
+                "expirationTime": {"type": "string", "description": "New expiration time for the topic (ISO string)."}
+            },
+            "required": ["topicId"],
+            "additionalProperties": false
+        })
+    }
+
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
+        let raw = Raw::deserialize(raw)
+            .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
+        let wants_user_key = |k: &Option<KeyInput>| {
+            matches!(k, Some(KeyInput::Flag(true)))
+                || matches!(k, Some(KeyInput::Text(t)) if t.eq_ignore_ascii_case("true"))
+        };
+        let user_key = if wants_user_key(&raw.admin_key) || wants_user_key(&raw.submit_key) {
+            default_public_key(ctx).ok()
+        } else {
+            None
+        };
+        let key = |field: &str, k: &Option<KeyInput>| -> Result<Option<String>, ToolError> {
+            Ok(resolve_key(field, k.as_ref(), user_key.as_ref())?.map(|k| k.to_string_der()))
+        };
+        let expiration_time = match raw.expiration_time.as_deref() {
+            Some(t) => Some(crate::strategy::iso_millis(parse_time(
+                "expirationTime",
+                t,
+            )?)),
+            None => None,
+        };
+        Ok(UpdateTopicNormalised {
+            topic_id: normalise::topic_id("topicId", &raw.topic_id)?,
+            topic_memo: raw.topic_memo.filter(|m| !m.is_empty()),
+            admin_key: key("adminKey", &raw.admin_key)?,
+            submit_key: key("submitKey", &raw.submit_key)?,
+            auto_renew_account_id: raw
+                .auto_renew_account_id
+                .as_deref()
+                .filter(|a| !a.is_empty())
+                .map(|a| normalise::account_id("autoRenewAccountId", a))
+                .transpose()?,
+            auto_renew_period: raw
+                .auto_renew_period
+                .filter(|p| *p != 0.0)
+                .map(|p| p as i64),
+            expiration_time,
+        })
+    }
+
+    fn core_action(
+        &self,
+        n: &Self::Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError> {
+        let mut tx = TopicUpdateTransaction::new();
+        tx.topic_id(n.topic_id);
+        if let Some(memo) = &n.topic_memo {
+            tx.topic_memo(memo);
+        }
+        for (field, der, is_admin) in [
+            ("adminKey", &n.admin_key, true),
+            ("submitKey", &n.submit_key, false),
+        ] {
+            if let Some(der) = der {
+                let key: hedera::PublicKey = der
+                    .parse()
+                    .map_err(|_| ToolError::invalid_field(field, "Invalid public key"))?;
+                if is_admin {
+                    tx.admin_key(key);
+                } else {
+                    tx.submit_key(key);
+                }
+            }
+        }
+        if let Some(account) = n.auto_renew_account_id {
+            tx.auto_renew_account_id(account);
+        }
+        if let Some(period) = n.auto_renew_period {
+            tx.auto_renew_period(time::Duration::seconds(period));
+        }
+        if let Some(at) = &n.expiration_time {
+            tx.expiration_time(parse_time("expirationTime", at)?);
+        }
+        if !ctx.node_account_ids.is_empty() {
+            tx.node_account_ids(ctx.node_account_ids.iter().copied());
+        }
+        let built = BuiltTransaction::new(tx, "TopicUpdateTransaction", serde_json::Map::new());
+        Ok(CoreOutput::Transaction(Box::new(built)))
+    }
+
+    fn post_process(&self, raw: &RawTransactionResponse) -> String {
+        format!(
+            "Topic successfully updated. Transaction ID: {}",
+            raw.transaction_id
+        )
+    }
+}
