@@ -533,7 +533,7 @@ async fn topic(State(node): Shared, Path(id): Path<String>) -> Response {
         return not_found();
     };
     Json(json!({
-        "admin_key": t.admin_key.as_ref().map(|k| mirror_key(&k.to_proto())),
+        "admin_key": key_json(&t.admin_key),
         "auto_renew_account": t.auto_renew_account.map(|a| format!("0.0.{a}")),
         "auto_renew_period": t.auto_renew_period,
         "created_timestamp": t.created.to_string(),
@@ -542,7 +542,7 @@ async fn topic(State(node): Shared, Path(id): Path<String>) -> Response {
         "fee_exempt_key_list": [],
         "fee_schedule_key": null,
         "memo": t.memo,
-        "submit_key": t.submit_key.as_ref().map(|k| mirror_key(&k.to_proto())),
+        "submit_key": key_json(&t.submit_key),
         "timestamp": {"from": t.created.to_string(), "to": null},
         "topic_id": format!("0.0.{num}"),
         "sequence_number": t.sequence_number,
