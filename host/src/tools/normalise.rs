@@ -105,11 +105,20 @@ pub fn decimal_to_base_units(amount: f64, decimals: u32) -> Result<i64, UnitsErr
     i64::try_from(signed).map_err(|_| UnitsError::Range)
 }
 
-/// Tinybars as HBAR in plain decimal, trailing zeros dropped (`BigNumber(t).div(1e8).toString()`):
-/// 150000000 → "1.5", 100000000 → "1", -1 → "-0.00000001".
+/// Tinybars as HBAR the way the kit prints `BigNumber(t).div(1e8)`: plain decimal with
+/// trailing zeros dropped (150000000 → "1.5", 100000000 → "1", -12345 → "-0.00012345"), and
+/// BigNumber's exponential form below 1e-6 (1 → "1e-8", -12 → "-1.2e-7").
 pub fn tinybars_to_hbar_string(tinybars: i64) -> String {
     let sign = if tinybars < 0 { "-" } else { "" };
     let abs = tinybars.unsigned_abs();
+    if (1..100).contains(&abs) {
+        let digits = abs.to_string();
+        let exponent = digits.len() as i32 - 1 - 8;
+        let significant = digits.trim_end_matches('0');
+        let (first, rest) = significant.split_at(1);
+        let dot = if rest.is_empty() { "" } else { "." };
+        return format!("{sign}{first}{dot}{rest}e{exponent}");
+    }
     let (whole, frac) = (abs / 100_000_000, abs % 100_000_000);
     if frac == 0 {
         return format!("{sign}{whole}");
@@ -241,7 +250,11 @@ mod tests {
     fn hbar_strings() {
         assert_eq!(tinybars_to_hbar_string(150_000_000), "1.5");
         assert_eq!(tinybars_to_hbar_string(100_000_000), "1");
-        assert_eq!(tinybars_to_hbar_string(-1), "-0.00000001");
+        assert_eq!(tinybars_to_hbar_string(-1), "-1e-8");
+        assert_eq!(tinybars_to_hbar_string(10), "1e-7");
+        assert_eq!(tinybars_to_hbar_string(-12), "-1.2e-7");
+        assert_eq!(tinybars_to_hbar_string(100), "0.000001");
+        assert_eq!(tinybars_to_hbar_string(-12345), "-0.00012345");
         assert_eq!(tinybars_to_hbar_string(0), "0");
     }
 
