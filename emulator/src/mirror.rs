@@ -462,9 +462,18 @@ fn parse_tx_id(text: &str) -> Option<TxId> {
     })
 }
 
-async fn transaction(State(node): Shared, Path(id): Path<String>) -> Response {
+async fn transaction(
+    State(node): Shared,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
     let Some(id) = parse_tx_id(&id) else {
         return bad_request("transactionId");
+    };
+    let nonce = match q.get("nonce").map(|n| n.parse::<i32>()) {
+        None => None,
+        Some(Ok(n)) if n >= 0 => Some(n),
+        Some(_) => return bad_request("nonce"),
     };
     let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     let mut matching: Vec<_> = ledger
@@ -473,6 +482,7 @@ async fn transaction(State(node): Shared, Path(id): Path<String>) -> Response {
         .filter(|r| {
             r.id.payer == id.payer
                 && r.id.valid_start == id.valid_start
+                && nonce.is_none_or(|n| r.id.nonce == n)
                 && !lagging(&node, r.consensus)
         })
         .collect();

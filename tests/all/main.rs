@@ -9,3 +9,4 @@ mod policies;
 mod return_bytes;
 mod runtime;
 mod strategies;
+mod transactions;

@@ -14,6 +14,7 @@ pub mod scheduling;
 pub mod schema;
 pub mod schema_fragments;
 pub mod transaction;
+pub mod transaction_query;
 
 use crate::context::AgentContext;
 use crate::mirror::MirrorClient;
@@ -254,6 +255,7 @@ impl ToolRegistry {
         consensus::register(&mut add);
         consensus_query::register(&mut add);
         misc_query::register(&mut add);
+        transaction_query::register(&mut add);
         ToolRegistry {
             tools: Arc::new(tools),
         }
