@@ -9,4 +9,5 @@ mod policies;
 mod return_bytes;
 mod runtime;
 mod strategies;
+mod tokens;
 mod transactions;

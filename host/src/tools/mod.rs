@@ -13,6 +13,7 @@ pub mod normalise;
 pub mod scheduling;
 pub mod schema;
 pub mod schema_fragments;
+pub mod token;
 pub mod transaction;
 pub mod transaction_query;
 
@@ -256,6 +257,7 @@ impl ToolRegistry {
         consensus_query::register(&mut add);
         misc_query::register(&mut add);
         transaction_query::register(&mut add);
+        token::register(&mut add);
         ToolRegistry {
             tools: Arc::new(tools),
         }

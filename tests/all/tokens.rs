@@ -1,0 +1,96 @@
+//! Token tools: `create_fungible_token_tool` in return-bytes mode (decoded body with the JS
+//! SDK's defaults) and autonomously on the local network (the token as the mirror shows it).
+
+use hak_tests::*;
+use hedera::{TokenCreateTransaction, TokenSupplyType};
+
+const LOCAL: &str = "[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\n";
+
+#[test]
+fn fungible_token_bytes_carry_base_units_and_js_sdk_defaults() {
+    let (host, _) = start(RETURN_BYTES_HEADER);
+    let mut session = host.default_session();
+    let out = session
+        .call(
+            "create_fungible_token_tool",
+            r#"{"tokenName":"Gold","tokenSymbol":"GLD","initialSupply":250,"decimals":2}"#,
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["type"], "TokenCreateTransaction", "{out}");
+    let tx: TokenCreateTransaction = decode_bytes(&out).downcast().unwrap();
+    assert_eq!(tx.get_name(), "Gold");
+    assert_eq!(tx.get_symbol(), "GLD");
+    assert_eq!(tx.get_decimals(), 2);
+    assert_eq!(tx.get_initial_supply(), 25_000);
+    // The kit's defaults: finite, 1,000,000 display units.
+    assert_eq!(tx.get_token_supply_type(), TokenSupplyType::Finite);
+    assert_eq!(tx.get_max_supply(), 100_000_000);
+    let user = hedera::AccountId::new(0, 0, 1001);
+    assert_eq!(tx.get_treasury_account_id(), Some(user));
+    assert_eq!(tx.get_auto_renew_account_id(), Some(user));
+    assert_eq!(tx.get_supply_key(), None);
+    assert_eq!(
+        tx.get_auto_renew_period(),
+        Some(time::Duration::seconds(7_890_000))
+    );
+    let expiry = tx.get_expiration_time().unwrap().unix_timestamp();
+    let expected = time::OffsetDateTime::now_utc().unix_timestamp() + 7_890_000;
+    assert!((expected - expiry).abs() <= 5, "{expiry} vs {expected}");
+    assert_eq!(tx.get_max_transaction_fee(), Some(hedera::Hbar::new(30)));
+
+    let out = session
+        .call(
+            "create_fungible_token_tool",
+            r#"{"tokenName":"G","tokenSymbol":"G","initialSupply":20,"maxSupply":10}"#,
+        )
+        .unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Create Fungible Token: Initial supply (20) cannot exceed max supply (10)"
+    );
+    let out = session
+        .call(
+            "create_fungible_token_tool",
+            r#"{"tokenName":"G","tokenSymbol":"G","initialSupply":1000000000000000000,"decimals":2,"supplyType":"infinite"}"#,
+        )
+        .unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Create Fungible Token: Initial supply in base units (100000000000000000000) exceeds the HTS int64 maximum of 9223372036854775807. HTS token amounts are stored as int64; use a smaller display-unit value."
+    );
+}
+
+#[test]
+fn fungible_token_is_created_with_the_users_supply_key() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let out = session
+        .call(
+            "create_fungible_token_tool",
+            r#"{"tokenName":"Silver","tokenSymbol":"SLV","initialSupply":5,"decimals":1,"supplyType":"infinite","isSupplyKey":true}"#,
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    let token = out["raw"]["tokenId"].as_str().unwrap().to_owned();
+    let message = out["humanMessage"].as_str().unwrap();
+    assert!(
+        message.starts_with("Token created successfully.\nTransaction ID: 0.0.1001@"),
+        "{message}"
+    );
+    assert!(
+        message.ends_with(&format!("\nToken ID: {token}")),
+        "{message}"
+    );
+
+    let info = host.mirror_get(&format!("/tokens/{token}")).unwrap();
+    assert_eq!(info["name"], "Silver", "{info}");
+    assert_eq!(info["decimals"], "1");
+    assert_eq!(info["initial_supply"], "50");
+    assert_eq!(info["supply_type"], "INFINITE");
+    assert_eq!(info["treasury_account_id"], "0.0.1001");
+    assert!(info["supply_key"]["key"].is_string(), "{info}");
+    let balances = host
+        .mirror_get(&format!("/accounts/0.0.1001/tokens?token.id={token}"))
+        .unwrap();
+    assert_eq!(balances["tokens"][0]["balance"], 50, "{balances}");
+}
