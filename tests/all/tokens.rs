@@ -94,3 +94,47 @@ fn fungible_token_is_created_with_the_users_supply_key() {
         .unwrap();
     assert_eq!(balances["tokens"][0]["balance"], 50, "{balances}");
 }
+
+#[test]
+fn nft_collection_is_finite_by_default_with_the_users_supply_key() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let out = session
+        .call(
+            "create_non_fungible_token_tool",
+            r#"{"tokenName":"Art","tokenSymbol":"ART"}"#,
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    let token = out["raw"]["tokenId"].as_str().unwrap().to_owned();
+    assert!(out["humanMessage"]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("\nToken ID: {token}")));
+    let info = host.mirror_get(&format!("/tokens/{token}")).unwrap();
+    assert_eq!(info["type"], "NON_FUNGIBLE_UNIQUE", "{info}");
+    assert_eq!(info["supply_type"], "FINITE");
+    assert_eq!(info["max_supply"], "100");
+    assert_eq!(info["auto_renew_period"], 7_890_000);
+    assert!(info["supply_key"]["key"].is_string(), "{info}");
+
+    // supplyType "infinite" wins only without a maxSupply.
+    let out = session
+        .call(
+            "create_non_fungible_token_tool",
+            r#"{"tokenName":"Art","tokenSymbol":"ART","supplyType":"infinite","maxSupply":7}"#,
+        )
+        .unwrap();
+    let token = out["raw"]["tokenId"].as_str().unwrap().to_owned();
+    let info = host.mirror_get(&format!("/tokens/{token}")).unwrap();
+    assert_eq!(info["max_supply"], "7", "{info}");
+    let out = session
+        .call(
+            "create_non_fungible_token_tool",
+            r#"{"tokenName":"Art","tokenSymbol":"ART","supplyType":"infinite"}"#,
+        )
+        .unwrap();
+    let token = out["raw"]["tokenId"].as_str().unwrap().to_owned();
+    let info = host.mirror_get(&format!("/tokens/{token}")).unwrap();
+    assert_eq!(info["supply_type"], "INFINITE", "{info}");
+}

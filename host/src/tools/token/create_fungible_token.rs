@@ -4,6 +4,7 @@
 //! `isSupplyKey` is true (the kit fetches the account from the mirror on every call and then
 //! discards the key), so return-bytes calls without a supply key need no network.
 
+use super::creation::{created_message, js_token_create, SupplyType};
 use super::units::to_base_units;
 use crate::tools::keys::default_public_key;
 use crate::tools::normalise::{self, serde_as};
@@ -11,21 +12,11 @@ use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
 };
-use hedera::{AccountId, TokenCreateTransaction, TokenSupplyType};
+use hedera::{AccountId, TokenSupplyType};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 pub struct CreateFungibleToken;
-
-/// The JS SDK's `DEFAULT_AUTO_RENEW_PERIOD` (the Rust SDK defaults to 90 days instead).
-const AUTO_RENEW_SECONDS: i64 = 7_890_000;
-
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum SupplyType {
-    Finite,
-    Infinite,
-}
 
 /// Normalised params: supplies in base units (decimal strings), the supply key as DER hex.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -62,13 +53,6 @@ struct Raw {
     decimals: Option<f64>,
     treasury_account_id: Option<String>,
     is_supply_key: Option<bool>,
-}
-
-/// The JS SDK's default expiry: now + the auto-renew period, in whole seconds.
-fn js_default_expiry() -> time::OffsetDateTime {
-    let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    time::OffsetDateTime::from_unix_timestamp(now + AUTO_RENEW_SECONDS)
-        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
 }
 
 impl Tool for CreateFungibleToken {
@@ -184,17 +168,13 @@ impl Tool for CreateFungibleToken {
         n: &Self::Normalised,
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
-        let mut tx = TokenCreateTransaction::new();
+        let mut tx = js_token_create();
         tx.name(&n.token_name)
             .symbol(&n.token_symbol)
             .decimals(n.decimals)
             .initial_supply(n.initial_supply as u64)
             .treasury_account_id(n.treasury_account_id)
-            .auto_renew_account_id(n.auto_renew_account_id)
-            // The JS SDK's defaults (both set), so the bodies equal the kit's.
-            // Expiry first: setting it clears the period.
-            .expiration_time(js_default_expiry())
-            .auto_renew_period(time::Duration::seconds(AUTO_RENEW_SECONDS));
+            .auto_renew_account_id(n.auto_renew_account_id);
         match (n.supply_type, n.max_supply) {
             (SupplyType::Finite, Some(max)) => {
                 tx.token_supply_type(TokenSupplyType::Finite)
@@ -228,16 +208,6 @@ impl Tool for CreateFungibleToken {
     }
 
     fn post_process(&self, raw: &RawTransactionResponse) -> String {
-        if let Some(schedule) = &raw.schedule_id {
-            return format!(
-                "Scheduled transaction created successfully.\nTransaction ID: {}\nSchedule ID: {schedule}",
-                raw.transaction_id
-            );
-        }
-        format!(
-            "Token created successfully.\nTransaction ID: {}\nToken ID: {}",
-            raw.transaction_id,
-            raw.token_id.as_deref().unwrap_or("unknown")
-        )
+        created_message(raw)
     }
 }

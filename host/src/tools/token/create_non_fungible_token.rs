@@ -1,0 +1,167 @@
+//! `create_non_fungible_token_tool`: a new HTS NFT collection; the user's key is always its
+//! supply key (NFTs cannot be minted without one), so `isSupplyKey` is accepted and ignored.
+
+use super::creation::{created_message, js_token_create, SupplyType};
+use crate::tools::keys::default_public_key;
+use crate::tools::normalise::{self, serde_as};
+use crate::tools::scheduling::{self, Scheduling};
+use crate::tools::{
+    BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
+};
+use hedera::{AccountId, TokenSupplyType, TokenType};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+pub struct CreateNonFungibleToken;
+
+/// The kit's default collection size when the supply is finite.
+const DEFAULT_MAX_SUPPLY: i64 = 100;
+
+/// Normalised params: the supply key as DER hex.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateNonFungibleTokenNormalised {
+    pub token_name: String,
+    pub token_symbol: String,
+    pub supply_type: SupplyType,
+    /// Present exactly when the supply is finite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_supply: Option<i64>,
+    #[serde(with = "serde_as::string")]
+    pub treasury_account_id: AccountId,
+    #[serde(with = "serde_as::string")]
+    pub auto_renew_account_id: AccountId,
+    pub supply_key: String,
+    #[serde(default)]
+    pub scheduling_params: Scheduling,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Raw {
+    token_name: String,
+    token_symbol: String,
+    max_supply: Option<i64>,
+    supply_type: Option<SupplyType>,
+    treasury_account_id: Option<String>,
+}
+
+impl Tool for CreateNonFungibleToken {
+    type Normalised = CreateNonFungibleTokenNormalised;
+
+    const METHOD: &'static str = "create_non_fungible_token_tool";
+    const NAME: &'static str = "Create Non-Fungible Token";
+    const DESCRIPTION: &'static str = "This tool creates a HTS non-fungible token (NFT) on Hedera.";
+    const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "schedulingParams": crate::tools::schema_fragments::scheduling_params(),
+                "tokenName": {"type": "string", "description": "The name of the token."},
+                "tokenSymbol": {"type": "string", "description": "The symbol of the token."},
+                "maxSupply": {"type": "integer", "description": "The maximum supply of the token."},
+                "treasuryAccountId": {"type": "string", "description": "The treasury account of the token."},
+                "supplyType": {"type": "string", "enum": ["finite", "infinite"], "description": "Supply type of the token."},
+                "isSupplyKey": {"type": "boolean", "description": "Determines if the token supply key should be set."}
+            },
+            "required": ["tokenName", "tokenSymbol"],
+            "additionalProperties": false
+        })
+    }
+
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
+        let scheduling = scheduling::raw_from(raw)?;
+        let raw = Raw::deserialize(raw)
+            .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
+        let default_account = normalise::default_account(ctx)?;
+        let treasury_account_id = match raw.treasury_account_id.as_deref() {
+            Some(id) => normalise::account_id("treasuryAccountId", id)?,
+            None => default_account,
+        };
+        // A max supply makes the supply finite; otherwise finite unless asked for infinite.
+        let finite = raw.max_supply.is_some() || raw.supply_type != Some(SupplyType::Infinite);
+        let (supply_type, max_supply) = if finite {
+            (
+                SupplyType::Finite,
+                Some(raw.max_supply.unwrap_or(DEFAULT_MAX_SUPPLY)),
+            )
+        } else {
+            (SupplyType::Infinite, None)
+        };
+        let supply_key = default_public_key(ctx)
+            .map_err(|_| ToolError::message("Could not determine public key for supply key"))?
+            .to_string_der();
+        let normalised = CreateNonFungibleTokenNormalised {
+            token_name: raw.token_name,
+            token_symbol: raw.token_symbol,
+            supply_type,
+            max_supply,
+            treasury_account_id,
+            auto_renew_account_id: default_account,
+            supply_key,
+            scheduling_params: Scheduling::normalise(scheduling.as_ref(), ctx)?,
+        };
+        self.check_normalised(&normalised)?;
+        Ok(normalised)
+    }
+
+    fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
+        match (n.supply_type, n.max_supply) {
+            (SupplyType::Finite, Some(max)) if max <= 0 => Err(ToolError::invalid_field(
+                "maxSupply",
+                "Number must be greater than 0",
+            )),
+            (SupplyType::Finite, None) => Err(ToolError::invalid_field(
+                "maxSupply",
+                "a finite supply needs a max supply",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn core_action(
+        &self,
+        n: &Self::Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError> {
+        let supply_key: hedera::PublicKey = n.supply_key.parse().map_err(|_| {
+            ToolError::invalid_field("supplyKey", format!("Invalid public key: {}", n.supply_key))
+        })?;
+        let mut tx = js_token_create();
+        tx.name(&n.token_name)
+            .symbol(&n.token_symbol)
+            .token_type(TokenType::NonFungibleUnique)
+            .treasury_account_id(n.treasury_account_id)
+            .auto_renew_account_id(n.auto_renew_account_id)
+            .supply_key(supply_key);
+        match (n.supply_type, n.max_supply) {
+            (SupplyType::Finite, Some(max)) => {
+                tx.token_supply_type(TokenSupplyType::Finite)
+                    .max_supply(max as u64);
+            }
+            _ => {
+                tx.token_supply_type(TokenSupplyType::Infinite);
+            }
+        }
+        if !ctx.node_account_ids.is_empty() {
+            tx.node_account_ids(ctx.node_account_ids.iter().copied());
+        }
+        let mut details = serde_json::Map::new();
+        if ctx.wants_summary {
+            details.insert("tokenName".into(), n.token_name.clone().into());
+            details.insert("tokenSymbol".into(), n.token_symbol.clone().into());
+        }
+        let built = n.scheduling_params.wrap(BuiltTransaction::new(
+            tx,
+            "TokenCreateTransaction",
+            details,
+        ))?;
+        Ok(CoreOutput::Transaction(Box::new(built)))
+    }
+
+    fn post_process(&self, raw: &RawTransactionResponse) -> String {
+        created_message(raw)
+    }
+}

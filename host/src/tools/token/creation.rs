@@ -1,0 +1,44 @@
+//! What the two token-creating tools share: the supply type, a `TokenCreateTransaction` with
+//! the JS SDK's defaults, and the kit's success message.
+
+use crate::tools::RawTransactionResponse;
+use hedera::TokenCreateTransaction;
+use serde::{Deserialize, Serialize};
+
+/// The JS SDK's `DEFAULT_AUTO_RENEW_PERIOD` (the Rust SDK defaults to 90 days instead).
+const AUTO_RENEW_SECONDS: i64 = 7_890_000;
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SupplyType {
+    Finite,
+    Infinite,
+}
+
+/// A `TokenCreateTransaction` as the JS SDK's constructor leaves it: expiry now + 7,890,000 s
+/// (whole seconds) and the same auto-renew period, so the bodies equal the kit's.
+pub fn js_token_create() -> TokenCreateTransaction {
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let expiry = time::OffsetDateTime::from_unix_timestamp(now + AUTO_RENEW_SECONDS)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    let mut tx = TokenCreateTransaction::new();
+    // Expiry first: setting it clears the period.
+    tx.expiration_time(expiry)
+        .auto_renew_period(time::Duration::seconds(AUTO_RENEW_SECONDS));
+    tx
+}
+
+/// The kit's message after a token creation (or its scheduling).
+pub fn created_message(raw: &RawTransactionResponse) -> String {
+    if let Some(schedule) = &raw.schedule_id {
+        return format!(
+            "Scheduled transaction created successfully.\nTransaction ID: {}\nSchedule ID: {schedule}",
+            raw.transaction_id
+        );
+    }
+    format!(
+        "Token created successfully.\nTransaction ID: {}\nToken ID: {}",
+        raw.transaction_id,
+        raw.token_id.as_deref().unwrap_or("unknown")
+    )
+}
