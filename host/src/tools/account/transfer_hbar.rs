@@ -139,8 +139,9 @@ impl Tool for TransferHbar {
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
         let mut tx = TransferTransaction::new();
-        for t in &n.hbar_transfers {
-            tx.hbar_transfer(t.account_id, Hbar::from_tinybars(t.amount));
+        let transfers = n.hbar_transfers.iter().map(|t| (t.account_id, t.amount));
+        for (account, tinybars) in crate::tools::transaction::js_hbar_transfer_order(transfers) {
+            tx.hbar_transfer(account, Hbar::from_tinybars(tinybars));
         }
         if let Some(memo) = &n.transaction_memo {
             tx.transaction_memo(memo);
