@@ -53,7 +53,12 @@ impl Scheduling {
         let Some(raw) = raw.filter(|r| r.is_scheduled) else {
             return Ok(Scheduling::default());
         };
-        let user_key = default_public_key(ctx).ok();
+        // The kit looks the user's key up for every scheduled call; hak only when `adminKey`
+        // asks for it, so return-bytes scheduling needs no mirror otherwise.
+        let user_key = match raw.admin_key {
+            Some(KeyInput::Flag(true)) => default_public_key(ctx).ok(),
+            _ => None,
+        };
         let admin_key = resolve_key(
             "schedulingParams.adminKey",
             raw.admin_key.as_ref(),
