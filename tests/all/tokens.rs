@@ -31,10 +31,10 @@ fn fungible_token_bytes_carry_base_units_and_js_sdk_defaults() {
     assert_eq!(tx.get_supply_key(), None);
     assert_eq!(
         tx.get_auto_renew_period(),
-        Some(time::Duration::seconds(7_890_000))
+        Some(time::Duration::seconds(7_776_000))
     );
     let expiry = tx.get_expiration_time().unwrap().unix_timestamp();
-    let expected = time::OffsetDateTime::now_utc().unix_timestamp() + 7_890_000;
+    let expected = time::OffsetDateTime::now_utc().unix_timestamp() + 7_776_000;
     assert!((expected - expiry).abs() <= 5, "{expiry} vs {expected}");
     assert_eq!(tx.get_max_transaction_fee(), Some(hedera::Hbar::new(30)));
 
@@ -115,7 +115,7 @@ fn nft_collection_is_finite_by_default_with_the_users_supply_key() {
     assert_eq!(info["type"], "NON_FUNGIBLE_UNIQUE", "{info}");
     assert_eq!(info["supply_type"], "FINITE");
     assert_eq!(info["max_supply"], "100");
-    assert_eq!(info["auto_renew_period"], 7_890_000);
+    assert_eq!(info["auto_renew_period"], 7_776_000);
     assert!(info["supply_key"]["key"].is_string(), "{info}");
 
     // supplyType "infinite" wins only without a maxSupply.

@@ -5,8 +5,8 @@ use crate::tools::RawTransactionResponse;
 use hedera::TokenCreateTransaction;
 use serde::{Deserialize, Serialize};
 
-/// The JS SDK's `DEFAULT_AUTO_RENEW_PERIOD` (the Rust SDK defaults to 90 days instead).
-const AUTO_RENEW_SECONDS: i64 = 7_890_000;
+/// The JS SDK's `DEFAULT_AUTO_RENEW_PERIOD` (90 days, as the Rust SDK's default).
+const AUTO_RENEW_SECONDS: i64 = 7_776_000;
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -15,7 +15,7 @@ pub enum SupplyType {
     Infinite,
 }
 
-/// A `TokenCreateTransaction` as the JS SDK's constructor leaves it: expiry now + 7,890,000 s
+/// A `TokenCreateTransaction` as the JS SDK's constructor leaves it: expiry now + 7,776,000 s
 /// (whole seconds) and the same auto-renew period, so the bodies equal the kit's.
 pub fn js_token_create() -> TokenCreateTransaction {
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
