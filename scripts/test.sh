@@ -11,6 +11,8 @@ cargo clippy --quiet --target wasm32-wasip2 -p hak-guest \
   -- -D warnings
 # The official JS SDK is one of the emulator's clients under test.
 (cd emulator/tests/js-sdk && npm ci --no-audit --no-fund --loglevel=error)
+# The JS kit itself: the conformance test compares its transaction bodies with hak's.
+(cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
 mkdir -p target
 cargo test --workspace 2>&1 | tee target/test-output.log
 # One closing line for the whole workspace (cargo prints one "test result" per test target).

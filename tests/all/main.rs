@@ -2,6 +2,7 @@
 
 mod accounts;
 mod autonomous;
+mod conformance;
 mod consensus;
 mod hostile;
 mod lifecycle;
