@@ -132,7 +132,12 @@ fn a_panic_is_a_trap() {
 
 #[test]
 fn fifty_megabytes_of_output_is_refused() {
-    let (out, _) = contained("big-output", "[plugins.limits]\nmemory_mib = 256");
+    // A generous deadline: filling 50 MB must be stopped by the output limit, not by the clock
+    // (on a loaded 2-core machine it can take longer than the default 100 ms).
+    let (out, _) = contained(
+        "big-output",
+        "[plugins.limits]\nmemory_mib = 256\ndeadline_ms = 10000",
+    );
     assert_failure(
         &out,
         "pre_tool_execution",
