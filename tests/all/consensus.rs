@@ -215,6 +215,26 @@ fn topics_are_updated_with_their_admin_key() {
         .as_str()
         .unwrap()
         .to_owned();
+    // The kit's rule: a key the topic was created without cannot be added.
+    let out = session
+        .call(
+            "update_topic_tool",
+            &format!(r#"{{"topicId":"{topic}","submitKey":true}}"#),
+        )
+        .unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Update Topic: Cannot update submitKey: topic was created without a submitKey"
+    );
+    let topic = ok(&session
+        .call(
+            "create_topic_tool",
+            r#"{"adminKey":true,"submitKey":true,"topicMemo":"v1"}"#,
+        )
+        .unwrap())["topicId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let out = session
         .call(
             "update_topic_tool",
@@ -239,5 +259,8 @@ fn topics_are_updated_with_their_admin_key() {
             &format!(r#"{{"topicId":"{immutable}","topicMemo":"no"}}"#),
         )
         .unwrap();
-    assert_eq!(out["raw"]["errorCode"], "UNAUTHORIZED");
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Update Topic: Topic does not have an admin key. It cannot be updated."
+    );
 }

@@ -1,5 +1,6 @@
 //! `update_topic_tool`: memo, keys, auto-renew settings and expiry of a topic (its admin key
-//! must sign).
+//! must sign). Like the kit, it first checks on the mirror node that the topic has an admin key
+//! and that it is the user's, and refuses to set a key the topic was created without.
 
 use crate::tools::keys::{default_public_key, resolve_key, KeyInput};
 use crate::tools::normalise::{self, serde_as};
@@ -53,6 +54,38 @@ struct Raw {
 fn parse_time(field: &str, text: &str) -> Result<OffsetDateTime, ToolError> {
     OffsetDateTime::parse(text, &Rfc3339)
         .map_err(|_| ToolError::invalid_field(field, format!("Invalid ISO 8601 date: {text}")))
+}
+
+/// The kit's `checkValidityOfUpdates`. (The kit crashes with a TypeError on a topic without an
+/// admin key, since the mirror reports it as `null`; hak gives the message it meant.)
+fn check_update_rights(n: &UpdateTopicNormalised, ctx: &ToolContext<'_>) -> Result<(), ToolError> {
+    let user_key = default_public_key(ctx)?;
+    let id = n.topic_id.to_string();
+    let topic = ctx
+        .mirror_get(&format!("/topics/{id}"))
+        .map_err(|e| ToolError::message(format!("Failed to get topic info for {id}: {e}")))?;
+    let admin = &topic["admin_key"];
+    if admin.is_null() {
+        return Err(ToolError::message(
+            "Topic does not have an admin key. It cannot be updated.",
+        ));
+    }
+    if admin["key"].as_str() != Some(user_key.to_string_raw().as_str()) {
+        return Err(ToolError::message(
+            "You do not have permission to update this topic. The adminKey does not match your public key.",
+        ));
+    }
+    for (param, field, wanted) in [
+        ("adminKey", "admin_key", &n.admin_key),
+        ("submitKey", "submit_key", &n.submit_key),
+    ] {
+        if wanted.is_some() && topic[field].is_null() {
+            return Err(ToolError::message(format!(
+                "Cannot update {param}: topic was created without a {param}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 impl Tool for UpdateTopic {
@@ -127,6 +160,7 @@ impl Tool for UpdateTopic {
         n: &Self::Normalised,
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
+        check_update_rights(n, ctx)?;
         let mut tx = TopicUpdateTransaction::new();
         tx.topic_id(n.topic_id);
         if let Some(memo) = &n.topic_memo {
