@@ -59,6 +59,18 @@ fn cases() -> Vec<(&'static str, Value)> {
         ),
         ("delete_topic_tool", json!({"topicId": "0.0.5005"})),
         (
+            "associate_token_tool",
+            json!({"tokenIds": ["0.0.6001", "0.0.6002"]}),
+        ),
+        (
+            "associate_token_tool",
+            json!({"accountId": "0.0.2001", "tokenIds": ["0.0.6001"]}),
+        ),
+        (
+            "dissociate_token_tool",
+            json!({"tokenIds": ["0.0.6001"], "transactionMemo": "bye"}),
+        ),
+        (
             "approve_hbar_allowance_tool",
             json!({"spenderAccountId": "0.0.2002", "amount": 1.25, "transactionMemo": "pocket"}),
         ),

@@ -138,3 +138,61 @@ fn nft_collection_is_finite_by_default_with_the_users_supply_key() {
     let info = host.mirror_get(&format!("/tokens/{token}")).unwrap();
     assert_eq!(info["supply_type"], "INFINITE", "{info}");
 }
+
+#[test]
+fn tokens_are_associated_and_dissociated() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let token = session
+        .call(
+            "create_fungible_token_tool",
+            r#"{"tokenName":"Copper","tokenSymbol":"CU"}"#,
+        )
+        .unwrap()["raw"]["tokenId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // An account with the user's key, so the user can sign for it.
+    let account = session
+        .call("create_account_tool", r#"{"initialBalance":1}"#)
+        .unwrap()["raw"]["accountId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let held = |host: &hak_host::host::Host| {
+        host.mirror_get(&format!("/accounts/{account}/tokens"))
+            .unwrap()["tokens"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    assert_eq!(held(&host), 0);
+    let out = session
+        .call(
+            "associate_token_tool",
+            &format!(r#"{{"accountId":"{account}","tokenIds":["{token}"]}}"#),
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    assert!(out["humanMessage"]
+        .as_str()
+        .unwrap()
+        .starts_with("Tokens successfully associated with transaction id 0.0.1001@"));
+    assert_eq!(held(&host), 1);
+    let out = session
+        .call(
+            "dissociate_token_tool",
+            &format!(r#"{{"accountId":"{account}","tokenIds":["{token}"]}}"#),
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    assert_eq!(held(&host), 0);
+
+    let out = session
+        .call("associate_token_tool", r#"{"tokenIds":["0.0.1","nope"]}"#)
+        .unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Associate Token(s): Invalid parameters: Field \"tokenIds[1]\" - Invalid token ID: nope"
+    );
+}

@@ -17,6 +17,25 @@ pub fn topic_id(field: &str, value: &str) -> Result<hedera::TopicId, ToolError> 
         .map_err(|_| ToolError::invalid_field(field, format!("Invalid topic ID: {value}")))
 }
 
+/// Parse a list of token ids (at least one), naming the failing element (`tokenIds[1]`).
+pub fn token_ids(field: &str, values: &[String]) -> Result<Vec<hedera::TokenId>, ToolError> {
+    if values.is_empty() {
+        return Err(ToolError::invalid_field(
+            field,
+            "Array must contain at least 1 element(s)",
+        ));
+    }
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            hedera::TokenId::from_str(v.trim()).map_err(|_| {
+                ToolError::invalid_field(&format!("{field}[{i}]"), format!("Invalid token ID: {v}"))
+            })
+        })
+        .collect()
+}
+
 /// The kit's `AccountResolver.resolveAccount`: the given account, else the context's account,
 /// else the operator's.
 pub fn resolve_account(
