@@ -59,6 +59,14 @@ fn cases() -> Vec<(&'static str, Value)> {
         ),
         ("delete_topic_tool", json!({"topicId": "0.0.5005"})),
         (
+            "mint_non_fungible_token_tool",
+            json!({"tokenId": "0.0.6003", "uris": ["ipfs://a", "ipfs://b"]}),
+        ),
+        (
+            "mint_non_fungible_token_tool",
+            json!({"tokenId": "0.0.6003", "uris": ["ipfs://later"], "schedulingParams": {"isScheduled": true, "waitForExpiry": true, "expirationTime": "2027-01-01T00:00:00Z"}}),
+        ),
+        (
             "associate_token_tool",
             json!({"tokenIds": ["0.0.6001", "0.0.6002"]}),
         ),

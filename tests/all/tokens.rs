@@ -196,3 +196,79 @@ fn tokens_are_associated_and_dissociated() {
         "Failed to execute Associate Token(s): Invalid parameters: Field \"tokenIds[1]\" - Invalid token ID: nope"
     );
 }
+
+#[test]
+fn fungible_and_nft_supplies_are_minted() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let created = |session: &mut hak_host::Session, tool: &str, params: &str| {
+        let out = session.call(tool, params).unwrap();
+        assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+        out["raw"]["tokenId"].as_str().unwrap().to_owned()
+    };
+    let coin = created(
+        &mut session,
+        "create_fungible_token_tool",
+        r#"{"tokenName":"Coin","tokenSymbol":"C","decimals":2,"initialSupply":1,"isSupplyKey":true}"#,
+    );
+    let out = session
+        .call(
+            "mint_fungible_token_tool",
+            &format!(r#"{{"tokenId":"{coin}","amount":1.5}}"#),
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    assert!(out["humanMessage"]
+        .as_str()
+        .unwrap()
+        .starts_with("Tokens successfully minted.\nTransaction ID: 0.0.1001@"));
+    let info = host.mirror_get(&format!("/tokens/{coin}")).unwrap();
+    assert_eq!(info["total_supply"], "250", "{info}");
+
+    let art = created(
+        &mut session,
+        "create_non_fungible_token_tool",
+        r#"{"tokenName":"Art","tokenSymbol":"ART"}"#,
+    );
+    let out = session
+        .call(
+            "mint_non_fungible_token_tool",
+            &format!(r#"{{"tokenId":"{art}","uris":["ipfs://a","ipfs://b"]}}"#),
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    assert!(
+        out["humanMessage"]
+            .as_str()
+            .unwrap()
+            .ends_with("\nSerial(s): 1, 2"),
+        "{out}"
+    );
+    let nfts = host.mirror_get("/accounts/0.0.1001/nfts").unwrap();
+    assert!(nfts.to_string().contains(&art), "{nfts}");
+
+    let out = session
+        .call(
+            "mint_fungible_token_tool",
+            r#"{"tokenId":"0.0.424242","amount":1}"#,
+        )
+        .unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Mint Fungible Token: Failed to get token info for a token 0.0.424242: 404 Not Found"
+    );
+    let long = "x".repeat(101);
+    let out = session
+        .call(
+            "mint_non_fungible_token_tool",
+            &format!(r#"{{"tokenId":"{art}","uris":["ok","{long}"]}}"#),
+        )
+        .unwrap();
+    assert!(
+        out["raw"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("Field \"uris.1\""),
+        "{out}"
+    );
+}

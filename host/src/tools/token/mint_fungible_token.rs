@@ -1,0 +1,127 @@
+//! `mint_fungible_token_tool`: mint more of a fungible token; the amount is in display units,
+//! scaled by the token's decimals from the mirror node.
+
+use super::units::to_base_units;
+use crate::tools::normalise::serde_as;
+use crate::tools::scheduling::{self, Scheduling};
+use crate::tools::{
+    BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
+};
+use hedera::{TokenId, TokenMintTransaction};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+pub struct MintFungibleToken;
+
+/// Normalised params: the amount in base units (a decimal string).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MintFungibleTokenNormalised {
+    #[serde(with = "serde_as::string")]
+    pub token_id: TokenId,
+    #[serde(with = "serde_as::amount")]
+    pub amount: i64,
+    #[serde(default)]
+    pub scheduling_params: Scheduling,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Raw {
+    token_id: String,
+    amount: f64,
+}
+
+/// The token's decimals as the mirror reports them (a string); unreadable counts as 0, as in
+/// the kit.
+fn token_decimals(ctx: &ToolContext<'_>, token: &str) -> Result<u32, ToolError> {
+    let info = ctx.mirror_get(&format!("/tokens/{token}")).map_err(|e| {
+        ToolError::message(format!("Failed to get token info for a token {token}: {e}"))
+    })?;
+    let decimals = match &info["decimals"] {
+        Value::String(text) => text.parse::<u32>().ok(),
+        Value::Number(n) => n.as_u64().and_then(|d| u32::try_from(d).ok()),
+        _ => None,
+    };
+    Ok(decimals.unwrap_or(0))
+}
+
+impl Tool for MintFungibleToken {
+    type Normalised = MintFungibleTokenNormalised;
+
+    const METHOD: &'static str = "mint_fungible_token_tool";
+    const NAME: &'static str = "Mint Fungible Token";
+    const DESCRIPTION: &'static str =
+        "This tool will mint a given amount (supply) of an existing HTS fungible token on Hedera.";
+    const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "schedulingParams": crate::tools::schema_fragments::scheduling_params(),
+                "tokenId": {"type": "string", "description": "The id of the token."},
+                "amount": {"type": "number", "description": "The amount of tokens to mint. Given in display units, the tool will handle parsing"}
+            },
+            "required": ["tokenId", "amount"],
+            "additionalProperties": false
+        })
+    }
+
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
+        let scheduling = scheduling::raw_from(raw)?;
+        let raw = Raw::deserialize(raw)
+            .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
+        let token_id: TokenId = raw.token_id.trim().parse().map_err(|_| {
+            ToolError::invalid_field("tokenId", format!("Invalid token ID: {}", raw.token_id))
+        })?;
+        let decimals = token_decimals(ctx, &token_id.to_string())?;
+        let normalised = MintFungibleTokenNormalised {
+            token_id,
+            amount: to_base_units(raw.amount, decimals, "Mint amount")?,
+            scheduling_params: Scheduling::normalise(scheduling.as_ref(), ctx)?,
+        };
+        self.check_normalised(&normalised)?;
+        Ok(normalised)
+    }
+
+    fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
+        if n.amount <= 0 {
+            return Err(ToolError::invalid_field(
+                "amount",
+                "Number must be greater than 0",
+            ));
+        }
+        Ok(())
+    }
+
+    fn core_action(
+        &self,
+        n: &Self::Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError> {
+        let mut tx = TokenMintTransaction::new();
+        tx.token_id(n.token_id).amount(n.amount as u64);
+        if !ctx.node_account_ids.is_empty() {
+            tx.node_account_ids(ctx.node_account_ids.iter().copied());
+        }
+        let mut details = serde_json::Map::new();
+        if ctx.wants_summary {
+            details.insert("amount".into(), n.amount.to_string().into());
+        }
+        let built =
+            n.scheduling_params
+                .wrap(BuiltTransaction::new(tx, "TokenMintTransaction", details))?;
+        Ok(CoreOutput::Transaction(Box::new(built)))
+    }
+
+    fn post_process(&self, raw: &RawTransactionResponse) -> String {
+        match &raw.schedule_id {
+            Some(schedule) => format!(
+                "Scheduled mint transaction created successfully.\nTransaction ID: {}\nSchedule ID: {schedule}",
+                raw.transaction_id
+            ),
+            None => format!("Tokens successfully minted.\nTransaction ID: {}", raw.transaction_id),
+        }
+    }
+}
