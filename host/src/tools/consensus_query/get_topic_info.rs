@@ -1,5 +1,6 @@
 //! `get_topic_info_query_tool`: a topic's details from the mirror node.
 
+use crate::tools::mirror_text::key_text;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{CoreOutput, Tool, ToolContext, ToolError, ToolType};
 use hedera::TopicId;
@@ -13,19 +14,6 @@ pub struct GetTopicInfo;
 pub struct GetTopicInfoNormalised {
     #[serde(with = "serde_as::string")]
     pub topic_id: TopicId,
-}
-
-/// The kit's key rendering: the key's hex, "Present" for other key kinds, "Not Set".
-fn format_key(key: &Value) -> String {
-    match key {
-        Value::Null => "Not Set".into(),
-        k if k.get("_type").is_some() => k["key"]
-            .as_str()
-            .filter(|s| !s.is_empty())
-            .unwrap_or("Present")
-            .into(),
-        _ => "Present".into(),
-    }
 }
 
 /// `seconds.nanos` → ISO 8601 of the whole seconds, as the kit renders timestamps.
@@ -101,8 +89,8 @@ impl Tool for GetTopicInfo {
             format_timestamp(&topic["created_timestamp"]),
             or_na(&topic["auto_renew_account"]),
             or_na(&topic["auto_renew_period"]),
-            format_key(&topic["admin_key"]),
-            format_key(&topic["submit_key"]),
+            key_text(&topic["admin_key"]),
+            key_text(&topic["submit_key"]),
         );
         Ok(CoreOutput::Query(
             json!({"raw": {"topicId": id, "topicInfo": topic}, "humanMessage": message}),
