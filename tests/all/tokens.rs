@@ -224,6 +224,22 @@ fn fungible_and_nft_supplies_are_minted() {
         .starts_with("Tokens successfully minted.\nTransaction ID: 0.0.1001@"));
     let info = host.mirror_get(&format!("/tokens/{coin}")).unwrap();
     assert_eq!(info["total_supply"], "250", "{info}");
+    let out = session
+        .call(
+            "get_token_info_query_tool",
+            &format!(r#"{{"tokenId":"{coin}"}}"#),
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["tokenInfo"]["symbol"], "C", "{out}");
+    let message = out["humanMessage"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!("Here are the details for token **{coin}**:\n\n- **Token Name**: Coin\n- **Token Symbol**: C\n- **Token Type**: FUNGIBLE_COMMON\n- **Decimals**: 2\n- **Max Supply**: 1,000,000\n- **Current Supply**: 2.5\n- **Supply Type**: Finite\n- **Treasury Account ID**: 0.0.1001\n")),
+        "{message}"
+    );
+    assert!(
+        message.contains("\n- Admin Key: Not Set\n- Supply Key: "),
+        "{message}"
+    );
 
     let art = created(
         &mut session,

@@ -8,12 +8,14 @@ pub mod account_query;
 pub mod consensus;
 pub mod consensus_query;
 pub mod keys;
+pub mod mirror_text;
 pub mod misc_query;
 pub mod normalise;
 pub mod scheduling;
 pub mod schema;
 pub mod schema_fragments;
 pub mod token;
+pub mod token_query;
 pub mod transaction;
 pub mod transaction_query;
 
@@ -258,6 +260,7 @@ impl ToolRegistry {
         misc_query::register(&mut add);
         transaction_query::register(&mut add);
         token::register(&mut add);
+        token_query::register(&mut add);
         ToolRegistry {
             tools: Arc::new(tools),
         }

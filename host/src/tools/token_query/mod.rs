@@ -1,0 +1,9 @@
+//! The kit's `core-token-query-plugin` tools (mirror node queries).
+
+mod get_token_info;
+
+pub use get_token_info::GetTokenInfo;
+
+pub(super) fn register(add: &mut impl FnMut(Box<dyn super::DynTool>)) {
+    add(super::erase(GetTokenInfo));
+}
