@@ -124,26 +124,36 @@ pub fn decimal_to_base_units(amount: f64, decimals: u32) -> Result<i64, UnitsErr
     i64::try_from(signed).map_err(|_| UnitsError::Range)
 }
 
-/// Tinybars as HBAR the way the kit prints `BigNumber(t).div(1e8)`: plain decimal with
-/// trailing zeros dropped (150000000 → "1.5", 100000000 → "1", -12345 → "-0.00012345"), and
-/// BigNumber's exponential form below 1e-6 (1 → "1e-8", -12 → "-1.2e-7").
+/// Tinybars as HBAR the way the kit prints `BigNumber(t).div(1e8)`: see [`display_units`].
 pub fn tinybars_to_hbar_string(tinybars: i64) -> String {
-    let sign = if tinybars < 0 { "-" } else { "" };
-    let abs = tinybars.unsigned_abs();
-    if (1..100).contains(&abs) {
-        let digits = abs.to_string();
-        let exponent = digits.len() as i32 - 1 - 8;
+    display_units(tinybars, 8)
+}
+
+/// Base units in display units the way the kit prints `toDisplayUnit(amount, decimals)` (a
+/// BigNumber's `toString`): plain decimal with trailing zeros dropped (150000000, 8 → "1.5"),
+/// and exponential form below 1e-6 (1, 8 → "1e-8"; -12, 8 → "-1.2e-7").
+pub fn display_units(amount: i64, decimals: u32) -> String {
+    let sign = if amount < 0 { "-" } else { "" };
+    let digits = amount.unsigned_abs().to_string();
+    if amount == 0 {
+        return "0".into();
+    }
+    let exponent = digits.len() as i64 - 1 - i64::from(decimals);
+    if exponent <= -7 {
         let significant = digits.trim_end_matches('0');
         let (first, rest) = significant.split_at(1);
         let dot = if rest.is_empty() { "" } else { "." };
         return format!("{sign}{first}{dot}{rest}e{exponent}");
     }
-    let (whole, frac) = (abs / 100_000_000, abs % 100_000_000);
-    if frac == 0 {
-        return format!("{sign}{whole}");
+    let decimals = decimals as usize;
+    let padded = format!("{digits:0>width$}", width = decimals + 1);
+    let (whole, frac) = padded.split_at(padded.len() - decimals);
+    let frac = frac.trim_end_matches('0');
+    if frac.is_empty() {
+        format!("{sign}{whole}")
+    } else {
+        format!("{sign}{whole}.{frac}")
     }
-    let frac = format!("{frac:08}");
-    format!("{sign}{whole}.{}", frac.trim_end_matches('0'))
 }
 
 /// Bytes as `0x`-prefixed lowercase hex (the stage JSON's encoding of bytes).
@@ -274,6 +284,10 @@ mod tests {
         assert_eq!(tinybars_to_hbar_string(-12), "-1.2e-7");
         assert_eq!(tinybars_to_hbar_string(100), "0.000001");
         assert_eq!(tinybars_to_hbar_string(-12345), "-0.00012345");
+        assert_eq!(display_units(250, 2), "2.5");
+        assert_eq!(display_units(7, 0), "7");
+        assert_eq!(display_units(1, 18), "1e-18");
+        assert_eq!(display_units(1_000_000, 6), "1");
         assert_eq!(tinybars_to_hbar_string(0), "0");
     }
 
