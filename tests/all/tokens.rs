@@ -240,6 +240,27 @@ fn fungible_and_nft_supplies_are_minted() {
         message.contains("\n- Admin Key: Not Set\n- Supply Key: "),
         "{message}"
     );
+    let out = session
+        .call(
+            "get_account_token_balances_query_tool",
+            &format!(r#"{{"tokenId":"{coin}"}}"#),
+        )
+        .unwrap();
+    assert_eq!(
+        out["humanMessage"],
+        format!("Details for 0.0.1001\n--- Token Balances ---\n Token: {coin}, Symbol: C  Balance: 2.5, Decimals: 2\n\nThe token balances are returned in display units!\n").as_str(),
+        "{out}"
+    );
+    let out = session
+        .call(
+            "get_account_token_balances_query_tool",
+            r#"{"accountId":"0.0.1002"}"#,
+        )
+        .unwrap();
+    assert_eq!(
+        out["humanMessage"], "No token balances found for account 0.0.1002",
+        "{out}"
+    );
 
     let art = created(
         &mut session,

@@ -1,0 +1,122 @@
+//! `get_account_token_balances_query_tool`: an account's token balances (all, or one token)
+//! from the mirror node, each with its symbol and the balance in display units.
+
+use crate::tools::normalise::{self, serde_as};
+use crate::tools::{CoreOutput, Tool, ToolContext, ToolError, ToolType};
+use hedera::{AccountId, TokenId};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+pub struct GetAccountTokenBalances;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetAccountTokenBalancesNormalised {
+    #[serde(with = "serde_as::string")]
+    pub account_id: AccountId,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "serde_as::option_string"
+    )]
+    pub token_id: Option<TokenId>,
+}
+
+fn balance_line(token: &Value) -> String {
+    let decimals = token["decimals"]
+        .as_u64()
+        .and_then(|d| u32::try_from(d).ok());
+    let balance = match (token["balance"].as_i64(), decimals) {
+        (Some(balance), Some(decimals)) => normalise::display_units(balance, decimals),
+        _ => "NaN".into(),
+    };
+    format!(
+        " Token: {}, Symbol: {}  Balance: {balance}, Decimals: {}",
+        token["token_id"].as_str().unwrap_or("undefined"),
+        token["symbol"].as_str().unwrap_or("undefined"),
+        token["decimals"],
+    )
+}
+
+impl Tool for GetAccountTokenBalances {
+    type Normalised = GetAccountTokenBalancesNormalised;
+
+    const METHOD: &'static str = "get_account_token_balances_query_tool";
+    const NAME: &'static str = "Get Account Token Balances";
+    const DESCRIPTION: &'static str =
+        "This tool will return the token balances for a given Hedera account.";
+    const TOOL_TYPE: ToolType = ToolType::Query;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "accountId": {"type": "string", "description": "The account ID to query. If not provided, this accountId will be used."},
+                "tokenId": {"type": "string", "description": "The token ID to query."}
+            },
+            "additionalProperties": false
+        })
+    }
+
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
+        let account = raw.get("accountId").and_then(Value::as_str);
+        let account_id = normalise::resolve_account("accountId", account, ctx)?;
+        let token_id = raw
+            .get("tokenId")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                t.trim().parse().map_err(|_| {
+                    ToolError::invalid_field("tokenId", format!("Invalid token ID: {t}"))
+                })
+            })
+            .transpose()?;
+        Ok(GetAccountTokenBalancesNormalised {
+            account_id,
+            token_id,
+        })
+    }
+
+    fn core_action(
+        &self,
+        n: &Self::Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError> {
+        let id = n.account_id.to_string();
+        let filter = n
+            .token_id
+            .map(|t| format!("&token.id={t}"))
+            .unwrap_or_default();
+        let mut balances = ctx
+            .mirror_get(&format!("/accounts/{id}/tokens?{filter}"))
+            .map_err(|e| {
+                ToolError::message(format!("Failed to fetch balance for account {id}: {e}"))
+            })?;
+        // Each balance gets its token's symbol, "UNKNOWN" when the token cannot be read.
+        if let Some(tokens) = balances["tokens"].as_array_mut() {
+            for token in tokens {
+                let token_id = token["token_id"].as_str().unwrap_or_default().to_owned();
+                let symbol = ctx
+                    .mirror_get(&format!("/tokens/{token_id}"))
+                    .ok()
+                    .and_then(|info| info["symbol"].as_str().map(str::to_owned))
+                    .unwrap_or_else(|| "UNKNOWN".into());
+                token["symbol"] = symbol.into();
+            }
+        }
+        let tokens = balances["tokens"].as_array().map_or(&[][..], Vec::as_slice);
+        let message = if tokens.is_empty() {
+            format!("No token balances found for account {id}")
+        } else {
+            let lines: Vec<String> = tokens.iter().map(balance_line).collect();
+            format!(
+                "Details for {id}\n--- Token Balances ---\n{}\n\nThe token balances are returned in display units!\n",
+                lines.join("\n")
+            )
+        };
+        Ok(CoreOutput::Query(json!({
+            "raw": {"accountId": id, "tokenBalances": balances},
+            "humanMessage": message,
+        })))
+    }
+}
