@@ -17,6 +17,12 @@ pub fn topic_id(field: &str, value: &str) -> Result<hedera::TopicId, ToolError> 
         .map_err(|_| ToolError::invalid_field(field, format!("Invalid topic ID: {value}")))
 }
 
+/// Parse a token id, naming the field on error.
+pub fn token_id(field: &str, value: &str) -> Result<hedera::TokenId, ToolError> {
+    hedera::TokenId::from_str(value.trim())
+        .map_err(|_| ToolError::invalid_field(field, format!("Invalid token ID: {value}")))
+}
+
 /// Parse a list of token ids (at least one), naming the failing element (`tokenIds[1]`).
 pub fn token_ids(field: &str, values: &[String]) -> Result<Vec<hedera::TokenId>, ToolError> {
     if values.is_empty() {
@@ -28,11 +34,7 @@ pub fn token_ids(field: &str, values: &[String]) -> Result<Vec<hedera::TokenId>,
     values
         .iter()
         .enumerate()
-        .map(|(i, v)| {
-            hedera::TokenId::from_str(v.trim()).map_err(|_| {
-                ToolError::invalid_field(&format!("{field}[{i}]"), format!("Invalid token ID: {v}"))
-            })
-        })
+        .map(|(i, v)| token_id(&format!("{field}[{i}]"), v))
         .collect()
 }
 

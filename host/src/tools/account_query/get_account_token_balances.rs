@@ -65,11 +65,7 @@ impl Tool for GetAccountTokenBalances {
             .get("tokenId")
             .and_then(Value::as_str)
             .filter(|t| !t.is_empty())
-            .map(|t| {
-                t.trim().parse().map_err(|_| {
-                    ToolError::invalid_field("tokenId", format!("Invalid token ID: {t}"))
-                })
-            })
+            .map(|t| normalise::token_id("tokenId", t))
             .transpose()?;
         Ok(GetAccountTokenBalancesNormalised {
             account_id,

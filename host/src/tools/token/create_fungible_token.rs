@@ -4,7 +4,7 @@
 //! `isSupplyKey` is true (the kit fetches the account from the mirror on every call and then
 //! discards the key), so return-bytes calls without a supply key need no network.
 
-use super::creation::{created_message, js_token_create, SupplyType};
+use super::creation::{check_supply, created_message, js_token_create, set_supply, SupplyType};
 use super::units::to_base_units;
 use crate::tools::keys::default_public_key;
 use crate::tools::normalise::{self, serde_as};
@@ -12,7 +12,7 @@ use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
 };
-use hedera::{AccountId, TokenSupplyType};
+use hedera::AccountId;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -140,12 +140,7 @@ impl Tool for CreateFungibleToken {
                 "Number must be greater than or equal to 0",
             ));
         }
-        if n.max_supply.is_some_and(|max| max <= 0) {
-            return Err(ToolError::invalid_field(
-                "maxSupply",
-                "Number must be greater than 0",
-            ));
-        }
+        check_supply(n.supply_type, n.max_supply)?;
         if let Some(max) = n.max_supply {
             if n.initial_supply > max {
                 return Err(ToolError::message(format!(
@@ -153,12 +148,6 @@ impl Tool for CreateFungibleToken {
                     n.initial_supply
                 )));
             }
-        }
-        if n.supply_type == SupplyType::Finite && n.max_supply.is_none() {
-            return Err(ToolError::invalid_field(
-                "maxSupply",
-                "a finite supply needs a max supply",
-            ));
         }
         Ok(())
     }
@@ -175,15 +164,7 @@ impl Tool for CreateFungibleToken {
             .initial_supply(n.initial_supply as u64)
             .treasury_account_id(n.treasury_account_id)
             .auto_renew_account_id(n.auto_renew_account_id);
-        match (n.supply_type, n.max_supply) {
-            (SupplyType::Finite, Some(max)) => {
-                tx.token_supply_type(TokenSupplyType::Finite)
-                    .max_supply(max as u64);
-            }
-            _ => {
-                tx.token_supply_type(TokenSupplyType::Infinite);
-            }
-        }
+        set_supply(&mut tx, n.supply_type, n.max_supply);
         if let Some(der) = &n.supply_key {
             let key: hedera::PublicKey = der.parse().map_err(|_| {
                 ToolError::invalid_field("supplyKey", format!("Invalid public key: {der}"))

@@ -1,14 +1,14 @@
 //! `create_non_fungible_token_tool`: a new HTS NFT collection; the user's key is always its
 //! supply key (NFTs cannot be minted without one), so `isSupplyKey` is accepted and ignored.
 
-use super::creation::{created_message, js_token_create, SupplyType};
+use super::creation::{check_supply, created_message, js_token_create, set_supply, SupplyType};
 use crate::tools::keys::default_public_key;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
 };
-use hedera::{AccountId, TokenSupplyType, TokenType};
+use hedera::{AccountId, TokenType};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -108,17 +108,7 @@ impl Tool for CreateNonFungibleToken {
     }
 
     fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
-        match (n.supply_type, n.max_supply) {
-            (SupplyType::Finite, Some(max)) if max <= 0 => Err(ToolError::invalid_field(
-                "maxSupply",
-                "Number must be greater than 0",
-            )),
-            (SupplyType::Finite, None) => Err(ToolError::invalid_field(
-                "maxSupply",
-                "a finite supply needs a max supply",
-            )),
-            _ => Ok(()),
-        }
+        check_supply(n.supply_type, n.max_supply)
     }
 
     fn core_action(
@@ -136,15 +126,7 @@ impl Tool for CreateNonFungibleToken {
             .treasury_account_id(n.treasury_account_id)
             .auto_renew_account_id(n.auto_renew_account_id)
             .supply_key(supply_key);
-        match (n.supply_type, n.max_supply) {
-            (SupplyType::Finite, Some(max)) => {
-                tx.token_supply_type(TokenSupplyType::Finite)
-                    .max_supply(max as u64);
-            }
-            _ => {
-                tx.token_supply_type(TokenSupplyType::Infinite);
-            }
-        }
+        set_supply(&mut tx, n.supply_type, n.max_supply);
         if !ctx.node_account_ids.is_empty() {
             tx.node_account_ids(ctx.node_account_ids.iter().copied());
         }

@@ -1,8 +1,8 @@
 //! What the two token-creating tools share: the supply type, a `TokenCreateTransaction` with
 //! the JS SDK's defaults, and the kit's success message.
 
-use crate::tools::RawTransactionResponse;
-use hedera::TokenCreateTransaction;
+use crate::tools::{RawTransactionResponse, ToolError};
+use hedera::{TokenCreateTransaction, TokenSupplyType};
 use serde::{Deserialize, Serialize};
 
 /// The JS SDK's `DEFAULT_AUTO_RENEW_PERIOD` (90 days, as the Rust SDK's default).
@@ -26,6 +26,38 @@ pub fn js_token_create() -> TokenCreateTransaction {
     tx.expiration_time(expiry)
         .auto_renew_period(time::Duration::seconds(AUTO_RENEW_SECONDS));
     tx
+}
+
+/// A finite supply needs a positive max supply (an infinite one ignores it).
+pub fn check_supply(supply_type: SupplyType, max_supply: Option<i64>) -> Result<(), ToolError> {
+    match (supply_type, max_supply) {
+        (SupplyType::Finite, Some(max)) if max <= 0 => Err(ToolError::invalid_field(
+            "maxSupply",
+            "Number must be greater than 0",
+        )),
+        (SupplyType::Finite, None) => Err(ToolError::invalid_field(
+            "maxSupply",
+            "a finite supply needs a max supply",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Put the supply type (and, when finite, the max supply) on the transaction.
+pub fn set_supply(
+    tx: &mut TokenCreateTransaction,
+    supply_type: SupplyType,
+    max_supply: Option<i64>,
+) {
+    match (supply_type, max_supply) {
+        (SupplyType::Finite, Some(max)) => {
+            tx.token_supply_type(TokenSupplyType::Finite)
+                .max_supply(max as u64);
+        }
+        _ => {
+            tx.token_supply_type(TokenSupplyType::Infinite);
+        }
+    }
 }
 
 /// The kit's message after a token creation (or its scheduling).

@@ -2,7 +2,7 @@
 //! scaled by the token's decimals from the mirror node.
 
 use super::units::to_base_units;
-use crate::tools::normalise::serde_as;
+use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
@@ -72,9 +72,7 @@ impl Tool for MintFungibleToken {
         let scheduling = scheduling::raw_from(raw)?;
         let raw = Raw::deserialize(raw)
             .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
-        let token_id: TokenId = raw.token_id.trim().parse().map_err(|_| {
-            ToolError::invalid_field("tokenId", format!("Invalid token ID: {}", raw.token_id))
-        })?;
+        let token_id: TokenId = normalise::token_id("tokenId", &raw.token_id)?;
         let decimals = token_decimals(ctx, &token_id.to_string())?;
         let normalised = MintFungibleTokenNormalised {
             token_id,

@@ -1,7 +1,7 @@
 //! `mint_non_fungible_token_tool`: mint NFTs of a collection, one per URI; each NFT's metadata
 //! is its URI's UTF-8 bytes.
 
-use crate::tools::normalise::serde_as;
+use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
@@ -60,9 +60,7 @@ impl Tool for MintNonFungibleToken {
         let scheduling = scheduling::raw_from(raw)?;
         let raw = Raw::deserialize(raw)
             .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
-        let token_id = raw.token_id.trim().parse().map_err(|_| {
-            ToolError::invalid_field("tokenId", format!("Invalid token ID: {}", raw.token_id))
-        })?;
+        let token_id = normalise::token_id("tokenId", &raw.token_id)?;
         let normalised = MintNonFungibleTokenNormalised {
             token_id,
             uris: raw.uris,

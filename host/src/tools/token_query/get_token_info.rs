@@ -5,7 +5,7 @@
 //! else reaches the URL.
 
 use crate::tools::mirror_text::{key_text, locale_number};
-use crate::tools::normalise::serde_as;
+use crate::tools::normalise::{self, serde_as};
 use crate::tools::{CoreOutput, Tool, ToolContext, ToolError, ToolType};
 use hedera::TokenId;
 use serde::{Deserialize, Serialize};
@@ -112,11 +112,7 @@ impl Tool for GetTokenInfo {
         let token_id = raw
             .get("tokenId")
             .and_then(Value::as_str)
-            .map(|t| {
-                t.trim().parse().map_err(|_| {
-                    ToolError::invalid_field("tokenId", format!("Invalid token ID: {t}"))
-                })
-            })
+            .map(|t| normalise::token_id("tokenId", t))
             .transpose()?;
         Ok(GetTokenInfoNormalised { token_id })
     }
