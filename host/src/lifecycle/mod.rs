@@ -76,7 +76,16 @@ impl Session {
         Ok(match self.run(&host, tool, &plan, params_json) {
             Ok(result) => result,
             Err(abort) => {
-                let envelope = abort.into_envelope(tool.spec().name);
+                let mut envelope = abort.into_envelope(tool.spec().name);
+                let hint = envelope["raw"]["errorCode"]
+                    .as_str()
+                    .and_then(|c| tool.error_hint(c));
+                if let (Some(hint), Some(Value::String(message))) =
+                    (hint, envelope.get_mut("humanMessage"))
+                {
+                    message.push(' ');
+                    message.push_str(hint);
+                }
                 tracing::debug!(method, "{}", envelope["raw"]["error"]);
                 envelope
             }

@@ -17,6 +17,16 @@ pub enum KeyInput {
     Text(String),
 }
 
+impl KeyInput {
+    /// `true` or `"true"`: the user's own key, which may need a mirror lookup.
+    pub fn means_user_key(&self) -> bool {
+        match self {
+            KeyInput::Flag(flag) => *flag,
+            KeyInput::Text(text) => text.eq_ignore_ascii_case("true"),
+        }
+    }
+}
+
 /// Resolve a key input against the user's key; `Ok(None)` when no key is wanted.
 pub fn resolve_key(
     field: &str,

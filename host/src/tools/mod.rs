@@ -7,6 +7,7 @@ pub mod account;
 pub mod account_query;
 pub mod consensus;
 pub mod consensus_query;
+pub mod evm_query;
 pub mod keys;
 pub mod mirror_text;
 pub mod misc_query;
@@ -18,6 +19,7 @@ pub mod token;
 pub mod token_query;
 pub mod transaction;
 pub mod transaction_query;
+pub mod transfer_order;
 
 use crate::context::AgentContext;
 use crate::mirror::MirrorClient;
@@ -132,6 +134,12 @@ pub trait Tool: Send + Sync + 'static {
     fn post_process(&self, raw: &RawTransactionResponse) -> String {
         serde_json::to_string_pretty(raw).unwrap_or_default()
     }
+
+    /// Advice the kit appends to the human message of a failed call with this `errorCode`
+    /// (its per-tool `handleError`).
+    fn error_hint(&self, _error_code: &str) -> Option<&'static str> {
+        None
+    }
 }
 
 /// Normalised params, type-erased for the lifecycle. Their JSON is produced on first use
@@ -194,6 +202,7 @@ pub trait DynTool: Send + Sync {
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError>;
     fn post_process(&self, raw: &RawTransactionResponse) -> String;
+    fn error_hint(&self, error_code: &str) -> Option<&'static str>;
 }
 
 struct Erased<T: Tool> {
@@ -238,6 +247,10 @@ impl<T: Tool> DynTool for Erased<T> {
     fn post_process(&self, raw: &RawTransactionResponse) -> String {
         self.tool.post_process(raw)
     }
+
+    fn error_hint(&self, error_code: &str) -> Option<&'static str> {
+        self.tool.error_hint(error_code)
+    }
 }
 
 /// Every tool hak serves, by method.
@@ -257,6 +270,7 @@ impl ToolRegistry {
         account_query::register(&mut add);
         consensus::register(&mut add);
         consensus_query::register(&mut add);
+        evm_query::register(&mut add);
         misc_query::register(&mut add);
         transaction_query::register(&mut add);
         token::register(&mut add);

@@ -23,7 +23,7 @@ pub fn token_id(field: &str, value: &str) -> Result<hedera::TokenId, ToolError> 
         .map_err(|_| ToolError::invalid_field(field, format!("Invalid token ID: {value}")))
 }
 
-/// Parse a list of token ids (at least one), naming the failing element (`tokenIds[1]`).
+/// Parse a list of token ids (at least one), naming the failing element (`tokenIds.1`, the kit's path style).
 pub fn token_ids(field: &str, values: &[String]) -> Result<Vec<hedera::TokenId>, ToolError> {
     if values.is_empty() {
         return Err(ToolError::invalid_field(
@@ -34,7 +34,7 @@ pub fn token_ids(field: &str, values: &[String]) -> Result<Vec<hedera::TokenId>,
     values
         .iter()
         .enumerate()
-        .map(|(i, v)| token_id(&format!("{field}[{i}]"), v))
+        .map(|(i, v)| token_id(&format!("{field}.{i}"), v))
         .collect()
 }
 

@@ -98,34 +98,3 @@ impl RawTransactionResponse {
         }
     }
 }
-
-/// Hbar transfers in the order and shape the JS SDK encodes them: one entry per account
-/// (amounts to the same account summed, as `addHbarTransfer` does), sorted by account ID.
-/// The Rust SDK encodes them as given; this makes the bodies equal the kit's.
-pub fn js_hbar_transfer_order(
-    transfers: impl IntoIterator<Item = (hedera::AccountId, i64)>,
-) -> Vec<(hedera::AccountId, i64)> {
-    let mut merged: Vec<(hedera::AccountId, i64)> = Vec::new();
-    for (account, amount) in transfers {
-        match merged.iter_mut().find(|(a, _)| *a == account) {
-            Some((_, total)) => *total = total.saturating_add(amount),
-            None => merged.push((account, amount)),
-        }
-    }
-    // Stable, like `Array.prototype.sort`.
-    merged.sort_by_key(|(a, _)| (a.shard, a.realm, a.num));
-    merged
-}
-
-#[cfg(test)]
-mod order_tests {
-    use super::js_hbar_transfer_order;
-    use hedera::AccountId;
-
-    #[test]
-    fn transfers_merge_per_account_and_sort() {
-        let id = |n| AccountId::new(0, 0, n);
-        let order = js_hbar_transfer_order([(id(9), 5), (id(2), -7), (id(9), 2), (id(1000), 0)]);
-        assert_eq!(order, [(id(2), -7), (id(9), 7), (id(1000), 0)]);
-    }
-}

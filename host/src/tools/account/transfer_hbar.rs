@@ -2,6 +2,7 @@
 
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
+use crate::tools::transfer_order::js_hbar_transfer_order;
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
 };
@@ -139,8 +140,11 @@ impl Tool for TransferHbar {
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
         let mut tx = TransferTransaction::new();
-        let transfers = n.hbar_transfers.iter().map(|t| (t.account_id, t.amount));
-        for (account, tinybars) in crate::tools::transaction::js_hbar_transfer_order(transfers) {
+        let transfers = n
+            .hbar_transfers
+            .iter()
+            .map(|t| (t.account_id, t.amount, false));
+        for (account, tinybars, _) in js_hbar_transfer_order(transfers) {
             tx.hbar_transfer(account, Hbar::from_tinybars(tinybars));
         }
         if let Some(memo) = &n.transaction_memo {

@@ -117,10 +117,8 @@ impl Tool for UpdateTopic {
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
         let raw = Raw::deserialize(raw)
             .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
-        let wants_user_key = |k: &Option<KeyInput>| {
-            matches!(k, Some(KeyInput::Flag(true)))
-                || matches!(k, Some(KeyInput::Text(t)) if t.eq_ignore_ascii_case("true"))
-        };
+        let wants_user_key =
+            |k: &Option<KeyInput>| k.as_ref().is_some_and(KeyInput::means_user_key);
         let user_key = if wants_user_key(&raw.admin_key) || wants_user_key(&raw.submit_key) {
             default_public_key(ctx).ok()
         } else {

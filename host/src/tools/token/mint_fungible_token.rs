@@ -1,7 +1,7 @@
 //! `mint_fungible_token_tool`: mint more of a fungible token; the amount is in display units,
 //! scaled by the token's decimals from the mirror node.
 
-use super::units::to_base_units;
+use super::units::{to_base_units, token_decimals};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
@@ -32,20 +32,6 @@ struct Raw {
     amount: f64,
 }
 
-/// The token's decimals as the mirror reports them (a string); unreadable counts as 0, as in
-/// the kit.
-fn token_decimals(ctx: &ToolContext<'_>, token: &str) -> Result<u32, ToolError> {
-    let info = ctx.mirror_get(&format!("/tokens/{token}")).map_err(|e| {
-        ToolError::message(format!("Failed to get token info for a token {token}: {e}"))
-    })?;
-    let decimals = match &info["decimals"] {
-        Value::String(text) => text.parse::<u32>().ok(),
-        Value::Number(n) => n.as_u64().and_then(|d| u32::try_from(d).ok()),
-        _ => None,
-    };
-    Ok(decimals.unwrap_or(0))
-}
-
 impl Tool for MintFungibleToken {
     type Normalised = MintFungibleTokenNormalised;
 
@@ -73,7 +59,7 @@ impl Tool for MintFungibleToken {
         let raw = Raw::deserialize(raw)
             .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
         let token_id: TokenId = normalise::token_id("tokenId", &raw.token_id)?;
-        let decimals = token_decimals(ctx, &token_id.to_string())?;
+        let decimals = token_decimals(ctx, &token_id)?.unwrap_or(0);
         let normalised = MintFungibleTokenNormalised {
             token_id,
             amount: to_base_units(raw.amount, decimals, "Mint amount")?,

@@ -1,7 +1,25 @@
-//! Token amounts: display units → int64 base units with the kit's `toBaseUnitLong` errors.
+//! Token amounts: display units → int64 base units with the kit's `toBaseUnitLong` errors,
+//! and a token's decimals as the mirror node reports them.
 
 use crate::tools::normalise::{decimal_to_base_units, UnitsError};
-use crate::tools::ToolError;
+use crate::tools::{ToolContext, ToolError};
+use serde_json::Value;
+
+/// The token's decimals from the mirror (`GET /tokens/{id}`, the kit's `getTokenInfo`), or
+/// `None` when the answer has none that parse (most tools then use 0, as the kit does).
+pub fn token_decimals(
+    ctx: &ToolContext<'_>,
+    token: &hedera::TokenId,
+) -> Result<Option<u32>, ToolError> {
+    let info = ctx.mirror_get(&format!("/tokens/{token}")).map_err(|e| {
+        ToolError::message(format!("Failed to get token info for a token {token}: {e}"))
+    })?;
+    Ok(match &info["decimals"] {
+        Value::String(text) => text.trim().parse::<u32>().ok(),
+        Value::Number(n) => n.as_u64().and_then(|d| u32::try_from(d).ok()),
+        _ => None,
+    })
+}
 
 /// The kit's `toBaseUnitLong(amount, decimals, label)`: `amount × 10^decimals` rounded down,
 /// refused above the HTS int64 maximum with the kit's message.

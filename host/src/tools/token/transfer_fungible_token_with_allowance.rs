@@ -1,0 +1,158 @@
+//! `transfer_fungible_token_with_allowance_tool`: the spender (the payer) sends an owner's
+//! fungible tokens through an allowance; amounts in display units. May be scheduled.
+
+use super::transfer_fungible_token::{transfers_schema, RawTransfer};
+use super::transfers::{self, TokenAmount};
+use super::units::token_decimals;
+use crate::tools::normalise::{self, serde_as};
+use crate::tools::scheduling::{self, Scheduling};
+use crate::tools::{
+    BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
+};
+use hedera::{AccountId, TokenId, TransferTransaction};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+pub struct TransferFungibleTokenWithAllowance;
+
+/// The owner's approved debit (negative base units).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApprovedTokenDebit {
+    #[serde(with = "serde_as::string")]
+    pub owner_account_id: AccountId,
+    #[serde(with = "serde_as::amount")]
+    pub amount: i64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TransferFungibleTokenWithAllowanceNormalised {
+    #[serde(with = "serde_as::string")]
+    pub token_id: TokenId,
+    /// The recipients' credits.
+    pub token_transfers: Vec<TokenAmount>,
+    pub approved_transfer: ApprovedTokenDebit,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_memo: Option<String>,
+    #[serde(default)]
+    pub scheduling_params: Scheduling,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Raw {
+    token_id: String,
+    source_account_id: String,
+    transfers: Vec<RawTransfer>,
+    transaction_memo: Option<String>,
+}
+
+impl Tool for TransferFungibleTokenWithAllowance {
+    type Normalised = TransferFungibleTokenWithAllowanceNormalised;
+
+    const METHOD: &'static str = "transfer_fungible_token_with_allowance_tool";
+    const NAME: &'static str = "Transfer Fungible Token with Allowance";
+    const DESCRIPTION: &'static str = "This tool will transfer a HTS (Hedera Token Service) native fungible token using an existing token allowance.";
+    const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "schedulingParams": crate::tools::schema_fragments::scheduling_params(),
+                "tokenId": {"type": "string", "description": "The HTS token ID to transfer"},
+                "sourceAccountId": {"type": "string", "description": "Account ID of the token owner (the allowance granter)"},
+                "transfers": transfers_schema(),
+                "transactionMemo": {"type": "string", "description": "Optional memo for the transaction"}
+            },
+            "required": ["tokenId", "sourceAccountId", "transfers"],
+            "additionalProperties": false
+        })
+    }
+
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
+        let scheduling = scheduling::raw_from(raw)?;
+        let raw = Raw::deserialize(raw)
+            .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
+        let token_id = normalise::token_id("tokenId", &raw.token_id)?;
+        let owner = normalise::account_id("sourceAccountId", &raw.source_account_id)?;
+        let decimals = token_decimals(ctx, &token_id)?.unwrap_or(0);
+        let recipients = raw.transfers.into_iter().map(|t| (t.account_id, t.amount));
+        let (token_transfers, total) =
+            transfers::credits("transfers", recipients, decimals, "Transfer amount")?;
+        Ok(TransferFungibleTokenWithAllowanceNormalised {
+            token_id,
+            token_transfers,
+            approved_transfer: ApprovedTokenDebit {
+                owner_account_id: owner,
+                amount: -total,
+            },
+            transaction_memo: raw.transaction_memo,
+            scheduling_params: Scheduling::normalise(scheduling.as_ref(), ctx)?,
+        })
+    }
+
+    fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
+        let mut all = n.token_transfers.clone();
+        all.push(TokenAmount {
+            account_id: n.approved_transfer.owner_account_id,
+            amount: n.approved_transfer.amount,
+        });
+        transfers::check_balanced("tokenTransfers with the approved transfer", &all)
+    }
+
+    fn core_action(
+        &self,
+        n: &Self::Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError> {
+        let mut tx = TransferTransaction::new();
+        let debit = &n.approved_transfer;
+        // The kit adds the approved debit first.
+        let moves = std::iter::once((debit.owner_account_id, debit.amount, true)).chain(
+            n.token_transfers
+                .iter()
+                .map(|t| (t.account_id, t.amount, false)),
+        );
+        transfers::add_token_moves(&mut tx, n.token_id, moves);
+        if let Some(memo) = n.transaction_memo.as_deref().filter(|m| !m.is_empty()) {
+            tx.transaction_memo(memo);
+        }
+        if !ctx.node_account_ids.is_empty() {
+            tx.node_account_ids(ctx.node_account_ids.iter().copied());
+        }
+        let mut details = serde_json::Map::new();
+        if ctx.wants_summary {
+            details.insert("tokenId".into(), n.token_id.to_string().into());
+            details.insert(
+                "tokenTransfers".into(),
+                serde_json::to_value(&n.token_transfers).unwrap_or_default(),
+            );
+            details.insert(
+                "approvedTransfer".into(),
+                serde_json::to_value(debit).unwrap_or_default(),
+            );
+        }
+        let built = BuiltTransaction::new(tx, "TransferTransaction", details);
+        let built = n.scheduling_params.wrap(built)?;
+        Ok(CoreOutput::Transaction(Box::new(built)))
+    }
+
+    fn post_process(&self, raw: &RawTransactionResponse) -> String {
+        match &raw.schedule_id {
+            Some(schedule) => format!(
+                "Scheduled allowance transfer created successfully.\nTransaction ID: {}\nSchedule ID: {schedule}",
+                raw.transaction_id
+            ),
+            None => format!(
+                "Fungible tokens successfully transferred with allowance.\nTransaction ID: {}",
+                raw.transaction_id
+            ),
+        }
+    }
+
+    fn error_hint(&self, error_code: &str) -> Option<&'static str> {
+        transfers::association_hint(error_code)
+    }
+}

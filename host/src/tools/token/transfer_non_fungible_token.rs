@@ -1,0 +1,143 @@
+//! `transfer_non_fungible_token_tool`: NFTs of one token from the user (the kit takes no sender
+//! parameter: always the context or operator account) to recipients. May be scheduled.
+
+use super::transfers::{self, NftRecipient};
+use crate::tools::normalise::{self, serde_as};
+use crate::tools::scheduling::{self, Scheduling};
+use crate::tools::{
+    BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
+};
+use hedera::{AccountId, TokenId, TransferTransaction};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+pub struct TransferNonFungibleToken;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TransferNonFungibleTokenNormalised {
+    #[serde(with = "serde_as::string")]
+    pub sender_account_id: AccountId,
+    #[serde(with = "serde_as::string")]
+    pub token_id: TokenId,
+    pub recipients: Vec<NftRecipient>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_memo: Option<String>,
+    #[serde(default)]
+    pub scheduling_params: Scheduling,
+}
+
+/// The `recipients` items both NFT transfer tools take.
+pub(super) fn recipients_schema() -> Value {
+    json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "recipientId": {"type": "string", "description": "Recipient account ID"},
+                "serialNumber": {"type": "integer", "minimum": 1, "description": "Serial number of the NFT to transfer"}
+            },
+            "required": ["recipientId", "serialNumber"],
+            "additionalProperties": false
+        },
+        "minItems": 1,
+        "description": "Array of recipient and serial number pairs"
+    })
+}
+
+impl Tool for TransferNonFungibleToken {
+    type Normalised = TransferNonFungibleTokenNormalised;
+
+    const METHOD: &'static str = "transfer_non_fungible_token_tool";
+    const NAME: &'static str = "Transfer Non Fungible Token";
+    const DESCRIPTION: &'static str =
+        "This tool will transfer non-fungible tokens (NFTs) owned by the user to recipients.";
+    const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "schedulingParams": crate::tools::schema_fragments::scheduling_params(),
+                "tokenId": {"type": "string", "description": "The NFT token ID to transfer"},
+                "recipients": recipients_schema(),
+                "transactionMemo": {"type": "string", "description": "Optional memo for the transaction"}
+            },
+            "required": ["tokenId", "recipients"],
+            "additionalProperties": false
+        })
+    }
+
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
+        let scheduling = scheduling::raw_from(raw)?;
+        let sender = normalise::default_account(ctx)
+            .map_err(|_| ToolError::message("Could not determine sender account ID"))?;
+        Ok(TransferNonFungibleTokenNormalised {
+            sender_account_id: sender,
+            token_id: normalise::token_id("tokenId", raw["tokenId"].as_str().unwrap_or_default())?,
+            recipients: transfers::nft_recipients(raw)?,
+            transaction_memo: raw
+                .get("transactionMemo")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            scheduling_params: Scheduling::normalise(scheduling.as_ref(), ctx)?,
+        })
+    }
+
+    fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
+        transfers::check_unique_serials(&n.recipients)
+    }
+
+    fn core_action(
+        &self,
+        n: &Self::Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError> {
+        let mut tx = TransferTransaction::new();
+        transfers::add_nft_moves(
+            &mut tx,
+            n.token_id,
+            n.sender_account_id,
+            &n.recipients,
+            false,
+        );
+        if let Some(memo) = n.transaction_memo.as_deref().filter(|m| !m.is_empty()) {
+            tx.transaction_memo(memo);
+        }
+        if !ctx.node_account_ids.is_empty() {
+            tx.node_account_ids(ctx.node_account_ids.iter().copied());
+        }
+        let mut details = serde_json::Map::new();
+        if ctx.wants_summary {
+            details.insert("tokenId".into(), n.token_id.to_string().into());
+            details.insert(
+                "senderAccountId".into(),
+                n.sender_account_id.to_string().into(),
+            );
+            details.insert(
+                "recipients".into(),
+                serde_json::to_value(&n.recipients).unwrap_or_default(),
+            );
+        }
+        let built = BuiltTransaction::new(tx, "TransferTransaction", details);
+        let built = n.scheduling_params.wrap(built)?;
+        Ok(CoreOutput::Transaction(Box::new(built)))
+    }
+
+    fn post_process(&self, raw: &RawTransactionResponse) -> String {
+        match &raw.schedule_id {
+            Some(schedule) => format!(
+                "Scheduled non-fungible token transfer created successfully.\nTransaction ID: {}\nSchedule ID: {schedule}",
+                raw.transaction_id
+            ),
+            None => format!(
+                "Non-fungible tokens successfully transferred. Transaction ID: {}",
+                raw.transaction_id
+            ),
+        }
+    }
+
+    fn error_hint(&self, error_code: &str) -> Option<&'static str> {
+        transfers::association_hint(error_code)
+    }
+}

@@ -1,0 +1,214 @@
+//! `update_token_tool`: name, symbol, treasury, keys, memo, metadata and auto-renew account of
+//! a token (its admin key must sign). Keys take `true` (the user's key) or a public key.
+//!
+//! The kit looks the user's key up on every call; hak only when a key says `true`. The kit's
+//! schema offers `tokenDesc`, which it never uses; hak accepts and ignores it too.
+
+use crate::tools::keys::{default_public_key, resolve_key, KeyInput};
+use crate::tools::normalise::{self, serde_as};
+use crate::tools::{
+    BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
+};
+use hedera::{AccountId, PublicKey, TokenId, TokenUpdateTransaction};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+pub struct UpdateToken;
+
+/// The eight token keys, by their param names, in the kit's order.
+const KEY_FIELDS: [&str; 8] = [
+    "adminKey",
+    "supplyKey",
+    "wipeKey",
+    "freezeKey",
+    "kycKey",
+    "feeScheduleKey",
+    "pauseKey",
+    "metadataKey",
+];
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateTokenNormalised {
+    #[serde(with = "serde_as::string")]
+    pub token_id: TokenId,
+    /// New keys (DER hex) by param name (`adminKey`, `supplyKey`, …).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub keys: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_symbol: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "serde_as::option_string"
+    )]
+    pub treasury_account_id: Option<AccountId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_memo: Option<String>,
+    /// UTF-8 text, stored as its bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "serde_as::option_string"
+    )]
+    pub auto_renew_account_id: Option<AccountId>,
+}
+
+fn optional_account(raw: &Value, field: &str) -> Result<Option<AccountId>, ToolError> {
+    raw.get(field)
+        .and_then(Value::as_str)
+        .filter(|a| !a.is_empty())
+        .map(|a| normalise::account_id(field, a))
+        .transpose()
+}
+
+fn non_empty(raw: &Value, field: &str) -> Option<String> {
+    raw.get(field)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+fn parse_key(field: &str, der: &Value) -> Result<PublicKey, ToolError> {
+    der.as_str()
+        .and_then(|d| d.parse().ok())
+        .ok_or_else(|| ToolError::invalid_field(field, "Invalid public key"))
+}
+
+impl Tool for UpdateToken {
+    type Normalised = UpdateTokenNormalised;
+
+    const METHOD: &'static str = "update_token_tool";
+    const NAME: &'static str = "Update Token";
+    const DESCRIPTION: &'static str = "This tool will update an existing Hedera Token Service (HTS) token. Only the fields provided will be updated.";
+    const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn schema() -> Value {
+        let key = |what: &str| json!({"type": ["boolean", "string"], "description": format!("New {what}. Pass true to use your own public key, or a public key string.")});
+        json!({
+            "type": "object",
+            "properties": {
+                "tokenId": {"type": "string", "description": "The ID of the token to update (e.g., 0.0.12345)."},
+                "tokenDesc": {"type": "string", "description": "Optional description of the token update operation."},
+                "tokenName": {"type": "string", "maxLength": 100, "description": "New name for the token. Up to 100 characters."},
+                "tokenSymbol": {"type": "string", "maxLength": 100, "description": "New symbol for the token. Up to 100 characters."},
+                "treasuryAccountId": {"type": "string", "description": "New treasury account for the token (Hedera account ID)."},
+                "adminKey": key("admin key"),
+                "kycKey": key("KYC key"),
+                "freezeKey": key("freeze key"),
+                "wipeKey": key("wipe key"),
+                "supplyKey": key("supply key"),
+                "feeScheduleKey": key("fee schedule key"),
+                "pauseKey": key("pause key"),
+                "metadataKey": key("metadata key"),
+                "metadata": {"type": "string", "description": "New metadata for the token, in bytes (as base64 or hex)."},
+                "tokenMemo": {"type": "string", "maxLength": 100, "description": "Short public message attached to the token. Up to 100 characters."},
+                "autoRenewAccountId": {"type": "string", "description": "Account to automatically pay for token renewal (Hedera account ID)."}
+            },
+            "required": ["tokenId"],
+            "additionalProperties": false
+        })
+    }
+
+    fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
+        let token_id = normalise::token_id("tokenId", raw["tokenId"].as_str().unwrap_or_default())?;
+        let inputs: Vec<(&str, KeyInput)> = KEY_FIELDS
+            .iter()
+            .filter_map(|f| {
+                let input = KeyInput::deserialize(raw.get(*f)?).ok()?;
+                Some((*f, input))
+            })
+            .collect();
+        let user_key = if inputs.iter().any(|(_, k)| k.means_user_key()) {
+            Some(default_public_key(ctx)?)
+        } else {
+            None
+        };
+        let mut keys = Map::new();
+        for (field, input) in &inputs {
+            if let Some(key) = resolve_key(field, Some(input), user_key.as_ref())? {
+                keys.insert((*field).to_owned(), key.to_string_der().into());
+            }
+        }
+        Ok(UpdateTokenNormalised {
+            token_id,
+            keys,
+            token_name: non_empty(raw, "tokenName"),
+            token_symbol: non_empty(raw, "tokenSymbol"),
+            treasury_account_id: optional_account(raw, "treasuryAccountId")?,
+            token_memo: non_empty(raw, "tokenMemo"),
+            metadata: non_empty(raw, "metadata"),
+            auto_renew_account_id: optional_account(raw, "autoRenewAccountId")?,
+        })
+    }
+
+    fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
+        for (field, der) in &n.keys {
+            if !KEY_FIELDS.contains(&field.as_str()) {
+                return Err(ToolError::message(format!("keys: unknown key {field:?}")));
+            }
+            parse_key(field, der)?;
+        }
+        Ok(())
+    }
+
+    fn core_action(
+        &self,
+        n: &Self::Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<CoreOutput, ToolError> {
+        let mut tx = TokenUpdateTransaction::new();
+        tx.token_id(n.token_id);
+        for (field, der) in &n.keys {
+            let key = parse_key(field, der)?;
+            match field.as_str() {
+                "adminKey" => tx.admin_key(key),
+                "supplyKey" => tx.supply_key(key),
+                "wipeKey" => tx.wipe_key(key),
+                "freezeKey" => tx.freeze_key(key),
+                "kycKey" => tx.kyc_key(key),
+                "feeScheduleKey" => tx.fee_schedule_key(key),
+                "pauseKey" => tx.pause_key(key),
+                _ => tx.metadata_key(key),
+            };
+        }
+        if let Some(name) = &n.token_name {
+            tx.token_name(name);
+        }
+        if let Some(symbol) = &n.token_symbol {
+            tx.token_symbol(symbol);
+        }
+        if let Some(treasury) = n.treasury_account_id {
+            tx.treasury_account_id(treasury);
+        }
+        if let Some(memo) = &n.token_memo {
+            tx.token_memo(Some(memo.clone()));
+        }
+        if let Some(metadata) = &n.metadata {
+            tx.metadata(metadata.as_bytes().to_vec());
+        }
+        if let Some(account) = n.auto_renew_account_id {
+            tx.auto_renew_account_id(account);
+        }
+        if !ctx.node_account_ids.is_empty() {
+            tx.node_account_ids(ctx.node_account_ids.iter().copied());
+        }
+        let mut details = Map::new();
+        if ctx.wants_summary {
+            details.insert("tokenId".into(), n.token_id.to_string().into());
+        }
+        let built = BuiltTransaction::new(tx, "TokenUpdateTransaction", details);
+        Ok(CoreOutput::Transaction(Box::new(built)))
+    }
+
+    fn post_process(&self, raw: &RawTransactionResponse) -> String {
+        format!(
+            "Token successfully updated. Transaction ID: {}",
+            raw.transaction_id
+        )
+    }
+}

@@ -1,0 +1,124 @@
+//! The order and shape in which the JS SDK encodes transfer lists, so hak's bodies equal the
+//! kit's: `addHbarTransfer` / `addTokenTransfer` merge amounts to the same account (keeping the
+//! first entry's approval flag) and the lists are sorted by ID when the body is built; NFT
+//! transfers sort by sender, receiver and serial. The Rust SDK keeps entries as given, so the
+//! tools add them in the order these functions return.
+//! Only ordering lives here; amounts and ids are normalised in `normalise`.
+
+use hedera::{AccountId, NftId, TokenId};
+
+/// An HBAR movement: account, tinybars, approved (spending an allowance).
+pub type HbarMove = (AccountId, i64, bool);
+/// A fungible token movement: token, account, base units, approved.
+pub type TokenMove = (TokenId, AccountId, i64, bool);
+/// An NFT movement: the NFT, sender, receiver, approved.
+pub type NftMove = (NftId, AccountId, AccountId, bool);
+
+fn account_key(a: &AccountId) -> (u64, u64, u64) {
+    (a.shard, a.realm, a.num)
+}
+
+fn token_key(t: &TokenId) -> (u64, u64, u64) {
+    (t.shard, t.realm, t.num)
+}
+
+/// HBAR transfers merged per account and sorted by account ID.
+pub fn js_hbar_transfer_order(transfers: impl IntoIterator<Item = HbarMove>) -> Vec<HbarMove> {
+    let mut merged: Vec<HbarMove> = Vec::new();
+    for (account, amount, approved) in transfers {
+        match merged.iter_mut().find(|(a, ..)| *a == account) {
+            Some((_, total, _)) => *total = total.saturating_add(amount),
+            None => merged.push((account, amount, approved)),
+        }
+    }
+    // Stable, like `Array.prototype.sort`.
+    merged.sort_by_key(|(a, ..)| account_key(a));
+    merged
+}
+
+/// Token transfers merged per (token, account) and sorted by token, then account.
+pub fn js_token_transfer_order(transfers: impl IntoIterator<Item = TokenMove>) -> Vec<TokenMove> {
+    let mut merged: Vec<TokenMove> = Vec::new();
+    for (token, account, amount, approved) in transfers {
+        match merged
+            .iter_mut()
+            .find(|(t, a, ..)| *t == token && *a == account)
+        {
+            Some((_, _, total, _)) => *total = total.saturating_add(amount),
+            None => merged.push((token, account, amount, approved)),
+        }
+    }
+    merged.sort_by_key(|(t, a, ..)| (token_key(t), account_key(a)));
+    merged
+}
+
+/// NFT transfers sorted by token, sender, receiver and serial.
+pub fn js_nft_transfer_order(transfers: impl IntoIterator<Item = NftMove>) -> Vec<NftMove> {
+    let mut moves: Vec<NftMove> = transfers.into_iter().collect();
+    moves.sort_by_key(|(nft, from, to, _)| {
+        (
+            token_key(&nft.token_id),
+            account_key(from),
+            account_key(to),
+            nft.serial,
+        )
+    });
+    moves
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: u64) -> AccountId {
+        AccountId::new(0, 0, n)
+    }
+
+    #[test]
+    fn hbar_transfers_merge_per_account_and_sort() {
+        let order = js_hbar_transfer_order([
+            (id(9), 5, false),
+            (id(2), -7, true),
+            (id(9), 2, true),
+            (id(1000), 0, false),
+        ]);
+        assert_eq!(
+            order,
+            [(id(2), -7, true), (id(9), 7, false), (id(1000), 0, false)]
+        );
+    }
+
+    #[test]
+    fn token_transfers_merge_per_token_and_account_and_sort() {
+        let t = |n| TokenId::new(0, 0, n);
+        let order = js_token_transfer_order([
+            (t(7), id(9), 5, false),
+            (t(5), id(9), 1, false),
+            (t(7), id(2), -6, true),
+            (t(7), id(9), 1, false),
+        ]);
+        assert_eq!(
+            order,
+            [
+                (t(5), id(9), 1, false),
+                (t(7), id(2), -6, true),
+                (t(7), id(9), 6, false)
+            ]
+        );
+    }
+
+    #[test]
+    fn nft_transfers_sort_by_sender_receiver_serial() {
+        let nft = |s| NftId {
+            token_id: TokenId::new(0, 0, 7),
+            serial: s,
+        };
+        let order = js_nft_transfer_order([
+            (nft(3), id(1), id(9), false),
+            (nft(1), id(1), id(9), false),
+            (nft(2), id(1), id(4), false),
+        ]);
+        let serials: Vec<u64> = order.iter().map(|(n, ..)| n.serial).collect();
+        assert_eq!(serials, [2, 1, 3]);
+    }
+}
