@@ -189,7 +189,7 @@ fn topic_queries_read_info_and_messages_through_the_mirror() {
         .unwrap();
     let human = ok(&out);
     let message = out["humanMessage"].as_str().unwrap();
-    assert!(message.starts_with(&format!("Here are the details for topic **{topic}**:\n- **Memo**: news\n- **Deleted**: No\n- **Sequence Number**: 2\n")), "{message}");
+    assert!(message.starts_with(&format!("Here are the details for topic **{topic}**:\n\n- **Memo**: news\n- **Deleted**: No\n- **Sequence Number**: 2\n")), "{message}");
     assert!(message.contains("- Admin Key: Not Set\n"), "{message}");
     assert!(
         message.contains("- Auto Renew Account: 0.0.1001\n"),

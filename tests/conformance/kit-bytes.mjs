@@ -1,10 +1,12 @@
 // The JS kit's answer to each call in RETURN_BYTES mode, for hak's conformance test.
 // stdin: JSON [{tool, params}], context account 0.0.1001. stdout: one JSON line per call,
-// {bytes: hex} or {error, humanMessage}. The kit may not reach a network: its mirror service
-// knows only that every account has one fixed ED25519 key (the kit looks the user's key up for
-// token creation and scheduling even when it does not use it) and refuses every other call, so
-// a case that needs more shows up as an error.
-import { Client } from '@hiero-ledger/sdk';
+// {bytes: hex}, {error, humanMessage} or, for a query, {query: {raw, humanMessage}}.
+// The kit never reaches a consensus node. Its mirror service is the kit's own, pointed at
+// $HAK_MIRROR (hak's local network, which hak's side of the test reads too); without
+// $HAK_MIRROR it knows only that every account has one fixed ED25519 key and refuses every
+// other call, so a case that needs more shows up as an error.
+import { Client, LedgerId } from '@hiero-ledger/sdk';
+import { HederaMirrornodeServiceDefaultImpl } from '@hashgraph/hedera-agent-kit';
 import { allCorePlugins } from '@hashgraph/hedera-agent-kit/plugins';
 
 const cases = JSON.parse(await new Promise((resolve) => {
@@ -18,10 +20,19 @@ const known = {
     accountPublicKey: '2921a1c74e399db7f329d6e7b21be2986d3561ceb33c0147e3d785b215207488',
   }),
 };
-const mirrornodeService = new Proxy(known, {
-  get: (target, name) => target[name]
-    ?? (async () => { throw new Error(`mirror call ${String(name)} refused`); }),
-});
+function mirror() {
+  if (process.env.HAK_MIRROR) {
+    const service = new HederaMirrornodeServiceDefaultImpl(LedgerId.TESTNET);
+    service.baseUrl = process.env.HAK_MIRROR;
+    return service;
+  }
+  return new Proxy(known, {
+    get: (target, name) => target[name]
+      ?? (async () => { throw new Error(`mirror call ${String(name)} refused`); }),
+  });
+}
+const mirrornodeService = mirror();
+const json = (value) => JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? v.toString() : v));
 const context = { accountId: '0.0.1001', mode: 'returnBytes', mirrornodeService };
 // One node, 0.0.3, as hak's manifest fixes it; never contacted in RETURN_BYTES mode.
 const client = Client.forTestnet();
@@ -32,7 +43,8 @@ for (const { tool, params } of cases) {
   if (!found) { console.log(JSON.stringify({ error: `no tool ${tool}` })); continue; }
   const out = await found.execute(client, context, params);
   const raw = out.raw ?? out;
-  if (raw.bytes) console.log(JSON.stringify({ bytes: Buffer.from(raw.bytes).toString('hex') }));
-  else console.log(JSON.stringify({ error: raw.error ?? null, humanMessage: out.humanMessage ?? null }));
+  if (raw.bytes) console.log(json({ bytes: Buffer.from(raw.bytes).toString('hex') }));
+  else if (raw.error) console.log(json({ error: raw.error, humanMessage: out.humanMessage ?? null }));
+  else console.log(json({ query: out }));
 }
 process.exit(0);

@@ -82,7 +82,7 @@ impl Tool for GetTopicInfo {
             "No"
         };
         let message = format!(
-            "Here are the details for topic **{}**:\n- **Memo**: {}\n- **Deleted**: {deleted}\n- **Sequence Number**: {}\n\n**Timestamps**:\n- Created: {}\n\n**Entity IDs**:\n- Auto Renew Account: {}\n- Auto Renew Period: {}\n\n**Keys**:\n- Admin Key: {}\n- Submit Key: {}\n",
+            "Here are the details for topic **{}**:\n\n- **Memo**: {}\n- **Deleted**: {deleted}\n- **Sequence Number**: {}\n\n**Timestamps**:\n- Created: {}\n\n**Entity IDs**:\n- Auto Renew Account: {}\n- Auto Renew Period: {}\n\n**Keys**:\n- Admin Key: {}\n- Submit Key: {}\n",
             or_na(&topic["topic_id"]),
             or_na(&topic["memo"]),
             or_na(&topic["sequence_number"]),

@@ -98,7 +98,7 @@ impl Tool for GetExchangeRate {
             })?;
         let (current, next) = (&rates["current_rate"], &rates["next_rate"]);
         let message = format!(
-            "\n  Details for timestamp: {}\n  Current exchange rate: {}\n  Expires at {})\n  Next exchange rate: {}\n  Expires at {})",
+            "\n  Details for timestamp: {}\n  \n  Current exchange rate: {}\n  Expires at {})\n  \n  Next exchange rate: {}\n  Expires at {})",
             rates["timestamp"].as_str().unwrap_or("undefined"),
             js_number(usd_per_hbar(current)),
             expiry(current),

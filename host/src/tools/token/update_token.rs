@@ -1,8 +1,9 @@
 //! `update_token_tool`: name, symbol, treasury, keys, memo, metadata and auto-renew account of
 //! a token (its admin key must sign). Keys take `true` (the user's key) or a public key.
 //!
-//! The kit looks the user's key up on every call; hak only when a key says `true`. The kit's
-//! schema offers `tokenDesc`, which it never uses; hak accepts and ignores it too.
+//! Like the kit, it first checks on the mirror node that the token's admin key is the user's
+//! and refuses to set a key the token was created without. The kit's schema offers
+//! `tokenDesc`, which it never uses; hak accepts and ignores it too.
 
 use crate::tools::keys::{default_public_key, resolve_key, KeyInput};
 use crate::tools::normalise::{self, serde_as};
@@ -15,17 +16,54 @@ use serde_json::{json, Map, Value};
 
 pub struct UpdateToken;
 
-/// The eight token keys, by their param names, in the kit's order.
+/// The eight token keys, by their param names, in the order the kit checks them.
 const KEY_FIELDS: [&str; 8] = [
     "adminKey",
-    "supplyKey",
-    "wipeKey",
-    "freezeKey",
     "kycKey",
+    "freezeKey",
+    "wipeKey",
+    "supplyKey",
     "feeScheduleKey",
     "pauseKey",
     "metadataKey",
 ];
+
+/// The mirror's name for a key param (`supplyKey` → `supply_key`).
+fn mirror_field(param: &str) -> String {
+    let mut out = String::with_capacity(param.len() + 2);
+    for c in param.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The kit's `checkValidityOfUpdates`: the token's admin key must be the user's, and a key the
+/// token was created without cannot be added.
+fn check_update_rights(n: &UpdateTokenNormalised, ctx: &ToolContext<'_>) -> Result<(), ToolError> {
+    let user_key = default_public_key(ctx)?;
+    let id = n.token_id.to_string();
+    let token = ctx.mirror_get(&format!("/tokens/{id}")).map_err(|e| {
+        ToolError::message(format!("Failed to get token info for a token {id}: {e}"))
+    })?;
+    if token["admin_key"]["key"].as_str() != Some(user_key.to_string_raw().as_str()) {
+        return Err(ToolError::message(
+            "You do not have permission to update this token. The adminKey does not match your public key.",
+        ));
+    }
+    for param in KEY_FIELDS {
+        if n.keys.contains_key(param) && token[mirror_field(param)].is_null() {
+            return Err(ToolError::message(format!(
+                "Cannot update {param}: token was created without a {param}"
+            )));
+        }
+    }
+    Ok(())
+}
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -161,6 +199,7 @@ impl Tool for UpdateToken {
         n: &Self::Normalised,
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
+        check_update_rights(n, ctx)?;
         let mut tx = TokenUpdateTransaction::new();
         tx.token_id(n.token_id);
         for (field, der) in &n.keys {
