@@ -1,6 +1,7 @@
 //! All integration tests in one binary (one link), one module per topic.
 
 mod accounts;
+mod allowances_and_transfers;
 mod autonomous;
 mod conformance;
 mod consensus;
