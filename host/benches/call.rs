@@ -4,7 +4,9 @@
 //! - 5 wasm max-recipients policies (every plugin relevant and called),
 //! - the same policies as native Rust in the host (the floor),
 //! - the cost of a fresh instance per context (instantiate + describe),
-//! - autonomous round trips against the local network inside the host.
+//! - autonomous round trips against the local network inside the host,
+//! - a mix of tools (transfer, token create, topic submit, a balance query against the local
+//!   mirror) in return-bytes mode, with no plugins and with 5 wasm policies.
 //!
 //! Run `scripts/build-plugins.sh` first. Figures go to docs/BENCHMARKS.md as ratios.
 
@@ -241,9 +243,60 @@ fn bench_autonomous(c: &mut Criterion) {
     group.finish();
 }
 
+/// The mixed-tool calls, shared with `js-kit/bench.mjs` (same params, same order).
+const MIX: [(&str, &str); 4] = [
+    ("transfer_hbar_tool", PARAMS),
+    (
+        "create_fungible_token_tool",
+        r#"{"tokenName":"Bench","tokenSymbol":"BEN","initialSupply":1000,"decimals":2}"#,
+    ),
+    (
+        "submit_topic_message_tool",
+        r#"{"topicId":"0.0.5005","message":"bench"}"#,
+    ),
+    ("get_hbar_balance_query_tool", r#"{"accountId":"0.0.1001"}"#),
+];
+
+/// 5 policies for the mix: 3 max-recipients (called for the transfer) and 2 reject-tool
+/// (relevant to `delete_account_tool` only, so never called here).
+fn five_wasm_mixed(header: &str) -> String {
+    five_wasm()
+        .replace(HEADER, header)
+        .replace("get_hbar_balance_query_tool", "delete_account_tool")
+}
+
+/// Each tool of the mix, and the four in a row, in return-bytes mode on the local network
+/// (its mirror answers the query).
+fn bench_mixed(c: &mut Criterion) {
+    const LOCAL_BYTES: &str = "[network]\nname = \"local\"\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n";
+    let mut group = c.benchmark_group("mixed_return_bytes");
+    for (plugins, manifest) in [
+        ("0_plugins", LOCAL_BYTES.to_owned()),
+        ("5_wasm_policies", five_wasm_mixed(LOCAL_BYTES)),
+    ] {
+        let host = host(&manifest, vec![]);
+        let mut session = host.default_session();
+        for (tool, params) in MIX {
+            let first = session.call(tool, params).unwrap();
+            assert_eq!(first["raw"]["status"], "SUCCESS", "{tool}: {first}");
+            group.bench_function(format!("{plugins}/{tool}"), |b| {
+                b.iter(|| session.call(tool, params).unwrap())
+            });
+        }
+        group.bench_function(format!("{plugins}/all_four"), |b| {
+            b.iter(|| {
+                for (tool, params) in MIX {
+                    session.call(tool, params).unwrap();
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(50).measurement_time(std::time::Duration::from_secs(4));
-    targets = bench_calls, bench_autonomous
+    targets = bench_calls, bench_autonomous, bench_mixed
 }
 criterion_main!(benches);
