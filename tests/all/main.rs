@@ -7,6 +7,7 @@ mod conformance;
 mod consensus;
 mod hostile;
 mod lifecycle;
+mod params;
 mod policies;
 mod return_bytes;
 mod runtime;

@@ -1,0 +1,147 @@
+//! Bad input never panics and always names the tool: every one of the 39 tools gets non-object
+//! params, then a plausible call derived from its schema with each property in turn replaced
+//! by hostile values (wrong types, huge and negative numbers, deep nesting, unknown fields).
+//! Every answer must be a proper envelope; refusals must follow the kit's error wording.
+
+use hak_tests::*;
+use serde_json::{json, Value};
+
+const LOCAL_BYTES: &str =
+    "[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n";
+
+/// A value that satisfies `schema` as far as types go (ids as "0.0.1001").
+fn plausible(schema: &Value) -> Value {
+    let ty = match &schema["type"] {
+        Value::String(t) => t.as_str(),
+        Value::Array(ts) => ts.first().and_then(Value::as_str).unwrap_or("string"),
+        _ => "string",
+    };
+    match ty {
+        "object" => {
+            let mut out = serde_json::Map::new();
+            if let Some(props) = schema["properties"].as_object() {
+                let required: Vec<&str> = schema["required"]
+                    .as_array()
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                for (name, sub) in props {
+                    if required.contains(&name.as_str()) {
+                        out.insert(name.clone(), plausible(sub));
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        "array" => json!([plausible(&schema["items"])]),
+        "number" | "integer" => json!(1),
+        "boolean" => json!(true),
+        _ => json!("0.0.1001"),
+    }
+}
+
+fn hostile_values() -> Vec<Value> {
+    let mut deep = json!(1);
+    for _ in 0..200 {
+        deep = json!([deep]);
+    }
+    vec![
+        Value::Null,
+        json!(true),
+        json!(-1),
+        json!(0),
+        json!(1e300),
+        json!(-9.3e18),
+        json!(1.0000000001),
+        json!(""),
+        json!("x"),
+        json!("0.0.-1"),
+        json!("1.2.3.4"),
+        json!("\u{0}\u{202e}"),
+        json!("9".repeat(400)),
+        json!([]),
+        json!([null, "x", -5]),
+        json!({}),
+        json!({"nested": {"x": [1, 2, {"y": null}]}}),
+        deep,
+    ]
+}
+
+fn check(tool: &str, name: &str, params: &str, out: &Value) {
+    let status = out["raw"]["status"].as_str();
+    assert!(
+        matches!(status, Some("SUCCESS") | Some("ERROR")),
+        "{tool} {params}: no envelope: {out}"
+    );
+    if status == Some("ERROR") {
+        let error = out["raw"]["error"].as_str().unwrap_or_default();
+        assert!(
+            error.starts_with(&format!("Failed to execute {name}: ")),
+            "{tool} {params}: {error}"
+        );
+        assert_eq!(out["humanMessage"], out["raw"]["error"], "{tool}");
+    }
+}
+
+#[test]
+fn no_json_value_makes_any_tool_panic() {
+    let (host, _) = start(LOCAL_BYTES);
+    let mut session = host.default_session();
+    let specs: Vec<(String, String, Value)> = host
+        .tools()
+        .specs()
+        .map(|s| (s.method.to_owned(), s.name.to_owned(), s.parameters.clone()))
+        .collect();
+    assert_eq!(specs.len(), 39, "all non-EVM tools of the kit");
+    let mut calls = 0;
+    for (tool, name, schema) in &specs {
+        for params in ["", "null", "[]", "1", "\"x\"", "{", "{\"a\":1}"] {
+            let out = session.call(tool, params).unwrap();
+            assert_eq!(out["raw"]["status"], "ERROR", "{tool} {params:?}: {out}");
+            check(tool, name, params, &out);
+            calls += 1;
+        }
+        let base = plausible(schema);
+        let mut variants = vec![base.clone()];
+        let mut unknown = base.clone();
+        unknown["notAParameter"] = json!(1);
+        variants.push(unknown);
+        for property in schema["properties"].as_object().unwrap().keys() {
+            for value in hostile_values() {
+                let mut params = base.clone();
+                params[property.as_str()] = value;
+                variants.push(params);
+            }
+        }
+        for params in variants {
+            let text = params.to_string();
+            let out = session.call(tool, &text).unwrap();
+            check(tool, name, &text, &out);
+            calls += 1;
+        }
+    }
+    assert!(calls > 39 * 20, "{calls} calls");
+}
+
+#[test]
+fn unknown_and_missing_fields_are_named() {
+    let (host, _) = start(LOCAL_BYTES);
+    let mut session = host.default_session();
+    let out = session
+        .call(
+            "transfer_fungible_token_tool",
+            r#"{"transfers":[{"accountId":7,"amount":"1"}],"extra":true}"#,
+        )
+        .unwrap();
+    let error = out["raw"]["error"].as_str().unwrap();
+    for field in [
+        "tokenId",
+        "transfers.0.accountId",
+        "transfers.0.amount",
+        "extra",
+    ] {
+        assert!(
+            error.contains(&format!("Field \"{field}\"")),
+            "{field} not named in {error}"
+        );
+    }
+}
