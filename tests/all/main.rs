@@ -6,6 +6,7 @@ mod autonomous;
 mod conformance;
 mod consensus;
 mod hostile;
+mod library;
 mod lifecycle;
 mod params;
 mod policies;

@@ -32,6 +32,7 @@ pub mod bindings {
 }
 
 mod amount;
+pub mod facts;
 mod input;
 
 pub use amount::Amount;
