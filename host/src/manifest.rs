@@ -144,7 +144,7 @@ fn empty_table() -> toml::Table {
 }
 
 /// Capabilities hak knows how to grant.
-pub const KNOWN_CAPABILITIES: [&str; 1] = ["hedera:submit-topic-message"];
+pub const KNOWN_CAPABILITIES: [&str; 2] = ["hedera:submit-topic-message", "hedera:create-topic"];
 
 impl PluginSpec {
     /// The plugin's config as the JSON text handed to `describe`.

@@ -233,7 +233,7 @@ fn files_env_and_args_are_out_of_reach_and_stdout_is_captured() {
 fn a_failing_hook_with_on_error_skip_is_bypassed() {
     let (host, _) = start(&hostile(
         "loop-hook",
-        "on_error = \"skip\"\n[plugins.limits]\ndeadline_ms = 10",
+        "on_error = \"skip\"\n[plugins.limits]\ndeadline_ms = 100",
     ));
     let out = host
         .default_session()

@@ -514,7 +514,7 @@ fn spend_limit_caps_recipients_transactions_and_a_rolling_budget() {
     let config = "{ maxHbarPerRecipient = 2, maxHbarPerTransaction = \"3.5\", dailyHbarBudget = 5, budgetWindowSeconds = 1 }";
     let host = with_plugin(RETURN_BYTES_HEADER, "spend-limit", config);
     let mut a = session_for(&host, 1001);
-    let mut send = |s: &mut hak_host::Session, params: Value| {
+    let send = |s: &mut hak_host::Session, params: Value| {
         s.call("transfer_hbar_tool", &params.to_string()).unwrap()
     };
     let out = send(&mut a, hbar("0.0.1002", 2.5));

@@ -81,6 +81,24 @@ pub trait Plugin: Sized + 'static {
     fn should_block_post_secondary_action(&self, _input: &StageInput) -> PolicyOutcome {
         Ok(Verdict::Allow)
     }
+
+    /// A call to one of the relevant tools ended blocked or failed (contract 0.1.1 `events`).
+    /// Observe-only: nothing returned changes the call. `failure` is the JSON object described
+    /// in `wit/README.md` (`method`, `outcome`, `error`, `rawParams`, …).
+    fn on_tool_failure(&self, _failure: &ToolFailure) {}
+}
+
+/// How a call ended badly, as `events.on-tool-failure` reports it.
+pub struct ToolFailure {
+    /// The JSON object (see `wit/README.md`, "Failure notifications").
+    pub json: String,
+}
+
+impl ToolFailure {
+    /// The report as a generic JSON value (`Null` if the host sent something unreadable).
+    pub fn value(&self) -> serde_json::Value {
+        serde_json::from_str(&self.json).unwrap_or_default()
+    }
 }
 
 impl PluginInfo {
@@ -205,7 +223,7 @@ macro_rules! export_plugin {
 #[doc(hidden)]
 pub mod __private {
     pub use super::bindings::exports::hedera::agent_kit::plugin::Guest as DescribeGuest;
-    use super::bindings::exports::hedera::agent_kit::{hooks, plugin, policy};
+    use super::bindings::exports::hedera::agent_kit::{events, hooks, plugin, policy};
     use super::*;
     use std::cell::RefCell;
 
@@ -259,6 +277,14 @@ pub mod __private {
         }
         fn post_tool_execution(input: hooks::StageInput) -> HookOutcome {
             with::<A, _>(input, |p, i| p.post_tool_execution(i))
+        }
+    }
+
+    impl<A: Adapter> events::Guest for A {
+        fn on_tool_failure(input: String) {
+            if let Some(plugin) = A::slot().0.borrow().as_ref() {
+                plugin.on_tool_failure(&ToolFailure { json: input });
+            }
         }
     }
 

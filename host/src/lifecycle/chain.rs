@@ -17,10 +17,12 @@ pub struct Step {
     pub hook: bool,
 }
 
-/// The steps of every stage for one tool.
+/// The steps of every stage for one tool, and who hears about its failures.
 #[derive(Debug, Default)]
 pub struct Plan {
     stages: [Vec<Step>; 4],
+    /// Wasm members that export `events` and declared the tool relevant, in order.
+    notify: Vec<usize>,
 }
 
 impl Plan {
@@ -32,12 +34,20 @@ impl Plan {
         !self.stages[stage.index()].is_empty()
     }
 
+    /// The plugins to tell when a call to this tool ends blocked or failed.
+    pub fn failure_observers(&self) -> &[usize] {
+        &self.notify
+    }
+
     fn for_method(members: &[Member], method: &str) -> Self {
         let mut plan = Plan::default();
         for (i, member) in members.iter().enumerate() {
             let d = member.description();
             if !d.applies_to(method) {
                 continue;
+            }
+            if matches!(member, Member::Wasm(p) if p.observes_failures()) {
+                plan.notify.push(i);
             }
             for stage in Stage::ALL {
                 let (policy, hook) = (

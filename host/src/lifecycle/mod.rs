@@ -39,6 +39,8 @@ pub struct Session {
     chain: Arc<Chain>,
     instances: Vec<Option<PluginInstance>>,
     buf: String,
+    /// The normalised params of the call that just failed, for failure observers.
+    failed_normalised: Option<String>,
 }
 
 impl Session {
@@ -58,6 +60,7 @@ impl Session {
             chain,
             instances,
             buf: String::new(),
+            failed_normalised: None,
         }
     }
 
@@ -73,6 +76,7 @@ impl Session {
             .get(method)
             .ok_or_else(|| UnknownTool(method.to_owned()))?;
         let plan = self.chain.plan(method);
+        self.failed_normalised = None;
         Ok(match self.run(&host, tool, &plan, params_json) {
             Ok(result) => result,
             Err(abort) => {
@@ -85,6 +89,9 @@ impl Session {
                 {
                     message.push(' ');
                     message.push_str(hint);
+                }
+                if !plan.failure_observers().is_empty() {
+                    self.notify_failure(tool, &plan, params_json, &envelope);
                 }
                 tracing::debug!(method, "{}", envelope["raw"]["error"]);
                 envelope
@@ -107,6 +114,9 @@ impl Session {
         let context_json = std::mem::take(&mut self.context_json);
         let mut state = CallState::new(&context_json, raw, params_json.trim().to_owned());
         let outcome = self.run_stages(host, tool, plan, &mut state);
+        if outcome.is_err() && !plan.failure_observers().is_empty() {
+            self.failed_normalised = state.normalised.as_ref().map(|n| n.json().to_owned());
+        }
         drop(state);
         self.context_json = context_json;
         outcome
@@ -287,6 +297,65 @@ impl Session {
         })();
         self.buf = buf;
         outcome
+    }
+
+    /// Tell every failure observer of the tool how the call ended (`events.on-tool-failure`).
+    /// Observe-only: their failures are logged and their instances discarded; the agent's
+    /// result does not change.
+    fn notify_failure(
+        &mut self,
+        tool: &dyn DynTool,
+        plan: &Plan,
+        params_json: &str,
+        envelope: &Value,
+    ) {
+        let spec = tool.spec();
+        let raw = &envelope["raw"];
+        let code = raw["errorCode"].as_str();
+        let mut input = serde_json::Map::new();
+        input.insert("method".into(), spec.method.into());
+        input.insert("toolType".into(), json!(spec.tool_type));
+        input.insert(
+            "context".into(),
+            serde_json::from_str(&self.context_json).unwrap_or(Value::Null),
+        );
+        input.insert(
+            "rawParams".into(),
+            serde_json::from_str(params_json).unwrap_or_else(|_| params_json.into()),
+        );
+        if let Some(n) = self.failed_normalised.take() {
+            input.insert(
+                "normalisedParams".into(),
+                serde_json::from_str(&n).unwrap_or(Value::Null),
+            );
+        }
+        let outcome = if code == Some("POLICY_BLOCKED") {
+            "blocked"
+        } else {
+            "failed"
+        };
+        input.insert("outcome".into(), outcome.into());
+        input.insert("error".into(), raw["error"].clone());
+        for key in ["errorCode", "policyBlock", "pluginFailure", "transactionId"] {
+            if let Some(v) = raw.get(key) {
+                input.insert(key.into(), v.clone());
+            }
+        }
+        let input = Value::Object(input).to_string();
+        for &index in plan.failure_observers() {
+            let result = self
+                .instance(index)
+                .and_then(|instance| instance.notify_failure(&input).map_err(Abort::Plugin));
+            if let Err(abort) = result {
+                self.instances[index] = None;
+                let reason = match abort {
+                    Abort::Plugin(f) => f.to_string(),
+                    Abort::Error(m) => m,
+                    _ => "unexpected".into(),
+                };
+                tracing::warn!("failure notification not delivered: {reason}");
+            }
+        }
     }
 
     /// The live instance of wasm plugin `index`, instantiating it on first use in this context.

@@ -23,6 +23,7 @@ pub enum PolicyAnswer {
 pub struct PluginInstance {
     store: Store<PluginState>,
     bindings: AgentPlugin,
+    on_tool_failure: Option<wasmtime::component::TypedFunc<(String,), ()>>,
     plugin: Arc<str>,
     deadline_ms: u64,
     deadline_ticks: u64,
@@ -47,7 +48,7 @@ impl PluginInstance {
             plugin.runtime.sink.clone(),
             scratchpad,
             hedera,
-            plugin.hedera_granted(),
+            plugin.spec.capabilities.clone().into(),
         );
         let mut store = Store::new(&plugin.runtime.engine, state);
         store.limiter(|s| &mut s.memory);
@@ -70,17 +71,27 @@ impl PluginInstance {
                 .map_err(|e| failure_at_start(&name, &e))?;
         }
         store.set_epoch_deadline(limits.deadline_ticks());
-        let instantiated = plugin.pre.instantiate(&mut store);
         let failure = |store: &mut Store<PluginState>, e| {
             classify(store, &name, "instantiate", e, limits.deadline_ms, fuel)
         };
-        let bindings = match instantiated {
+        let instance = match plugin.pre.instance_pre().instantiate(&mut store) {
+            Ok(i) => i,
+            Err(e) => return Err(failure(&mut store, e)),
+        };
+        let bindings = match AgentPlugin::new(&mut store, &instance) {
             Ok(b) => b,
             Err(e) => return Err(failure(&mut store, e)),
         };
+        // A 0.1.x plugin's `on-tool-failure` of any other type is simply not called.
+        let on_tool_failure = plugin.on_tool_failure.as_ref().and_then(|index| {
+            instance
+                .get_typed_func::<(String,), ()>(&mut store, index)
+                .ok()
+        });
         let mut this = PluginInstance {
             store,
             bindings,
+            on_tool_failure,
             plugin: name,
             deadline_ms: limits.deadline_ms,
             deadline_ticks: limits.deadline_ticks(),
@@ -166,6 +177,18 @@ impl PluginInstance {
             Verdict::Allow => PolicyAnswer::Allow,
             Verdict::Block(b) => PolicyAnswer::Block(b),
         }))
+    }
+
+    /// Tell the plugin a call ended blocked or failed (`events.on-tool-failure`); a no-op for
+    /// plugins that do not export it. Same deadline and limits as a stage call.
+    pub fn notify_failure(&mut self, input_json: &str) -> Result<(), PluginFailure> {
+        let Some(func) = self.on_tool_failure.clone() else {
+            return Ok(());
+        };
+        self.arm();
+        let result = func.call(&mut self.store, (input_json.to_owned(),));
+        self.store.data_mut().end_call();
+        result.map_err(|e| self.failure("on_tool_failure", e))
     }
 
     /// The plugin's operator-given name.

@@ -5,7 +5,7 @@
 use super::bindings::{AgentPluginPre, PluginInfo};
 use super::engine::Runtime;
 use super::failure::PluginFailure;
-use super::hedera_api::{HederaCapability, SUBMIT_TOPIC_MESSAGE};
+use super::hedera_api::{HederaCapability, HEDERA_CAPABILITIES};
 use super::instance::PluginInstance;
 use crate::limits::MAX_COMPONENT_BYTES;
 use crate::manifest::{OnError, PluginSpec};
@@ -100,6 +100,8 @@ pub struct LoadedPlugin {
     pub(crate) config_json: String,
     pub(crate) component: Component,
     pub(crate) pre: AgentPluginPre<super::sandbox::PluginState>,
+    /// `events.on-tool-failure`, when the plugin exports it (contract 0.1.1 and later).
+    pub(crate) on_tool_failure: Option<wasmtime::component::ComponentExportIndex>,
     pub(crate) runtime: Arc<Runtime>,
     pub(crate) hedera: Option<Arc<HederaCapability>>,
 }
@@ -176,6 +178,11 @@ impl LoadedPlugin {
             reason: format!("{e:#}"),
         })?;
 
+        let on_tool_failure = component
+            .get_export_index(None, super::bindings::EVENTS_INTERFACE)
+            .and_then(|events| {
+                component.get_export_index(Some(&events), super::bindings::ON_TOOL_FAILURE)
+            });
         let config_json = spec.config_json();
         let mut loaded = LoadedPlugin {
             spec,
@@ -191,6 +198,7 @@ impl LoadedPlugin {
             config_json,
             component,
             pre,
+            on_tool_failure,
             runtime: runtime.clone(),
             hedera,
         };
@@ -217,9 +225,14 @@ impl LoadedPlugin {
         Ok(Arc::new(loaded))
     }
 
-    /// Whether the operator granted the `hedera` capability to this plugin.
+    /// Whether the operator granted this plugin any `hedera` capability.
     pub fn hedera_granted(&self) -> bool {
-        self.spec.grants(SUBMIT_TOPIC_MESSAGE)
+        HEDERA_CAPABILITIES.iter().any(|c| self.spec.grants(c))
+    }
+
+    /// Whether the plugin exports `events` (and so wants failure notifications).
+    pub fn observes_failures(&self) -> bool {
+        self.on_tool_failure.is_some()
     }
 
     /// Names of the component's imports and exports, for `hak plugin inspect`.

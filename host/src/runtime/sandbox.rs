@@ -158,9 +158,10 @@ pub struct PluginState {
     pub(crate) log_dropped: bool,
     pub(crate) output: CapturedOutput,
     pub(crate) scratchpad: Arc<Mutex<Scratchpad>>,
-    /// `Some` when the operator granted `hedera:submit-topic-message` and an operator exists.
+    /// `Some` when the operator granted a `hedera:*` capability and an operator exists.
     pub(crate) hedera: Option<Arc<HederaCapability>>,
-    pub(crate) hedera_granted: bool,
+    /// The capabilities the operator granted this plugin (`hedera:submit-topic-message`, …).
+    pub(crate) capabilities: Arc<[String]>,
     /// Time spent in blocking host calls during the current guest call; the deadline is
     /// extended by it, so a plugin is charged only for its own execution.
     pub(crate) host_time: Duration,
@@ -174,7 +175,7 @@ impl PluginState {
         sink: Arc<dyn LogSink>,
         scratchpad: Arc<Mutex<Scratchpad>>,
         hedera: Option<Arc<HederaCapability>>,
-        hedera_granted: bool,
+        capabilities: Arc<[String]>,
     ) -> Self {
         let output = CapturedOutput::default();
         // Deny by default: no preopened dirs, no env, no args, no sockets (none allowed and
@@ -197,7 +198,7 @@ impl PluginState {
             output,
             scratchpad,
             hedera,
-            hedera_granted,
+            capabilities,
             host_time: Duration::ZERO,
             max_log_bytes: limits.max_log_bytes,
         }
