@@ -2,11 +2,13 @@
 
 mod accounts;
 mod allowances_and_transfers;
+mod audit;
 mod autonomous;
 mod conformance;
 mod consensus;
 mod hostile;
 mod library;
+mod library_coverage;
 mod lifecycle;
 mod params;
 mod policies;

@@ -287,3 +287,77 @@ mod tests {
         assert!(is_entity_id("0.0.1001") && !is_entity_id("0.0.x") && !is_entity_id("1.2"));
     }
 }
+
+/// JSON text re-indented like JavaScript's `JSON.stringify(value, null, 2)`, keeping the key
+/// order of the input (audit messages render params exactly as the kit does).
+pub fn pretty_json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    let mut indent = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut chars = text.trim().chars().peekable();
+    let newline = |out: &mut String, indent: usize| {
+        out.push('\n');
+        out.extend(std::iter::repeat_n(' ', indent * 2));
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                let close = if c == '{' { '}' } else { ']' };
+                while chars.peek().is_some_and(|n| n.is_whitespace()) {
+                    chars.next();
+                }
+                if chars.peek() == Some(&close) {
+                    chars.next();
+                    out.push(c);
+                    out.push(close);
+                } else {
+                    out.push(c);
+                    indent += 1;
+                    newline(&mut out, indent);
+                }
+            }
+            '}' | ']' => {
+                indent = indent.saturating_sub(1);
+                newline(&mut out, indent);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, indent);
+            }
+            ':' => out.push_str(": "),
+            c if c.is_whitespace() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod pretty_tests {
+    use super::pretty_json;
+
+    #[test]
+    fn indents_like_json_stringify_keeping_key_order() {
+        let text = r#"{"z":[{"a":"1,2"},{}],"b":[],"c":"q\"}"}"#;
+        assert_eq!(
+            pretty_json(text),
+            "{\n  \"z\": [\n    {\n      \"a\": \"1,2\"\n    },\n    {}\n  ],\n  \"b\": [],\n  \"c\": \"q\\\"}\"\n}"
+        );
+    }
+}

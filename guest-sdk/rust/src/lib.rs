@@ -164,7 +164,7 @@ pub fn parse_config<'a, T: serde::Deserialize<'a>>(config: &'a str) -> Result<T,
 
 /// Thin wrappers over the host imports every plugin may call.
 pub mod host {
-    pub use crate::bindings::hedera::agent_kit::hedera::submit_topic_message;
+    pub use crate::bindings::hedera::agent_kit::hedera::{create_topic, submit_topic_message};
     use crate::bindings::hedera::agent_kit::host as imports;
     use crate::LogLevel;
 

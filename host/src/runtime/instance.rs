@@ -182,7 +182,7 @@ impl PluginInstance {
     /// Tell the plugin a call ended blocked or failed (`events.on-tool-failure`); a no-op for
     /// plugins that do not export it. Same deadline and limits as a stage call.
     pub fn notify_failure(&mut self, input_json: &str) -> Result<(), PluginFailure> {
-        let Some(func) = self.on_tool_failure.clone() else {
+        let Some(func) = self.on_tool_failure else {
             return Ok(());
         };
         self.arm();
