@@ -1,5 +1,5 @@
-//! The `hak` command line: `call`, `tools`, `plugin inspect`, `bench`. Argument parsing and
-//! printing only; everything it does goes through the library API.
+//! The `hak` command line: `call`, `tools`, `serve`, `emu`, `plugin inspect|keygen|sign|verify`,
+//! `bench`. Argument parsing and printing only; everything it does goes through the library API.
 
 use crate::context::{AgentContext, AgentMode};
 use crate::host::{Host, HostBuilder};
@@ -56,6 +56,19 @@ enum Command {
     /// Run the local Hedera network until interrupted; the first stdout line is a JSON object
     /// with the addresses and the operator's credentials.
     Emu(EmuArgs),
+    /// Serve tool calls over a local HTTP API, with plugins hot-swapped from a watched
+    /// directory or the admin routes; the first stdout line is `{"listen": "http://…"}`.
+    Serve {
+        #[command(flatten)]
+        host: HostArgs,
+        /// Address to bind (loopback by default).
+        #[arg(long, default_value = "127.0.0.1:8787")]
+        listen: std::net::SocketAddr,
+        /// Directory of hot-loaded plugins (`<name>.wasm`, optional `<name>.toml` settings and
+        /// `<name>.wasm.sig` signature), loaded after the manifest's in file-name order.
+        #[arg(long)]
+        plugins_dir: Option<PathBuf>,
+    },
     /// Work with plugin components.
     Plugin {
         #[command(subcommand)]
@@ -94,6 +107,21 @@ enum PluginCommand {
         #[arg(long)]
         config: Option<String>,
     },
+    /// Make an ed25519 key pair for signing plugins: {"privateKey", "publicKey"} (hex).
+    Keygen,
+    /// Sign a component: writes `<file>.sig` with the key in the named environment variable.
+    Sign {
+        file: PathBuf,
+        /// Environment variable holding the private key (hex).
+        #[arg(long, default_value = "HAK_SIGNING_KEY")]
+        key_env: String,
+    },
+    /// Check `<file>.sig` against a public key (hex).
+    Verify {
+        file: PathBuf,
+        #[arg(long)]
+        public_key: String,
+    },
 }
 
 /// Entry point of the `hak` binary.
@@ -130,6 +158,42 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Tools { json } => print_tools(json)?,
         Command::Emu(args) => run_emulator(args)?,
+        Command::Serve {
+            host,
+            listen,
+            plugins_dir,
+        } => serve(&host, listen, plugins_dir)?,
+        Command::Plugin {
+            command: PluginCommand::Keygen,
+        } => {
+            let (private, public) = crate::signing::generate();
+            println!("{}", json!({"privateKey": private, "publicKey": public}));
+        }
+        Command::Plugin {
+            command: PluginCommand::Sign { file, key_env },
+        } => {
+            let key = std::env::var(&key_env)
+                .map_err(|_| anyhow::anyhow!("${key_env} is not set (the private key, hex)"))?;
+            let key = crate::signing::signing_key(&key).map_err(anyhow::Error::msg)?;
+            let bytes = std::fs::read(&file)?;
+            let sig_path = PathBuf::from(format!("{}.sig", file.display()));
+            std::fs::write(&sig_path, crate::signing::sign(&key, &bytes))?;
+            println!("{}", json!({"signature": sig_path}));
+        }
+        Command::Plugin {
+            command: PluginCommand::Verify { file, public_key },
+        } => {
+            let bytes = std::fs::read(&file)?;
+            let sig_path = PathBuf::from(format!("{}.sig", file.display()));
+            let sig = std::fs::read_to_string(&sig_path)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", sig_path.display()))?;
+            let key = crate::signing::verifying_key(&public_key).map_err(anyhow::Error::msg)?;
+            crate::signing::verify(&[key], &bytes, &sig).map_err(anyhow::Error::msg)?;
+            println!(
+                "{}",
+                json!({"verified": true, "sha256": hex::encode(crate::signing::digest(&bytes))})
+            );
+        }
         Command::Plugin {
             command: PluginCommand::Inspect { file, config },
         } => inspect(&file, config.as_deref())?,
@@ -173,6 +237,54 @@ fn build_host(args: &HostArgs) -> anyhow::Result<(Host, AgentContext)> {
             Some(AccountId::from_str(id).map_err(|e| anyhow::anyhow!("--account-id {id:?}: {e}"))?);
     }
     Ok((host, context))
+}
+
+fn serve(
+    args: &HostArgs,
+    listen: std::net::SocketAddr,
+    plugins_dir: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    let (host, _) = build_host(args)?;
+    let registry = Arc::new(
+        crate::registry::Registry::new(host, plugins_dir.clone()).map_err(anyhow::Error::msg)?,
+    );
+    let report = registry.sync_dir();
+    for (name, reason) in &report.rejected {
+        tracing::warn!("plugin {name} not loaded: {reason}");
+    }
+    let _watcher = match plugins_dir {
+        Some(_) => Some(
+            crate::watch::watch(registry.clone(), |report| {
+                for name in &report.loaded {
+                    tracing::info!("loaded plugin {name} (chain v{})", report.chain_version);
+                }
+                for name in &report.removed {
+                    tracing::info!("removed plugin {name} (chain v{})", report.chain_version);
+                }
+                for (name, reason) in &report.rejected {
+                    tracing::warn!("plugin {name} refused: {reason}");
+                }
+            })
+            .map_err(anyhow::Error::msg)?,
+        ),
+        None => None,
+    };
+    let admin_token = std::env::var("HAK_ADMIN_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(listen).await?;
+        let addr = listener.local_addr()?;
+        println!("{}", json!({"listen": format!("http://{addr}"), "chainVersion": registry.host().chain_version()}));
+        use std::io::Write;
+        std::io::stdout().flush()?;
+        crate::serve::serve(listener, registry, admin_token).await?;
+        Ok::<_, anyhow::Error>(())
+    })
 }
 
 fn run_emulator(args: EmuArgs) -> anyhow::Result<()> {

@@ -15,6 +15,7 @@ use crate::runtime::{
 use crate::state_store::StateStore;
 use crate::strategy::{ExecuteStrategy, ReturnBytesStrategy, TransactionStrategy};
 use crate::tools::ToolRegistry;
+use arc_swap::ArcSwap;
 use hedera::AccountId;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -120,11 +121,13 @@ impl HostBuilder {
         }
         plugins.extend(self.natives.into_iter().map(Member::Native));
         let tools = ToolRegistry::native();
-        let chain = Arc::new(Chain::new(plugins, tools.methods()));
+        let chain = ArcSwap::from_pointee(Chain::new(plugins, tools.methods()));
         Ok(Host {
             inner: Arc::new(HostInner {
                 runtime,
                 chain,
+                capability,
+                manifest,
                 tools,
                 network,
                 state: StateStore::default(),
@@ -141,7 +144,11 @@ const CUSTOM_NEEDS_STRATEGY: &str =
 
 struct HostInner {
     runtime: Arc<Runtime>,
-    chain: Arc<Chain>,
+    /// The current chain; a swap replaces it atomically, calls keep the one they started with.
+    chain: ArcSwap<Chain>,
+    /// The `hedera` capability plugins may be granted (when an operator can sign).
+    capability: Option<Arc<HederaCapability>>,
+    manifest: Manifest,
     tools: ToolRegistry,
     network: Network,
     state: StateStore,
@@ -181,9 +188,35 @@ impl Host {
         &self.inner.tools
     }
 
-    /// The sandboxed plugins of the chain, in order.
+    /// The sandboxed plugins of the current chain, in order.
     pub fn plugins(&self) -> Vec<Arc<LoadedPlugin>> {
-        self.inner.chain.wasm_plugins().cloned().collect()
+        self.inner.chain.load().wasm_plugins().cloned().collect()
+    }
+
+    /// The current chain's version (1 at start, +1 per swap).
+    pub fn chain_version(&self) -> u64 {
+        self.inner.chain.load().version()
+    }
+
+    /// The manifest the host was built from.
+    pub fn manifest(&self) -> &Manifest {
+        &self.inner.manifest
+    }
+
+    /// Replace the chain's members atomically; returns the new version. Calls in flight finish
+    /// on the chain they started with; the next call of every session uses the new one.
+    pub(crate) fn swap_members(&self, members: Vec<Member>) -> u64 {
+        let mut version = 0;
+        self.inner.chain.rcu(|current| {
+            version = current.version() + 1;
+            Chain::versioned(version, members.clone(), self.inner.tools.methods())
+        });
+        version
+    }
+
+    /// The `hedera` capability to hand to plugins loaded later (hot-swapped).
+    pub(crate) fn capability(&self) -> Option<Arc<HederaCapability>> {
+        self.inner.capability.clone()
     }
 
     pub fn runtime(&self) -> &Arc<Runtime> {
@@ -202,7 +235,7 @@ impl Host {
     }
 
     pub(crate) fn chain(&self) -> Arc<Chain> {
-        self.inner.chain.clone()
+        self.inner.chain.load_full()
     }
 
     pub(crate) fn network(&self) -> &Network {

@@ -20,11 +20,15 @@ pub mod limits;
 pub mod manifest;
 pub mod mirror;
 pub mod network;
+pub mod registry;
 pub mod runtime;
+pub mod serve;
+pub mod signing;
 pub mod stage;
 pub mod state_store;
 pub mod strategy;
 pub mod tools;
+pub mod watch;
 
 pub use context::{AgentContext, AgentMode};
 pub use host::{Host, HostBuilder};

@@ -42,6 +42,8 @@ pub struct Manifest {
     pub engine: EngineSection,
     #[serde(default)]
     pub plugins: Vec<PluginSpec>,
+    #[serde(default)]
+    pub trust: TrustSection,
     /// Directory the manifest was read from; relative plugin paths resolve against it.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -108,6 +110,49 @@ pub struct EngineSection {
     pub fuel: bool,
 }
 
+/// Who may sign plugins that a running host loads from its plugins directory or admin API.
+#[derive(Clone, Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TrustSection {
+    /// Trusted ed25519 public keys (64 hex digits) whose signatures (`hak plugin sign`) count.
+    #[serde(default)]
+    pub public_keys: Vec<String>,
+    /// Refuse every hot-loaded plugin without a valid signature by one of `public_keys`.
+    #[serde(default)]
+    pub require_signatures: bool,
+}
+
+/// A watched plugin's settings, in `<name>.toml` beside `<name>.wasm`: the keys of a
+/// `[[plugins]]` entry but `name` (the file name) and `path`.
+#[derive(Clone, Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PluginSidecar {
+    pub sha256: Option<String>,
+    #[serde(default = "empty_table")]
+    pub config: toml::Table,
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    #[serde(default)]
+    pub limits: PluginLimits,
+    #[serde(default)]
+    pub on_error: OnError,
+}
+
+impl PluginSidecar {
+    /// The full spec for plugin `name` at `path`.
+    pub fn into_spec(self, name: &str, path: PathBuf) -> PluginSpec {
+        PluginSpec {
+            name: name.to_owned(),
+            path,
+            sha256: self.sha256,
+            config: self.config,
+            capabilities: self.capabilities,
+            limits: self.limits,
+            on_error: self.on_error,
+        }
+    }
+}
+
 /// What a plugin does when it fails (trap, deadline, memory, bad output).
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
@@ -154,6 +199,31 @@ impl PluginSpec {
 
     pub fn grants(&self, capability: &str) -> bool {
         self.capabilities.iter().any(|c| c == capability)
+    }
+
+    /// Checks of one entry that need no file (`at` names it in errors).
+    pub fn validate(&self, at: &str, fuel_enabled: bool) -> Result<(), String> {
+        if self.name.trim().is_empty() {
+            return Err(format!("{at}: name must not be empty"));
+        }
+        self.limits.validate().map_err(|e| format!("{at}: {e}"))?;
+        if self.limits.fuel.is_some() && !fuel_enabled {
+            return Err(format!("{at}: limits.fuel needs [engine] fuel = true"));
+        }
+        if let Some(pin) = &self.sha256 {
+            if pin.len() != 64 || !pin.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(format!("{at}: sha256 must be 64 hex digits"));
+            }
+        }
+        for cap in &self.capabilities {
+            if !KNOWN_CAPABILITIES.contains(&cap.as_str()) {
+                return Err(format!(
+                    "{at}: unknown capability {cap:?} (known: {})",
+                    KNOWN_CAPABILITIES.join(", ")
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -208,23 +278,16 @@ impl Manifest {
             if !seen.insert(&p.name) {
                 return Err(format!("{at}: duplicate plugin name"));
             }
-            p.limits.validate().map_err(|e| format!("{at}: {e}"))?;
-            if p.limits.fuel.is_some() && !self.engine.fuel {
-                return Err(format!("{at}: limits.fuel needs [engine] fuel = true"));
-            }
-            if let Some(pin) = &p.sha256 {
-                if pin.len() != 64 || !pin.bytes().all(|b| b.is_ascii_hexdigit()) {
-                    return Err(format!("{at}: sha256 must be 64 hex digits"));
-                }
-            }
-            for cap in &p.capabilities {
-                if !KNOWN_CAPABILITIES.contains(&cap.as_str()) {
-                    return Err(format!(
-                        "{at}: unknown capability {cap:?} (known: {})",
-                        KNOWN_CAPABILITIES.join(", ")
-                    ));
-                }
-            }
+            p.validate(&at, self.engine.fuel)?;
+        }
+        for (i, key) in self.trust.public_keys.iter().enumerate() {
+            crate::signing::verifying_key(key)
+                .map_err(|e| format!("trust.public_keys[{i}]: {e}"))?;
+        }
+        if self.trust.require_signatures && self.trust.public_keys.is_empty() {
+            return Err(
+                "trust.require_signatures needs at least one trust.public_keys entry".into(),
+            );
         }
         Ok(())
     }

@@ -7,6 +7,7 @@ mod autonomous;
 mod conformance;
 mod consensus;
 mod hostile;
+mod hotswap;
 mod library;
 mod library_coverage;
 mod lifecycle;

@@ -98,19 +98,38 @@ impl Member {
     }
 }
 
-/// Plugins in order (manifest plugins, then native ones) with a plan per known tool.
+/// Plugins in order (manifest plugins, then watched or uploaded ones, then native ones) with a
+/// plan per known tool. Immutable: a change builds a new chain with the next version.
 pub struct Chain {
     members: Vec<Member>,
     plans: HashMap<String, Arc<Plan>>,
+    version: u64,
 }
 
 impl Chain {
     pub fn new<'a>(members: Vec<Member>, methods: impl IntoIterator<Item = &'a str>) -> Self {
+        Self::versioned(1, members, methods)
+    }
+
+    pub fn versioned<'a>(
+        version: u64,
+        members: Vec<Member>,
+        methods: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
         let plans = methods
             .into_iter()
             .map(|m| (m.to_owned(), Arc::new(Plan::for_method(&members, m))))
             .collect();
-        Chain { members, plans }
+        Chain {
+            members,
+            plans,
+            version,
+        }
+    }
+
+    /// 1 for the chain the host started with, +1 for every swap.
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     pub fn members(&self) -> &[Member] {

@@ -68,6 +68,11 @@ impl Session {
         &self.context
     }
 
+    /// The version of the chain this session's last (or next) call ran on.
+    pub fn chain_version(&self) -> u64 {
+        self.chain.version()
+    }
+
     /// Run `method` with the agent's params (a JSON text) and return the result envelope.
     pub fn call(&mut self, method: &str, params_json: &str) -> Result<Value, UnknownTool> {
         let host = self.host.clone();
@@ -75,6 +80,12 @@ impl Session {
             .tools()
             .get(method)
             .ok_or_else(|| UnknownTool(method.to_owned()))?;
+        if self.host.chain_version() != self.chain.version() {
+            // A swap happened: this call and the next run on the new chain, with new instances
+            // (scratchpads are per context and plugin name, so state carries over).
+            self.chain = self.host.chain();
+            self.instances = self.chain.members().iter().map(|_| None).collect();
+        }
         let plan = self.chain.plan(method);
         self.failed_normalised = None;
         Ok(match self.run(&host, tool, &plan, params_json) {
@@ -231,13 +242,15 @@ impl Session {
                 if step.policy {
                     let answer = match member {
                         Member::Native(p) => p.policy(stage, spec.method, tool_type, &buf),
-                        Member::Wasm(_) => {
+                        Member::Wasm(p) => {
                             let answer = self.instance(step.plugin)?.policy(
                                 stage,
                                 spec.method,
                                 tool_type,
                                 &buf,
                             );
+                            let blocked = matches!(answer, Ok(Ok(PolicyAnswer::Block(_))));
+                            p.stats.record(blocked, answer.is_err());
                             self.settle(step.plugin, answer)?
                         }
                     };
@@ -252,13 +265,18 @@ impl Session {
                 if step.hook {
                     let answer = match member {
                         Member::Native(p) => p.hook(stage, spec.method, tool_type, &buf),
-                        Member::Wasm(_) => {
+                        Member::Wasm(p) => {
+                            if member.on_error() == OnError::Skip && p.stats.tripped() {
+                                // Circuit open: a skippable hook that keeps failing is bypassed.
+                                continue;
+                            }
                             let answer = self.instance(step.plugin)?.hook(
                                 stage,
                                 spec.method,
                                 tool_type,
                                 &buf,
                             );
+                            p.stats.record(false, answer.is_err());
                             match (self.settle(step.plugin, answer), member.on_error()) {
                                 (Ok(answer), _) => answer,
                                 (Err(Abort::Plugin(failure)), OnError::Skip) => {

@@ -14,6 +14,7 @@ use crate::state_store::Scratchpad;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use wasmtime::component::Component;
 
@@ -91,6 +92,39 @@ impl PluginDescription {
     }
 }
 
+/// Calls, blocks and failures of one loaded plugin, and its circuit breaker: after
+/// [`PluginStats::TRIP_AFTER`] failures in a row the plugin is reported as tripped, and a hook
+/// with `on_error = "skip"` is bypassed until it is replaced (policies stay fail-closed).
+#[derive(Debug, Default)]
+pub struct PluginStats {
+    pub calls: AtomicU64,
+    pub blocks: AtomicU64,
+    pub errors: AtomicU64,
+    consecutive_failures: AtomicU64,
+}
+
+impl PluginStats {
+    pub const TRIP_AFTER: u64 = 5;
+
+    pub(crate) fn record(&self, blocked: bool, failed: bool) {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        if blocked {
+            self.blocks.fetch_add(1, Ordering::Relaxed);
+        }
+        if failed {
+            self.errors.fetch_add(1, Ordering::Relaxed);
+            self.consecutive_failures.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.consecutive_failures.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the plugin failed [`Self::TRIP_AFTER`] times in a row.
+    pub fn tripped(&self) -> bool {
+        self.consecutive_failures.load(Ordering::Relaxed) >= Self::TRIP_AFTER
+    }
+}
+
 /// A compiled, type-checked, described plugin. Cheap to share; instances come from `pre`.
 pub struct LoadedPlugin {
     pub spec: PluginSpec,
@@ -102,6 +136,7 @@ pub struct LoadedPlugin {
     pub(crate) pre: AgentPluginPre<super::sandbox::PluginState>,
     /// `events.on-tool-failure`, when the plugin exports it (contract 0.1.1 and later).
     pub(crate) on_tool_failure: Option<wasmtime::component::ComponentExportIndex>,
+    pub stats: PluginStats,
     pub(crate) runtime: Arc<Runtime>,
     pub(crate) hedera: Option<Arc<HederaCapability>>,
 }
@@ -199,6 +234,7 @@ impl LoadedPlugin {
             component,
             pre,
             on_tool_failure,
+            stats: PluginStats::default(),
             runtime: runtime.clone(),
             hedera,
         };

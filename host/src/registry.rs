@@ -1,0 +1,384 @@
+//! The plugin registry of a running host: the manifest's plugins, then plugins added from a
+//! watched directory or the admin API (in name order), then native ones. Every change is
+//! validated off the hot path — name, settings, signature, sha256 pin, compile (or the cached
+//! artifact), type-check against the world, `describe` with its config — and only then swapped
+//! in atomically as a new chain version; a rejected change leaves the running chain untouched.
+//! The previous version of each plugin is kept for a one-step rollback.
+//! What must not live here: the HTTP API (`serve`) and file watching (`watch`).
+
+use crate::host::Host;
+use crate::lifecycle::chain::Member;
+use crate::manifest::PluginSidecar;
+use crate::runtime::LoadedPlugin;
+use crate::signing;
+use ed25519_dalek::VerifyingKey;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+/// Why a change was refused (the running chain is unchanged).
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    #[error("plugin {0:?}: names are 1–64 of [A-Za-z0-9_-]")]
+    BadName(String),
+    #[error("plugin {0}: the manifest owns this name")]
+    ManifestOwned(String),
+    #[error("plugin {0}: not loaded")]
+    NotFound(String),
+    #[error("plugin {0}: no previous version to roll back to")]
+    NoPrevious(String),
+    #[error("plugin {plugin}: {message}")]
+    Settings { plugin: String, message: String },
+    #[error("plugin {plugin}: unsigned, and the manifest requires signatures")]
+    Unsigned { plugin: String },
+    #[error("plugin {plugin}: bad signature: {message}")]
+    BadSignature { plugin: String, message: String },
+    #[error(transparent)]
+    Load(#[from] crate::runtime::LoadError),
+}
+
+/// Where a registry entry came from.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    Manifest,
+    Directory,
+    Api,
+}
+
+#[derive(Clone)]
+struct Entry {
+    plugin: Arc<LoadedPlugin>,
+    /// The settings as given (file text or API JSON), to tell whether a file changed.
+    settings_text: String,
+    source: Source,
+    loaded_at_ms: u64,
+    load_ms: f64,
+}
+
+/// One plugin as `GET /v1/plugins` shows it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginStatus {
+    pub name: String,
+    pub plugin_name: String,
+    pub version: String,
+    pub sha256: String,
+    pub source: Source,
+    pub relevant_tools: Vec<String>,
+    pub hook_stages: Vec<&'static str>,
+    pub policy_stages: Vec<&'static str>,
+    pub loaded_at_ms: u64,
+    pub load_ms: f64,
+    pub calls: u64,
+    pub blocks: u64,
+    pub errors: u64,
+    pub tripped: bool,
+    pub can_roll_back: bool,
+}
+
+/// What a directory scan did.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncReport {
+    pub loaded: Vec<String>,
+    pub removed: Vec<String>,
+    pub rejected: Vec<(String, String)>,
+    pub chain_version: u64,
+}
+
+struct State {
+    extra: BTreeMap<String, Entry>,
+    previous: HashMap<String, Entry>,
+}
+
+pub struct Registry {
+    host: Host,
+    /// The chain's fixed part: manifest plugins and native ones, in order.
+    base: Vec<Member>,
+    trusted: Vec<VerifyingKey>,
+    require_signatures: bool,
+    plugins_dir: Option<PathBuf>,
+    state: Mutex<State>,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or_default()
+}
+
+fn valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+impl Registry {
+    /// A registry over `host`'s current chain; `plugins_dir` is scanned by [`Registry::sync_dir`].
+    pub fn new(host: Host, plugins_dir: Option<PathBuf>) -> Result<Self, String> {
+        let trust = &host.manifest().trust;
+        let trusted = trust
+            .public_keys
+            .iter()
+            .map(|k| signing::verifying_key(k))
+            .collect::<Result<Vec<_>, _>>()?;
+        let base = host.chain().members().to_vec();
+        Ok(Registry {
+            require_signatures: trust.require_signatures,
+            host,
+            base,
+            trusted,
+            plugins_dir,
+            state: Mutex::new(State {
+                extra: BTreeMap::new(),
+                previous: HashMap::new(),
+            }),
+        })
+    }
+
+    pub fn host(&self) -> &Host {
+        &self.host
+    }
+
+    pub fn plugins_dir(&self) -> Option<&Path> {
+        self.plugins_dir.as_deref()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Swap in the chain for `state`; the new version.
+    fn publish(&self, state: &State) -> u64 {
+        let mut members: Vec<Member> = self
+            .base
+            .iter()
+            .filter(|m| matches!(m, Member::Wasm(_)))
+            .cloned()
+            .collect();
+        members.extend(state.extra.values().map(|e| Member::Wasm(e.plugin.clone())));
+        members.extend(
+            self.base
+                .iter()
+                .filter(|m| matches!(m, Member::Native(_)))
+                .cloned(),
+        );
+        self.host.swap_members(members)
+    }
+
+    /// Validate and load a plugin without touching the chain.
+    fn validate(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        settings: PluginSidecar,
+        signature: Option<&str>,
+        path: PathBuf,
+    ) -> Result<(Arc<LoadedPlugin>, f64), RegistryError> {
+        if !valid_name(name) {
+            return Err(RegistryError::BadName(name.to_owned()));
+        }
+        if self.base.iter().any(|m| m.name() == name) {
+            return Err(RegistryError::ManifestOwned(name.to_owned()));
+        }
+        let spec = settings.into_spec(name, path);
+        spec.validate(&format!("plugin {name}"), self.host.manifest().engine.fuel)
+            .map_err(|message| RegistryError::Settings {
+                plugin: name.to_owned(),
+                message,
+            })?;
+        match signature {
+            Some(sig) => signing::verify(&self.trusted, bytes, sig).map_err(|message| {
+                RegistryError::BadSignature {
+                    plugin: name.to_owned(),
+                    message,
+                }
+            })?,
+            None if self.require_signatures => {
+                return Err(RegistryError::Unsigned {
+                    plugin: name.to_owned(),
+                })
+            }
+            None => {}
+        }
+        let started = Instant::now();
+        let plugin =
+            LoadedPlugin::from_bytes(self.host.runtime(), spec, bytes, self.host.capability())?;
+        Ok((plugin, started.elapsed().as_secs_f64() * 1000.0))
+    }
+
+    /// Add or replace plugin `name`; the new chain version. The replaced version is kept for
+    /// [`Registry::rollback`]. `settings_text` is what `settings` was parsed from.
+    pub fn put(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        settings: PluginSidecar,
+        settings_text: String,
+        signature: Option<&str>,
+        source: Source,
+    ) -> Result<u64, RegistryError> {
+        let path = self
+            .plugins_dir
+            .as_ref()
+            .map_or_else(|| PathBuf::from(name), |d| d.join(format!("{name}.wasm")));
+        // Validation runs under the lock so changes apply in order; calls never take it.
+        let mut state = self.lock();
+        let (plugin, load_ms) = self.validate(name, bytes, settings, signature, path)?;
+        let entry = Entry {
+            plugin,
+            settings_text,
+            source,
+            loaded_at_ms: now_ms(),
+            load_ms,
+        };
+        if let Some(old) = state.extra.insert(name.to_owned(), entry) {
+            state.previous.insert(name.to_owned(), old);
+        }
+        Ok(self.publish(&state))
+    }
+
+    /// Remove plugin `name` (kept for rollback); the new chain version.
+    pub fn remove(&self, name: &str) -> Result<u64, RegistryError> {
+        let mut state = self.lock();
+        let old = state
+            .extra
+            .remove(name)
+            .ok_or_else(|| RegistryError::NotFound(name.to_owned()))?;
+        state.previous.insert(name.to_owned(), old);
+        Ok(self.publish(&state))
+    }
+
+    /// Put back the previous version of `name` (undoing the last put or remove).
+    pub fn rollback(&self, name: &str) -> Result<u64, RegistryError> {
+        let mut state = self.lock();
+        let previous = state
+            .previous
+            .remove(name)
+            .ok_or_else(|| RegistryError::NoPrevious(name.to_owned()))?;
+        if let Some(current) = state.extra.insert(name.to_owned(), previous) {
+            state.previous.insert(name.to_owned(), current);
+        }
+        Ok(self.publish(&state))
+    }
+
+    /// Bring the directory's plugins in line with its files: `<name>.wasm` with optional
+    /// `<name>.toml` settings and `<name>.wasm.sig` signature. Unchanged files are skipped;
+    /// a file that does not validate is reported and its running version (if any) kept.
+    pub fn sync_dir(&self) -> SyncReport {
+        let mut report = SyncReport::default();
+        let Some(dir) = &self.plugins_dir else {
+            report.chain_version = self.host.chain_version();
+            return report;
+        };
+        let mut on_disk: BTreeMap<String, PathBuf> = BTreeMap::new();
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
+                    continue;
+                };
+                if file.starts_with('.') {
+                    continue;
+                }
+                if let Some(name) = file.strip_suffix(".wasm") {
+                    on_disk.insert(name.to_owned(), path.clone());
+                }
+            }
+        }
+        for (name, path) in &on_disk {
+            match self.sync_file(name, path) {
+                Ok(true) => report.loaded.push(name.clone()),
+                Ok(false) => {}
+                Err(e) => report.rejected.push((name.clone(), e)),
+            }
+        }
+        let gone: Vec<String> = {
+            let state = self.lock();
+            state
+                .extra
+                .iter()
+                .filter(|(n, e)| e.source == Source::Directory && !on_disk.contains_key(*n))
+                .map(|(n, _)| n.clone())
+                .collect()
+        };
+        for name in gone {
+            if self.remove(&name).is_ok() {
+                report.removed.push(name);
+            }
+        }
+        report.chain_version = self.host.chain_version();
+        report
+    }
+
+    /// Load one directory file if it changed; `Ok(true)` when the chain changed.
+    fn sync_file(&self, name: &str, path: &Path) -> Result<bool, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+        let sha = hex::encode(signing::digest(&bytes));
+        let settings_path = path.with_extension("toml");
+        let settings_text = std::fs::read_to_string(&settings_path).unwrap_or_default();
+        let signature = std::fs::read_to_string(path.with_extension("wasm.sig")).ok();
+        {
+            let state = self.lock();
+            if let Some(e) = state.extra.get(name) {
+                if e.plugin.sha256 == sha && e.settings_text == settings_text {
+                    return Ok(false);
+                }
+            }
+        }
+        let settings: PluginSidecar = toml::from_str(&settings_text)
+            .map_err(|e| format!("{}: {e}", settings_path.display()))?;
+        self.put(
+            name,
+            &bytes,
+            settings,
+            settings_text,
+            signature.as_deref(),
+            Source::Directory,
+        )
+        .map(|_| true)
+        .map_err(|e| e.to_string())
+    }
+
+    /// Every plugin of the current chain, with counters.
+    pub fn list(&self) -> Vec<PluginStatus> {
+        let state = self.lock();
+        let mut out = Vec::new();
+        let status = |p: &LoadedPlugin, source, loaded_at_ms, load_ms, can_roll_back| {
+            let d = &p.description;
+            PluginStatus {
+                name: p.spec.name.clone(),
+                plugin_name: d.name.clone(),
+                version: p.sha256[..12].to_owned(),
+                sha256: p.sha256.clone(),
+                source,
+                relevant_tools: d.relevant_tools.clone(),
+                hook_stages: d.hook_stages.iter().map(|s| s.as_str()).collect(),
+                policy_stages: d.policy_stages.iter().map(|s| s.as_str()).collect(),
+                loaded_at_ms,
+                load_ms,
+                calls: p.stats.calls.load(Ordering::Relaxed),
+                blocks: p.stats.blocks.load(Ordering::Relaxed),
+                errors: p.stats.errors.load(Ordering::Relaxed),
+                tripped: p.stats.tripped(),
+                can_roll_back,
+            }
+        };
+        for m in &self.base {
+            if let Member::Wasm(p) = m {
+                out.push(status(p, Source::Manifest, 0, 0.0, false));
+            }
+        }
+        for (name, e) in &state.extra {
+            let back = state.previous.contains_key(name);
+            out.push(status(&e.plugin, e.source, e.loaded_at_ms, e.load_ms, back));
+        }
+        out
+    }
+}
