@@ -166,7 +166,7 @@ fn plugin_inspect_describes_a_component() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|e| e == "hedera:agent-kit/policy@0.1.0"));
+        .any(|e| e == "hedera:agent-kit/policy@0.1.1"));
     assert!(v["imports"]
         .as_array()
         .unwrap()

@@ -287,7 +287,9 @@ fn garbage_files_core_modules_and_wrong_worlds_are_refused_clearly() {
         .expect("must not load")
         .to_string();
     assert!(
-        err.starts_with("plugin other: does not fit the hedera:agent-kit/agent-plugin@0.1.0 world"),
+        err.starts_with(
+            "plugin other: does not fit the hedera:agent-kit/agent-plugin@0.1.1 world (or 0.1.0)"
+        ),
         "{err}"
     );
 }

@@ -38,7 +38,7 @@ pub enum LoadError {
     #[error("plugin {plugin}: not a WebAssembly component: {reason}")]
     NotAComponent { plugin: String, reason: String },
     #[error(
-        "plugin {plugin}: does not fit the hedera:agent-kit/agent-plugin@0.1.0 world: {reason}"
+        "plugin {plugin}: does not fit the hedera:agent-kit/agent-plugin@0.1.1 world (or 0.1.0): {reason}"
     )]
     WrongWorld { plugin: String, reason: String },
     #[error("plugin {plugin}: describe rejected its config: {message}")]
