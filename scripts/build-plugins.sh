@@ -1,22 +1,41 @@
 #!/usr/bin/env bash
-# Build every example plugin (and the test fixtures) as components into target/plugins/<lang>/<name>.wasm.
+# Build every example plugin of every language (and the test fixtures) as components into
+# target/plugins/<lang>/<name>.wasm: rust (cargo, wasm32-wasip2) and js (componentize-js 0.23
+# via guest-sdk/js, after `npm ci` there). `scripts/build-plugins.sh rust` builds Rust only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=target/plugins/rust
-mkdir -p "$out" target/plugins/fixtures
-crates=()
-for dir in example-plugins/rust/*/ tests/fixtures/*/; do
-  [ -f "$dir/Cargo.toml" ] || continue
-  crates+=(-p "$(sed -n 's/^name = "\(.*\)"/\1/p' "$dir/Cargo.toml" | head -1)")
-done
-cargo build --quiet --profile plugin --target wasm32-wasip2 "${crates[@]}"
-for dir in example-plugins/rust/*/; do
-  name=$(basename "$dir")
-  cp "target/wasm32-wasip2/plugin/hak_plugin_${name//-/_}.wasm" "$out/$name.wasm"
-done
-for dir in tests/fixtures/*/; do
-  [ -f "$dir/Cargo.toml" ] || continue
-  name=$(basename "$dir")
-  cp "target/wasm32-wasip2/plugin/hak_fixture_${name//-/_}.wasm" "target/plugins/fixtures/$name.wasm"
-done
-ls -1 "$out"/*.wasm target/plugins/fixtures/*.wasm 2>/dev/null | sed 's/^/built /'
+langs="${1:-rust js}"
+if [[ " $langs " == *" rust "* ]]; then
+  out=target/plugins/rust
+  mkdir -p "$out" target/plugins/fixtures
+  crates=()
+  for dir in example-plugins/rust/*/ tests/fixtures/*/; do
+    [ -f "$dir/Cargo.toml" ] || continue
+    crates+=(-p "$(sed -n 's/^name = "\(.*\)"/\1/p' "$dir/Cargo.toml" | head -1)")
+  done
+  cargo build --quiet --profile plugin --target wasm32-wasip2 "${crates[@]}"
+  for dir in example-plugins/rust/*/; do
+    name=$(basename "$dir")
+    cp "target/wasm32-wasip2/plugin/hak_plugin_${name//-/_}.wasm" "$out/$name.wasm"
+  done
+  for dir in tests/fixtures/*/; do
+    [ -f "$dir/Cargo.toml" ] || continue
+    name=$(basename "$dir")
+    cp "target/wasm32-wasip2/plugin/hak_fixture_${name//-/_}.wasm" "target/plugins/fixtures/$name.wasm"
+  done
+  ls -1 "$out"/*.wasm target/plugins/fixtures/*.wasm 2>/dev/null | sed 's/^/built /'
+fi
+if [[ " $langs " == *" js "* ]]; then
+  out=target/plugins/js
+  mkdir -p "$out"
+  [ -d guest-sdk/js/node_modules/@bytecodealliance/componentize-js ] ||
+    (cd guest-sdk/js && npm ci --no-audit --no-fund --loglevel=error)
+  for src in example-plugins/js/*.js; do
+    name=$(basename "$src" .js)
+    # Rebuild only when the plugin or the SDK changed (componentize takes seconds per plugin).
+    if [ ! -f "$out/$name.wasm" ] || [ -n "$(find "$src" guest-sdk/js/src guest-sdk/js/bin wit -newer "$out/$name.wasm" 2>/dev/null | head -1)" ]; then
+      node guest-sdk/js/bin/build.js "$src" -o "$out/$name.wasm" >/dev/null
+    fi
+    echo "built $out/$name.wasm"
+  done
+fi

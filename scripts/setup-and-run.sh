@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build-plugins.sh
+scripts/build-plugins.sh rust
 cargo build --quiet -p hak-host --bin hak
 hak=target/debug/hak
 rm -rf target/hak-local   # start the local ledger from genesis

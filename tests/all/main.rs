@@ -6,6 +6,7 @@ mod audit;
 mod autonomous;
 mod conformance;
 mod consensus;
+mod differential;
 mod hostile;
 mod hotswap;
 mod library;

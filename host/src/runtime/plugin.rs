@@ -266,6 +266,17 @@ impl LoadedPlugin {
         HEDERA_CAPABILITIES.iter().any(|c| self.spec.grants(c))
     }
 
+    /// A described instance of its own, with a fresh scratchpad, outside any host: for running
+    /// a plugin's stages directly (differential tests, tooling).
+    pub fn standalone_instance(&self) -> Result<super::PluginInstance, String> {
+        let pad = Arc::new(Mutex::new(Scratchpad::with_cap(
+            self.spec.limits.max_state_bytes,
+        )));
+        let (instance, described) =
+            super::PluginInstance::instantiate(self, pad).map_err(|f| f.to_string())?;
+        described.map(|_| instance)
+    }
+
     /// Whether the plugin exports `events` (and so wants failure notifications).
     pub fn observes_failures(&self) -> bool {
         self.on_tool_failure.is_some()

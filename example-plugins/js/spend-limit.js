@@ -1,0 +1,153 @@
+// "Spend Limit Policy" in JavaScript: the twin of example-plugins/rust/spend-limit (same
+// config, caps, rolling per-context budget in the host state store, messages and codes).
+import { definePlugin, Stage, allow, block, host, facts } from '@hak/guest';
+
+const FIELDS = ['maxHbarPerRecipient', 'maxHbarPerTransaction', 'dailyHbarBudget', 'tokens', 'budgetWindowSeconds'];
+const TOKEN_FIELDS = ['maxPerRecipient', 'maxPerTransaction', 'dailyBudget'];
+
+/** Decimal text with at most `decimals` places → BigInt units, or undefined. */
+function decimalUnits(text, decimals) {
+  const m = /^(\d*)(?:\.(\d*))?$/.exec(text);
+  if (!m || (m[1] === '' && (m[2] ?? '') === '')) return undefined;
+  const frac = m[2] ?? '';
+  if (frac.length > decimals) return undefined;
+  return BigInt(m[1] || '0') * 10n ** BigInt(decimals) + BigInt(frac || '0') * 10n ** BigInt(decimals - frac.length);
+}
+
+function cap(field, v, decimals) {
+  if (v === undefined) return undefined;
+  let text;
+  if (typeof v === 'string') text = v.trim();
+  else if (typeof v === 'number') text = String(v);
+  else throw `invalid config: ${field}: ${JSON.stringify(v)} is not an amount`;
+  const units = decimalUnits(text, decimals);
+  if (units === undefined) {
+    throw `invalid config: ${field}: ${JSON.stringify(text)} is not a non-negative amount with at most ${decimals} decimals`;
+  }
+  return units;
+}
+
+function hbarText(tinybars) {
+  const whole = tinybars / 100000000n;
+  const frac = tinybars % 100000000n;
+  if (frac === 0n) return `${whole} HBAR`;
+  return `${whole}.${frac.toString().padStart(8, '0').replace(/0+$/, '')} HBAR`;
+}
+const amountText = (asset, units) => (asset === 'hbar' ? hbarText(units) : `${units} units of ${asset}`);
+const assetKey = (a) => (a.kind === 'hbar' ? 'hbar' : a.kind === 'token' ? a.id : undefined);
+
+function byAsset(state, ms) {
+  const out = new Map();
+  for (const m of ms) {
+    const key = assetKey(m.asset);
+    if (key === undefined || !state.caps.has(key)) continue;
+    if (!out.has(key)) out.set(key, []);
+    out.get(key).push(m);
+  }
+  return [...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function spent(state, asset, now) {
+  let entries = [];
+  try {
+    entries = JSON.parse(host.stateGet(`spent:${asset}`) ?? '[]');
+  } catch {
+    entries = [];
+  }
+  entries = entries.filter(([t]) => now - t < state.windowMs);
+  const sum = entries.reduce((acc, [, a]) => acc + BigInt(a), 0n);
+  return { entries, sum };
+}
+
+export default definePlugin({
+  describe(config) {
+    for (const key of Object.keys(config)) {
+      if (!FIELDS.includes(key)) throw `invalid config: unknown field \`${key}\``;
+    }
+    const caps = new Map();
+    const hbar = {
+      perRecipient: cap('maxHbarPerRecipient', config.maxHbarPerRecipient, 8),
+      perTransaction: cap('maxHbarPerTransaction', config.maxHbarPerTransaction, 8),
+      budget: cap('dailyHbarBudget', config.dailyHbarBudget, 8),
+    };
+    caps.set('hbar', hbar);
+    for (const [id, t] of Object.entries(config.tokens ?? {})) {
+      if (!facts.isEntityId(id)) throw `invalid config: tokens.${id}: not a token id (0.0.x)`;
+      for (const key of Object.keys(t)) {
+        if (!TOKEN_FIELDS.includes(key)) throw `invalid config: unknown field \`${key}\``;
+      }
+      caps.set(id, {
+        perRecipient: cap(`tokens.${id}.maxPerRecipient`, t.maxPerRecipient, 0),
+        perTransaction: cap(`tokens.${id}.maxPerTransaction`, t.maxPerTransaction, 0),
+        budget: cap(`tokens.${id}.dailyBudget`, t.dailyBudget, 0),
+      });
+    }
+    const any = (c) => c.perRecipient !== undefined || c.perTransaction !== undefined || c.budget !== undefined;
+    if (![...caps.values()].some(any)) {
+      throw 'invalid config: set at least one cap (maxHbarPerRecipient, maxHbarPerTransaction, dailyHbarBudget or tokens)';
+    }
+    const windowSeconds = config.budgetWindowSeconds ?? 86400;
+    if (!(windowSeconds >= 1)) throw 'invalid config: budgetWindowSeconds: must be at least 1';
+    return {
+      name: 'Spend Limit Policy',
+      description: 'Caps value per recipient, per transaction and per rolling day',
+      relevantTools: facts.VALUE_TOOLS,
+      policyStages: [Stage.POST_PARAMS_NORMALIZATION],
+      hookStages: [Stage.POST_SECONDARY_ACTION],
+      state: { caps, windowMs: windowSeconds * 1000 },
+    };
+  },
+  policy: {
+    postParamsNormalization(input, state) {
+      const now = host.nowUnixMs();
+      for (const [asset, ms] of byAsset(state, facts.movements(input.method, input.normalisedParams))) {
+        const caps = state.caps.get(asset);
+        let total = 0n;
+        for (const m of ms) {
+          total += m.amount;
+          if (caps.perRecipient !== undefined && m.amount > caps.perRecipient) {
+            const to = m.to ?? 'a new account';
+            return block(`${amountText(asset, m.amount)} to ${to} exceeds the per-recipient limit of ${amountText(asset, caps.perRecipient)}`, {
+              code: 'SPEND_LIMIT_RECIPIENT',
+              details: { asset, recipient: m.to ?? null, amount: m.amount.toString(), limit: caps.perRecipient.toString() },
+            });
+          }
+        }
+        if (caps.perTransaction !== undefined && total > caps.perTransaction) {
+          return block(`${amountText(asset, total)} in one call exceeds the per-transaction limit of ${amountText(asset, caps.perTransaction)}`, {
+            code: 'SPEND_LIMIT_TRANSACTION',
+            details: { asset, amount: total.toString(), limit: caps.perTransaction.toString() },
+          });
+        }
+        if (caps.budget !== undefined) {
+          const { sum } = spent(state, asset, now);
+          if (sum + total > caps.budget) {
+            return block(
+              `${amountText(asset, total)} would exceed the budget of ${amountText(asset, caps.budget)} per ${state.windowMs / 1000} s (${amountText(asset, sum)} already spent)`,
+              { code: 'SPEND_LIMIT_BUDGET', details: { asset, amount: total.toString(), spent: sum.toString(), budget: caps.budget.toString() } },
+            );
+          }
+        }
+      }
+      return allow;
+    },
+  },
+  hooks: {
+    postToolExecution(input, state) {
+      if (input.toolResult?.raw?.status !== 'SUCCESS') return undefined;
+      const now = host.nowUnixMs();
+      for (const [asset, ms] of byAsset(state, facts.movements(input.method, input.normalisedParams))) {
+        if (state.caps.get(asset).budget === undefined) continue;
+        const total = ms.reduce((acc, m) => acc + m.amount, 0n);
+        const { entries } = spent(state, asset, now);
+        entries.push([now, total.toString()]);
+        try {
+          host.stateSet(`spent:${asset}`, JSON.stringify(entries));
+        } catch (e) {
+          host.warn(`SpendLimitPolicy: could not record spending: ${e?.payload ?? e}`);
+        }
+      }
+      return undefined;
+    },
+  },
+});

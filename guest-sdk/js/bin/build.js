@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// hak-js-build <plugin.js> -o <plugin.wasm>: bundle a plugin module (its `export default
+// definePlugin(...)`, the SDK, anything it imports) with esbuild, then make a component of
+// `hedera:agent-kit/agent-plugin@0.1.1` with componentize-js 0.23, every WASI feature disabled,
+// so the component imports only hak's own interfaces.
+import { build } from 'esbuild';
+import { componentize } from '@bytecodealliance/componentize-js';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const outAt = args.indexOf('-o');
+if (args.length < 3 || outAt < 0) {
+  console.error('usage: hak-js-build <plugin.js> -o <plugin.wasm>');
+  process.exit(2);
+}
+const entry = resolve(args.find((a, i) => i !== outAt && i !== outAt + 1));
+const out = resolve(args[outAt + 1]);
+const wit = resolve(here, '../../../wit');
+const work = mkdtempSync(join(tmpdir(), 'hak-js-'));
+try {
+  const shim = join(work, 'entry.js');
+  writeFileSync(shim, `import p from ${JSON.stringify(entry)};
+export const plugin = p.plugin;
+export const hooks = p.hooks;
+export const policy = p.policy;
+export const events = p.events;
+`);
+  const bundle = join(work, 'bundle.js');
+  await build({
+    entryPoints: [shim],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    outfile: bundle,
+    external: ['hedera:agent-kit/*'],
+    alias: { '@hak/guest': resolve(here, '../src/index.js') },
+    logLevel: 'warning',
+  });
+  const started = Date.now();
+  const { component } = await componentize({
+    sourcePath: bundle,
+    witPath: wit,
+    worldName: 'agent-plugin',
+    disableFeatures: ['stdio', 'random', 'clocks', 'http', 'fetch-event'],
+  });
+  writeFileSync(out, component);
+  console.log(JSON.stringify({ built: out, bytes: component.length, ms: Date.now() - started }));
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

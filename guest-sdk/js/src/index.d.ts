@@ -1,0 +1,132 @@
+// Types of the hak JavaScript guest SDK (contract hedera:agent-kit@0.1.1).
+
+export type StageName =
+  | 'pre-tool-execution'
+  | 'post-params-normalization'
+  | 'post-core-action'
+  | 'post-secondary-action';
+export declare const Stage: {
+  readonly PRE_TOOL_EXECUTION: 'pre-tool-execution';
+  readonly POST_PARAMS_NORMALIZATION: 'post-params-normalization';
+  readonly POST_CORE_ACTION: 'post-core-action';
+  readonly POST_SECONDARY_ACTION: 'post-secondary-action';
+};
+export type ToolType = 'query' | 'transaction' | 'other';
+export type AgentMode = 'autonomous' | 'returnBytes' | 'customExecuteTx' | 'customReturnBytes';
+
+/** `params.context`. */
+export interface Context {
+  accountId: string | null;
+  mode: AgentMode;
+  network: 'local' | 'testnet' | 'mainnet' | 'previewnet' | 'custom';
+}
+/** An entity id, "0.0.x". */
+export type EntityId = string;
+/** A signed 64-bit amount as a decimal string (tinybars, token base units). */
+export type Amount = string;
+/** Normalised params of the value-moving tools (see wit/README.md for every tool). */
+export interface NormalisedParams {
+  hbarTransfers?: { accountId: EntityId; amount: Amount }[];
+  tokenTransfers?: { accountId: EntityId; amount: Amount }[];
+  tokenId?: EntityId;
+  transactionMemo?: string;
+  schedulingParams?: { isScheduled: boolean; adminKey?: string; payerAccountID?: EntityId; expirationTime?: string; waitForExpiry?: boolean };
+  [key: string]: unknown;
+}
+export interface ToolResult {
+  raw: { status: 'SUCCESS' | 'ERROR'; transactionId?: string; error?: string; errorCode?: string; [key: string]: unknown };
+  humanMessage: string;
+}
+/** The stage's params object; each key is present from the stage that produces it. */
+export interface StageParams {
+  context: Context;
+  rawParams: Record<string, unknown>;
+  normalisedParams?: NormalisedParams;
+  coreActionResult?: Record<string, unknown>;
+  toolResult?: ToolResult;
+}
+export declare class StageInput {
+  readonly stage: StageName;
+  readonly method: string;
+  readonly toolType: ToolType;
+  /** The params JSON as the host sent it. */
+  readonly paramsJson: string;
+  /** Parsed once, on first use. */
+  readonly params: StageParams;
+  readonly context: Context;
+  readonly rawParams: Record<string, unknown>;
+  readonly normalisedParams: NormalisedParams | undefined;
+  readonly coreActionResult: Record<string, unknown> | undefined;
+  readonly toolResult: ToolResult | undefined;
+  readonly isQuery: boolean;
+}
+
+export type Verdict = { tag: 'allow' } | { tag: 'block'; val: { message: string; code?: string; detailsJson?: string } };
+export type HookResult = { tag: 'proceed' } | { tag: 'replace'; val: string };
+export declare const allow: Verdict;
+export declare const proceed: HookResult;
+export declare function block(message: string, options?: { code?: string; details?: unknown }): Verdict;
+export declare function replace(value: unknown): HookResult;
+
+export declare const host: {
+  log(level: 'trace' | 'debug' | 'info' | 'warn' | 'error', message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  stateGet(key: string): string | undefined;
+  /** Throws the host's message when the scratchpad is full. */
+  stateSet(key: string, value: string): void;
+  stateDelete(key: string): void;
+  nowUnixMs(): number;
+  /** Capability `hedera:submit-topic-message`; throws the host's message on error. */
+  submitTopicMessage(topicId: EntityId, message: string): string;
+  /** Capability `hedera:create-topic`; throws the host's message on error. */
+  createTopic(memo: string): EntityId;
+};
+
+/** Why a call ended badly (`events.on-tool-failure`). */
+export interface ToolFailure {
+  method: string;
+  toolType: ToolType;
+  context: Context;
+  rawParams: unknown;
+  normalisedParams?: NormalisedParams;
+  outcome: 'blocked' | 'failed';
+  error: string;
+  errorCode?: string;
+  policyBlock?: Record<string, unknown>;
+  pluginFailure?: Record<string, unknown>;
+}
+
+export interface Description<S> {
+  name: string;
+  description?: string;
+  /** Tool methods, or "*" for all. */
+  relevantTools: readonly string[];
+  hookStages?: readonly StageName[];
+  policyStages?: readonly StageName[];
+  /** Handed to every stage function as its second argument. */
+  state?: S;
+}
+type Stages<R, S> = Partial<Record<'preToolExecution' | 'postParamsNormalization' | 'postCoreAction', (input: StageInput, state: S) => R | undefined>>;
+export interface PluginDefinition<S> {
+  /** Validate the operator's config; throw (a string) to refuse it. */
+  describe(config: Record<string, unknown>): Description<S>;
+  hooks?: Stages<HookResult, S> & { postToolExecution?: (input: StageInput, state: S) => HookResult | undefined };
+  policy?: Stages<Verdict, S> & { postSecondaryAction?: (input: StageInput, state: S) => Verdict | undefined };
+  onToolFailure?: (failure: ToolFailure, state: S) => void;
+}
+/** The component's exports; `export default definePlugin({...})`. */
+export declare function definePlugin<S = undefined>(definition: PluginDefinition<S>): unknown;
+
+export interface Movement {
+  asset: { kind: 'hbar' } | { kind: 'token' | 'nft'; id: EntityId };
+  /** undefined for a new account. */
+  to: EntityId | undefined;
+  amount: bigint;
+  via: 'transfer' | 'allowance';
+}
+export declare const facts: {
+  movements(method: string, normalisedParams: unknown): Movement[];
+  readonly VALUE_TOOLS: readonly string[];
+  isEntityId(s: unknown): boolean;
+};

@@ -1,0 +1,153 @@
+// hak guest SDK for JavaScript. A plugin module does
+//   export default definePlugin({ describe(config) {…}, policy: {…}, hooks: {…}, onToolFailure })
+// and `hak-js-build plugin.js -o plugin.wasm` makes it a component of the world
+// `hedera:agent-kit/agent-plugin@0.1.1` with no WASI imports. Every stage has a default
+// (proceed / allow); the host only calls the stages `describe` declares.
+import * as hostApi from 'hedera:agent-kit/host@0.1.1';
+import * as hederaApi from 'hedera:agent-kit/hedera@0.1.1';
+
+export { facts } from './facts.js';
+
+/** The four hookable stages, with the names `describe` uses. */
+export const Stage = Object.freeze({
+  PRE_TOOL_EXECUTION: 'pre-tool-execution',
+  POST_PARAMS_NORMALIZATION: 'post-params-normalization',
+  POST_CORE_ACTION: 'post-core-action',
+  POST_SECONDARY_ACTION: 'post-secondary-action',
+});
+
+/** Allow the call. */
+export const allow = Object.freeze({ tag: 'allow' });
+/** Let the call proceed unchanged (hooks). */
+export const proceed = Object.freeze({ tag: 'proceed' });
+
+/** Block the call: `block("too many", {code: "X", details: {n: 3}})`. */
+export function block(message, { code, details } = {}) {
+  return {
+    tag: 'block',
+    val: {
+      message: String(message),
+      code: code === undefined ? undefined : String(code),
+      detailsJson: details === undefined ? undefined : JSON.stringify(details),
+    },
+  };
+}
+
+/** Replace the stage's editable value (hooks): `replace(newNormalisedParams)`. */
+export function replace(value) {
+  return { tag: 'replace', val: typeof value === 'string' ? value : JSON.stringify(value) };
+}
+
+/** Thin wrappers over the host imports. */
+export const host = Object.freeze({
+  log: (level, message) => hostApi.log(level, String(message)),
+  info: (message) => hostApi.log('info', String(message)),
+  warn: (message) => hostApi.log('warn', String(message)),
+  stateGet: (key) => hostApi.stateGet(key) ?? undefined,
+  /** Throws the host's message when the scratchpad is full. */
+  stateSet: (key, value) => hostApi.stateSet(key, value),
+  stateDelete: (key) => hostApi.stateDelete(key),
+  nowUnixMs: () => Number(hostApi.nowUnixMs()),
+  submitTopicMessage: (topicId, message) => hederaApi.submitTopicMessage(topicId, message),
+  createTopic: (memo) => hederaApi.createTopic(memo),
+});
+
+/** One stage call's input; the params JSON is parsed once, on first use. */
+export class StageInput {
+  constructor(raw) {
+    this.stage = raw.stage;
+    this.method = raw.method;
+    this.toolType = raw.toolType;
+    this.paramsJson = raw.params;
+    this._params = undefined;
+  }
+  /** `{context, rawParams, normalisedParams?, coreActionResult?, toolResult?}` */
+  get params() {
+    if (this._params === undefined) this._params = JSON.parse(this.paramsJson);
+    return this._params;
+  }
+  get context() { return this.params.context; }
+  get rawParams() { return this.params.rawParams; }
+  get normalisedParams() { return this.params.normalisedParams; }
+  get coreActionResult() { return this.params.coreActionResult; }
+  get toolResult() { return this.params.toolResult; }
+  get isQuery() { return this.toolType === 'query'; }
+}
+
+const HOOKS = {
+  preToolExecution: 'preToolExecution',
+  postParamsNormalization: 'postParamsNormalization',
+  postCoreAction: 'postCoreAction',
+  postToolExecution: 'postToolExecution',
+};
+const POLICIES = {
+  shouldBlockPreToolExecution: 'preToolExecution',
+  shouldBlockPostParamsNormalization: 'postParamsNormalization',
+  shouldBlockPostCoreAction: 'postCoreAction',
+  shouldBlockPostSecondaryAction: 'postSecondaryAction',
+};
+
+/** An error the host sees as the plugin's `err(message)`. */
+function fail(error) {
+  const message = typeof error === 'string' ? error : (error && error.message) || String(error);
+  const e = new Error(message);
+  e.payload = message;
+  throw e;
+}
+
+/**
+ * Build the component's exports. `describe(config)` validates the operator's config (an
+ * object) and returns `{name, description, relevantTools, hookStages, policyStages, state}`;
+ * throw to refuse the config. `state` is handed to every stage function as its second
+ * argument. Stage functions get a `StageInput`; policies return `allow` or `block(…)`,
+ * hooks `proceed` or `replace(…)`; throwing fails the call with that message.
+ */
+export function definePlugin({ describe, hooks = {}, policy = {}, onToolFailure }) {
+  let state;
+  const wrap = (fn, fallback) => (raw) => {
+    if (!fn) return fallback;
+    let out;
+    try {
+      out = fn(new StageInput(raw), state);
+    } catch (e) {
+      fail(e);
+    }
+    return out === undefined ? fallback : out;
+  };
+  const hookExports = {};
+  for (const [exported, name] of Object.entries(HOOKS)) hookExports[exported] = wrap(hooks[name], proceed);
+  const policyExports = {};
+  for (const [exported, name] of Object.entries(POLICIES)) policyExports[exported] = wrap(policy[name], allow);
+  return {
+    plugin: {
+      describe(configJson) {
+        let info;
+        try {
+          info = describe(JSON.parse(configJson));
+        } catch (e) {
+          fail(e);
+        }
+        state = info.state;
+        return {
+          name: String(info.name),
+          description: String(info.description ?? ''),
+          relevantTools: [...(info.relevantTools ?? [])],
+          hookStages: [...(info.hookStages ?? [])],
+          policyStages: [...(info.policyStages ?? [])],
+        };
+      },
+    },
+    hooks: hookExports,
+    policy: policyExports,
+    events: {
+      onToolFailure(json) {
+        if (!onToolFailure) return;
+        try {
+          onToolFailure(JSON.parse(json), state);
+        } catch (e) {
+          hostApi.log('warn', `onToolFailure: ${e && e.message ? e.message : e}`);
+        }
+      },
+    },
+  };
+}
