@@ -294,9 +294,37 @@ fn bench_mixed(c: &mut Criterion) {
     group.finish();
 }
 
+/// One max-recipients policy per guest language: a warm call (instance reused per context)
+/// and the first call of a new context (instantiate + describe + call).
+fn bench_languages(c: &mut Criterion) {
+    let mut group = c.benchmark_group("one_policy_per_language");
+    for lang in ["rust", "js"] {
+        let path = root().join(format!("target/plugins/{lang}/max-recipients.wasm"));
+        if !path.exists() {
+            eprintln!("{} missing: run scripts/build-plugins.sh", path.display());
+            continue;
+        }
+        let manifest = format!(
+            "{HEADER}\n[[plugins]]\nname = \"max\"\npath = {:?}\nconfig = {{ maxRecipients = 5 }}\n",
+            path.display().to_string()
+        );
+        let host = host(&manifest, vec![]);
+        let mut session = host.default_session();
+        let first = session.call("transfer_hbar_tool", PARAMS).unwrap();
+        assert_eq!(first["raw"]["status"], "SUCCESS", "{first}");
+        group.bench_function(format!("{lang}/warm"), |b| {
+            b.iter(|| session.call("transfer_hbar_tool", PARAMS).unwrap())
+        });
+        group.bench_function(format!("{lang}/new_context_first_call"), |b| {
+            b.iter(|| host.default_session().call("transfer_hbar_tool", PARAMS).unwrap())
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(50).measurement_time(std::time::Duration::from_secs(4));
-    targets = bench_calls, bench_autonomous, bench_mixed
+    targets = bench_calls, bench_autonomous, bench_mixed, bench_languages
 }
 criterion_main!(benches);
