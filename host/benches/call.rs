@@ -316,7 +316,11 @@ fn bench_languages(c: &mut Criterion) {
             b.iter(|| session.call("transfer_hbar_tool", PARAMS).unwrap())
         });
         group.bench_function(format!("{lang}/new_context_first_call"), |b| {
-            b.iter(|| host.default_session().call("transfer_hbar_tool", PARAMS).unwrap())
+            b.iter(|| {
+                host.default_session()
+                    .call("transfer_hbar_tool", PARAMS)
+                    .unwrap()
+            })
         });
     }
     group.finish();

@@ -109,6 +109,18 @@ enum PluginCommand {
     },
     /// Make an ed25519 key pair for signing plugins: {"privateKey", "publicKey"} (hex).
     Keygen,
+    /// Scaffold a working plugin project `<dir>/<name>` in Rust or JavaScript.
+    New {
+        name: String,
+        #[arg(long, value_enum)]
+        lang: crate::scaffold::Lang,
+        /// Where to create it (default: the current directory).
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+        /// The guest SDKs to use (default: the ones this hak was built with).
+        #[arg(long)]
+        sdk: Option<PathBuf>,
+    },
     /// Sign a component: writes `<file>.sig` with the key in the named environment variable.
     Sign {
         file: PathBuf,
@@ -163,6 +175,20 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             listen,
             plugins_dir,
         } => serve(&host, listen, plugins_dir)?,
+        Command::Plugin {
+            command:
+                PluginCommand::New {
+                    name,
+                    lang,
+                    dir,
+                    sdk,
+                },
+        } => {
+            let sdk = sdk.unwrap_or_else(crate::scaffold::default_sdk_root);
+            let (files, build) =
+                crate::scaffold::new_plugin(lang, &name, &dir, &sdk).map_err(anyhow::Error::msg)?;
+            println!("{}", json!({"files": files, "build": build}));
+        }
         Command::Plugin {
             command: PluginCommand::Keygen,
         } => {

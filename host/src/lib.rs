@@ -22,6 +22,7 @@ pub mod mirror;
 pub mod network;
 pub mod registry;
 pub mod runtime;
+pub mod scaffold;
 pub mod serve;
 pub mod signing;
 pub mod stage;

@@ -16,6 +16,7 @@ mod params;
 mod policies;
 mod return_bytes;
 mod runtime;
+mod scaffold;
 mod strategies;
 mod tokens;
 mod transactions;

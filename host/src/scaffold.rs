@@ -1,0 +1,185 @@
+//! `hak plugin new --lang rust|js <name>`: a working plugin project to start from — a policy
+//! that blocks HBAR transfers above a configured amount, with its build command. Only the
+//! templates live here; building is the language toolchain's job.
+
+use std::path::{Path, PathBuf};
+
+/// Languages hak can scaffold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lang {
+    Rust,
+    Js,
+}
+
+/// The repository's guest SDKs, as this binary was built from them.
+pub fn default_sdk_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../guest-sdk")
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// Write the project into `dir/<name>`; the files written and the build command.
+pub fn new_plugin(
+    lang: Lang,
+    name: &str,
+    dir: &Path,
+    sdk_root: &Path,
+) -> Result<(Vec<PathBuf>, String), String> {
+    if !valid_name(name) {
+        return Err(format!(
+            "plugin name {name:?}: use lowercase letters, digits and '-', starting with a letter"
+        ));
+    }
+    let root = dir.join(name);
+    if root.exists() {
+        return Err(format!("{} already exists", root.display()));
+    }
+    let sdk_root = sdk_root
+        .canonicalize()
+        .map_err(|e| format!("guest SDKs at {}: {e}", sdk_root.display()))?;
+    let files: Vec<(PathBuf, String)> = match lang {
+        Lang::Rust => vec![
+            (
+                root.join("Cargo.toml"),
+                rust_manifest(name, &sdk_root.join("rust")),
+            ),
+            (root.join("src/lib.rs"), RUST_LIB.replace("{{name}}", name)),
+        ],
+        Lang::Js => vec![(
+            root.join(format!("{name}.js")),
+            JS_PLUGIN.replace("{{name}}", name),
+        )],
+    };
+    let mut written = Vec::new();
+    for (path, text) in files {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        written.push(path);
+    }
+    let build = match lang {
+        Lang::Rust => format!(
+            "cd {} && cargo build --release --target wasm32-wasip2   # → target/wasm32-wasip2/release/{}.wasm",
+            root.display(),
+            name.replace('-', "_")
+        ),
+        Lang::Js => format!(
+            "node {} {} -o {}   # after `npm ci` in {}",
+            sdk_root.join("js/bin/build.js").display(),
+            root.join(format!("{name}.js")).display(),
+            root.join(format!("{name}.wasm")).display(),
+            sdk_root.join("js").display()
+        ),
+    };
+    Ok((written, build))
+}
+
+fn rust_manifest(name: &str, sdk: &Path) -> String {
+    format!(
+        r#"[package]
+name = "{name}"
+version = "0.1.0"
+edition = "2021"
+
+[lib]
+crate-type = ["cdylib"]
+
+[dependencies]
+hak-guest = {{ path = {sdk:?} }}
+serde = {{ version = "1", features = ["derive"] }}
+
+[profile.release]
+opt-level = "s"
+lto = true
+strip = true
+codegen-units = 1
+panic = "abort"
+
+# A project of its own, even inside another workspace.
+[workspace]
+"#,
+        sdk = sdk.display().to_string()
+    )
+}
+
+const RUST_LIB: &str = r#"//! {{name}}: blocks HBAR transfers that send more than `maxTinybars` to one recipient.
+//! Config: `{"maxTinybars": "100000000"}`.
+
+use hak_guest::{block, parse_config, Plugin, PluginInfo, PolicyOutcome, Stage, StageInput, Verdict};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Config {
+    max_tinybars: String,
+}
+
+pub struct Policy {
+    max: i128,
+}
+
+impl Plugin for Policy {
+    fn describe(config: &str) -> Result<(Self, PluginInfo), String> {
+        let config: Config = parse_config(config)?;
+        let max = config
+            .max_tinybars
+            .parse()
+            .map_err(|_| "invalid config: maxTinybars: not an integer".to_string())?;
+        let info = PluginInfo::policy(
+            "{{name}}",
+            "Blocks large HBAR transfers",
+            ["transfer_hbar_tool"],
+            [Stage::PostParamsNormalization],
+        );
+        Ok((Policy { max }, info))
+    }
+
+    fn should_block_post_params_normalization(&self, input: &StageInput) -> PolicyOutcome {
+        let params = input.params_value()?;
+        for m in hak_guest::facts::movements(&input.method, &params["normalisedParams"]) {
+            if m.amount as i128 > self.max {
+                return Ok(block(format!("{} tinybars to one recipient is too much", m.amount)));
+            }
+        }
+        Ok(Verdict::Allow)
+    }
+}
+
+hak_guest::export_plugin!(Policy);
+"#;
+
+const JS_PLUGIN: &str = r#"// {{name}}: blocks HBAR transfers that send more than `maxTinybars` to one recipient.
+// Config: {"maxTinybars": "100000000"}.
+import { definePlugin, Stage, allow, block, facts } from '@hak/guest';
+
+export default definePlugin({
+  describe(config) {
+    if (typeof config.maxTinybars !== 'string' || !/^\d+$/.test(config.maxTinybars)) {
+      throw 'invalid config: maxTinybars: not an integer string';
+    }
+    return {
+      name: '{{name}}',
+      description: 'Blocks large HBAR transfers',
+      relevantTools: ['transfer_hbar_tool'],
+      policyStages: [Stage.POST_PARAMS_NORMALIZATION],
+      state: { max: BigInt(config.maxTinybars) },
+    };
+  },
+  policy: {
+    postParamsNormalization(input, { max }) {
+      for (const m of facts.movements(input.method, input.normalisedParams)) {
+        if (m.amount > max) return block(`${m.amount} tinybars to one recipient is too much`);
+      }
+      return allow;
+    },
+  },
+});
+"#;
