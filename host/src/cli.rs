@@ -109,6 +109,20 @@ enum PluginCommand {
     },
     /// Make an ed25519 key pair for signing plugins: {"privateKey", "publicKey"} (hex).
     Keygen,
+    /// Build a Go plugin (a directory with a main package using hak.local/guest) into a
+    /// component: `go build` for GOOS=wasip1, then `componentize`. Go is `$HAK_GO` or `go`.
+    Build {
+        dir: PathBuf,
+        #[arg(long, short)]
+        out: PathBuf,
+    },
+    /// Make a component of the agent-plugin world from a core wasm module (e.g. Go's
+    /// `-buildmode=c-shared` output), with the WASI reactor adapter.
+    Componentize {
+        core: PathBuf,
+        #[arg(long, short)]
+        out: PathBuf,
+    },
     /// Scaffold a working plugin project `<dir>/<name>` in Rust or JavaScript.
     New {
         name: String,
@@ -188,6 +202,41 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let (files, build) =
                 crate::scaffold::new_plugin(lang, &name, &dir, &sdk).map_err(anyhow::Error::msg)?;
             println!("{}", json!({"files": files, "build": build}));
+        }
+        Command::Plugin {
+            command: PluginCommand::Componentize { core, out },
+        } => {
+            let bytes = std::fs::read(&core)?;
+            let component =
+                crate::componentize::componentize(&bytes, &crate::componentize::default_wit_dir())?;
+            std::fs::write(&out, &component)?;
+            println!("{}", json!({"built": out, "bytes": component.len()}));
+        }
+        Command::Plugin {
+            command: PluginCommand::Build { dir, out },
+        } => {
+            let go = std::env::var("HAK_GO").unwrap_or_else(|_| "go".into());
+            let core = out.with_extension("core.wasm");
+            let started = Instant::now();
+            let status = std::process::Command::new(&go)
+                .args(["build", "-buildmode=c-shared", "-ldflags=-s -w", "-o"])
+                .arg(std::path::absolute(&core)?)
+                .arg(".")
+                .current_dir(&dir)
+                .env("GOOS", "wasip1")
+                .env("GOARCH", "wasm")
+                .env("GOTOOLCHAIN", "local")
+                .env("GOPROXY", "off")
+                .env("GOFLAGS", "-mod=mod")
+                .status()
+                .map_err(|e| anyhow::anyhow!("cannot run {go}: {e} (set $HAK_GO to the Go binary)"))?;
+            anyhow::ensure!(status.success(), "go build failed in {}", dir.display());
+            let bytes = std::fs::read(&core)?;
+            let component =
+                crate::componentize::componentize(&bytes, &crate::componentize::default_wit_dir())?;
+            std::fs::write(&out, &component)?;
+            let _ = std::fs::remove_file(&core);
+            println!("{}", json!({"built": out, "bytes": component.len(), "ms": started.elapsed().as_millis() as u64}));
         }
         Command::Plugin {
             command: PluginCommand::Keygen,

@@ -13,6 +13,7 @@
 //! - [`state_store`]: the per-plugin, per-context scratchpad behind `state-get` / `state-set`.
 
 pub mod cli;
+pub mod componentize;
 pub mod context;
 pub mod host;
 pub mod lifecycle;

@@ -1,0 +1,186 @@
+// "Max Recipients Policy", the kit's MaxRecipientsPolicy in Go: the twin of
+// example-plugins/rust/max-recipients (same config, verdicts and messages).
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"regexp"
+	"sort"
+	"strings"
+
+	guest "hak.local/guest"
+)
+
+var defaultTools = []string{
+	"transfer_hbar_tool", "transfer_hbar_with_allowance_tool", "airdrop_fungible_token_tool",
+	"transfer_fungible_token_tool", "transfer_fungible_token_with_allowance_tool",
+	"transfer_non_fungible_token_with_allowance_tool", "transfer_non_fungible_token_tool",
+}
+
+var field = map[string]string{
+	"transfer_hbar_tool":                              "hbarTransfers",
+	"transfer_hbar_with_allowance_tool":               "hbarTransfers",
+	"airdrop_fungible_token_tool":                     "tokenTransfers",
+	"transfer_fungible_token_tool":                    "tokenTransfers",
+	"transfer_fungible_token_with_allowance_tool":     "tokenTransfers",
+	"transfer_non_fungible_token_tool":                "transfers",
+	"transfer_non_fungible_token_with_allowance_tool": "transfers",
+}
+
+type rule struct {
+	Field       *string `json:"field"`
+	AmountField *string `json:"amountField"`
+	Count       *uint64 `json:"count"`
+}
+
+type policy struct {
+	max    uint64
+	custom map[string]rule
+}
+
+var integer = regexp.MustCompile(`^[+-]?\d+$`)
+
+// sign of an amount (string or number), as the Rust SDK's Amount reads it; ok=false if unreadable.
+func sign(v any) (int, bool) {
+	switch a := v.(type) {
+	case string:
+		if !integer.MatchString(a) {
+			return 0, false
+		}
+		n, _ := new(big.Int).SetString(strings.TrimPrefix(a, "+"), 10)
+		return n.Sign(), true
+	case json.Number:
+		f, err := a.Float64()
+		if err != nil {
+			return 0, false
+		}
+		switch {
+		case f > 0:
+			return 1, true
+		case f < 0:
+			return -1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+func (p *policy) Describe(config []byte) (guest.Info, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(config, &raw); err != nil {
+		return guest.Info{}, fmt.Errorf("MaxRecipientsPolicy: invalid config: %v", err)
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k != "maxRecipients" && k != "additionalTools" && k != "customCounts" {
+			return guest.Info{}, fmt.Errorf("MaxRecipientsPolicy: invalid config: unknown field `%s`", k)
+		}
+	}
+	var max uint64
+	if err := json.Unmarshal(raw["maxRecipients"], &max); err != nil || max == 0 {
+		return guest.Info{}, fmt.Errorf("MaxRecipientsPolicy: 'maxRecipients' must be a positive integer. Received: %s", string(raw["maxRecipients"]))
+	}
+	var additional []string
+	if a, ok := raw["additionalTools"]; ok {
+		_ = json.Unmarshal(a, &additional)
+	}
+	p.max = max
+	p.custom = map[string]rule{}
+	if c, ok := raw["customCounts"]; ok {
+		_ = json.Unmarshal(c, &p.custom)
+	}
+	for tool, r := range p.custom {
+		if (r.Field == nil) == (r.Count == nil) {
+			return guest.Info{}, fmt.Errorf("MaxRecipientsPolicy: customCounts.%s needs exactly one of 'field' or 'count'", tool)
+		}
+	}
+	return guest.Info{
+		Name:          "Max Recipients Policy",
+		Description:   fmt.Sprintf("Limits the maximum number of recipients to %d", max),
+		RelevantTools: append(append([]string{}, defaultTools...), additional...),
+		PolicyStages:  []guest.Stage{guest.PostParamsNormalization},
+	}, nil
+}
+
+func (p *policy) count(in *guest.StageInput) (uint64, error) {
+	params, err := in.Params()
+	if err != nil {
+		return 0, err
+	}
+	n, _ := params["normalisedParams"].(map[string]any)
+	if r, ok := p.custom[in.Method]; ok {
+		if r.Count != nil {
+			return *r.Count, nil
+		}
+		var at any = n
+		for _, key := range strings.Split(*r.Field, ".") {
+			m, _ := at.(map[string]any)
+			at = m[key]
+		}
+		items, ok := at.([]any)
+		if !ok {
+			return 0, nil
+		}
+		if r.AmountField == nil {
+			return uint64(len(items)), nil
+		}
+		var c uint64
+		for _, item := range items {
+			m, _ := item.(map[string]any)
+			v, present := m[*r.AmountField]
+			if !present || v == nil {
+				c++
+				continue
+			}
+			if s, ok := sign(v); ok && s > 0 {
+				c++
+			}
+		}
+		return c, nil
+	}
+	f, ok := field[in.Method]
+	if !ok {
+		return 0, fmt.Errorf("MaxRecipientsPolicy: Unhandled tool '%s'. Provide a custom strategy in the constructor.", in.Method)
+	}
+	entries, _ := n[f].([]any)
+	var c uint64
+	for _, e := range entries {
+		m, _ := e.(map[string]any)
+		v, present := m["amount"]
+		if !present || v == nil {
+			c++
+			continue
+		}
+		s, ok := sign(v)
+		if !ok {
+			return 0, fmt.Errorf("cannot read stage params for %s: bad amount %v", in.Method, v)
+		}
+		if s > 0 {
+			c++
+		}
+	}
+	return c, nil
+}
+
+func (p *policy) ShouldBlock(in *guest.StageInput) (guest.Verdict, error) {
+	c, err := p.count(in)
+	if err != nil {
+		return guest.Verdict{}, err
+	}
+	if c <= p.max {
+		return guest.Allow, nil
+	}
+	guest.Log(guest.LevelWarn, fmt.Sprintf("MaxRecipientsPolicy: %s tool call rejected, expected max %d recipients, got %d", in.Method, p.max, c))
+	return guest.Block(fmt.Sprintf("%d recipients exceed the maximum of %d", c, p.max), "MAX_RECIPIENTS_EXCEEDED",
+		map[string]any{"recipientCount": c, "maxRecipients": p.max}), nil
+}
+
+func init() { guest.Register(&policy{}) }
+
+func main() {}

@@ -1,0 +1,3 @@
+module hak.local/guest
+
+go 1.27

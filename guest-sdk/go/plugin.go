@@ -1,0 +1,117 @@
+package guest
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Stage is one of the four hookable stages (canonical ABI enum order).
+type Stage uint8
+
+const (
+	PreToolExecution Stage = iota
+	PostParamsNormalization
+	PostCoreAction
+	PostSecondaryAction
+)
+
+// ToolType is the kit's TOOL_TYPE.
+type ToolType uint8
+
+const (
+	Query ToolType = iota
+	Transaction
+	Other
+)
+
+// Info is what Describe returns: the plugin's name, tools and stages.
+type Info struct {
+	Name          string
+	Description   string
+	RelevantTools []string
+	HookStages    []Stage
+	PolicyStages  []Stage
+}
+
+// StageInput is one stage call's input; Params parses the JSON once.
+type StageInput struct {
+	Stage      Stage
+	Method     string
+	ToolType   ToolType
+	ParamsJSON string
+	parsed     map[string]any
+}
+
+// Params is the stage's params object (`context`, `rawParams`, `normalisedParams`, …), with
+// numbers as json.Number so 64-bit amounts keep their precision.
+func (in *StageInput) Params() (map[string]any, error) {
+	if in.parsed == nil {
+		dec := json.NewDecoder(strings.NewReader(in.ParamsJSON))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			return nil, err
+		}
+		in.parsed = m
+	}
+	return in.parsed, nil
+}
+
+// Verdict is a policy's answer: Allow, or Block(...).
+type Verdict struct {
+	Blocked     bool
+	Message     string
+	Code        *string
+	DetailsJSON *string
+}
+
+// Allow lets the call through.
+var Allow = Verdict{}
+
+// Block stops the call with a reason, an optional machine code and details (any JSON value).
+func Block(message string, code string, details any) Verdict {
+	v := Verdict{Blocked: true, Message: message}
+	if code != "" {
+		v.Code = &code
+	}
+	if details != nil {
+		if b, err := json.Marshal(details); err == nil {
+			s := string(b)
+			v.DetailsJSON = &s
+		}
+	}
+	return v
+}
+
+// HookResult is a hook's answer: Proceed, or Replace(json).
+type HookResult struct {
+	Replace *string
+}
+
+// Proceed leaves the call unchanged.
+var Proceed = HookResult{}
+
+// Plugin is what every plugin implements: validate the operator's config (a JSON object).
+type Plugin interface {
+	Describe(config []byte) (Info, error)
+}
+
+// Policy is implemented by plugins that declared policy stages.
+type Policy interface {
+	ShouldBlock(in *StageInput) (Verdict, error)
+}
+
+// Hooks is implemented by plugins that declared hook stages.
+type Hooks interface {
+	Hook(in *StageInput) (HookResult, error)
+}
+
+// FailureObserver is implemented by plugins that want `events.on-tool-failure`.
+type FailureObserver interface {
+	OnToolFailure(reportJSON string)
+}
+
+var registered Plugin
+
+// Register makes p the component's plugin; call it from an init function.
+func Register(p Plugin) { registered = p }
