@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Build every example plugin of every language (and the test fixtures) as components into
-# target/plugins/<lang>/<name>.wasm: rust (cargo, wasm32-wasip2) and js (componentize-js 0.23
-# via guest-sdk/js, after `npm ci` there). `scripts/build-plugins.sh rust` builds Rust only.
+# target/plugins/<lang>/<name>.wasm: rust (cargo, wasm32-wasip2), js (componentize-js 0.23 via
+# guest-sdk/js, after `npm ci` there) and go (Go 1.27 from scripts/install-deps.sh, then
+# `hak plugin build`). `scripts/build-plugins.sh rust` builds Rust only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-langs="${1:-rust js}"
+langs="${1:-rust js go}"
 if [[ " $langs " == *" rust "* ]]; then
   out=target/plugins/rust
   mkdir -p "$out" target/plugins/fixtures
@@ -36,6 +37,18 @@ if [[ " $langs " == *" js "* ]]; then
     if [ ! -f "$out/$name.wasm" ] || [ -n "$(find "$src" guest-sdk/js/src guest-sdk/js/bin wit -newer "$out/$name.wasm" 2>/dev/null | head -1)" ]; then
       node guest-sdk/js/bin/build.js "$src" -o "$out/$name.wasm" >/dev/null
     fi
+    echo "built $out/$name.wasm"
+  done
+fi
+if [[ " $langs " == *" go "* ]]; then
+  out=target/plugins/go
+  mkdir -p "$out"
+  go_bin="${HAK_GO:-$(scripts/go-path.sh)}"
+  [ -n "$go_bin" ] || { echo "no Go toolchain: run scripts/install-deps.sh" >&2; exit 1; }
+  cargo build --quiet -p hak-host --bin hak
+  for dir in example-plugins/go/*/; do
+    name=$(basename "$dir")
+    HAK_GO="$go_bin" target/debug/hak plugin build "$dir" -o "$out/$name.wasm" >/dev/null
     echo "built $out/$name.wasm"
   done
 fi

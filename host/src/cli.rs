@@ -229,14 +229,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 .env("GOPROXY", "off")
                 .env("GOFLAGS", "-mod=mod")
                 .status()
-                .map_err(|e| anyhow::anyhow!("cannot run {go}: {e} (set $HAK_GO to the Go binary)"))?;
+                .map_err(|e| {
+                    anyhow::anyhow!("cannot run {go}: {e} (set $HAK_GO to the Go binary)")
+                })?;
             anyhow::ensure!(status.success(), "go build failed in {}", dir.display());
             let bytes = std::fs::read(&core)?;
             let component =
                 crate::componentize::componentize(&bytes, &crate::componentize::default_wit_dir())?;
             std::fs::write(&out, &component)?;
             let _ = std::fs::remove_file(&core);
-            println!("{}", json!({"built": out, "bytes": component.len(), "ms": started.elapsed().as_millis() as u64}));
+            println!(
+                "{}",
+                json!({"built": out, "bytes": component.len(), "ms": started.elapsed().as_millis() as u64})
+            );
         }
         Command::Plugin {
             command: PluginCommand::Keygen,

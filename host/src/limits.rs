@@ -17,6 +17,8 @@ pub const MAX_COMPONENT_BYTES: usize = 64 * 1024 * 1024;
 pub const MAX_WASM_STACK_BYTES: usize = 1024 * 1024;
 /// One `log` message is cut to this many bytes.
 pub const MAX_LOG_MESSAGE_BYTES: usize = 4 * 1024;
+/// Ceiling of `limits.max_input_bytes` (below the Go guest SDK's 8 MiB input arena).
+pub const MAX_INPUT_BYTES: usize = 7 * 1024 * 1024;
 
 /// Per-plugin limits from the manifest's `[plugins.limits]`, with safe defaults.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
@@ -34,6 +36,9 @@ pub struct PluginLimits {
     pub max_log_bytes: usize,
     /// Bytes of keys + values the plugin may keep in its per-context scratchpad.
     pub max_state_bytes: usize,
+    /// Largest stage input (params JSON) handed to the plugin; a larger one fails the call
+    /// before the plugin runs (guests with fixed input arenas, like the Go SDK's 8 MiB, rely on it).
+    pub max_input_bytes: usize,
 }
 
 impl Default for PluginLimits {
@@ -45,6 +50,7 @@ impl Default for PluginLimits {
             max_output_bytes: 1024 * 1024,
             max_log_bytes: 16 * 1024,
             max_state_bytes: 64 * 1024,
+            max_input_bytes: 1024 * 1024,
         }
     }
 }
@@ -62,6 +68,12 @@ impl PluginLimits {
             return Err(format!(
                 "limits.memory_mib must be between 1 and {MAX_MEMORY_MIB}, got {}",
                 self.memory_mib
+            ));
+        }
+        if self.max_input_bytes == 0 || self.max_input_bytes > MAX_INPUT_BYTES {
+            return Err(format!(
+                "limits.max_input_bytes must be between 1 and {MAX_INPUT_BYTES}, got {}",
+                self.max_input_bytes
             ));
         }
         if self.fuel == Some(0) {

@@ -1,4 +1,4 @@
-//! `hak plugin new --lang rust|js <name>`: a working plugin project to start from — a policy
+//! `hak plugin new --lang rust|js|go <name>`: a working plugin project to start from — a policy
 //! that blocks HBAR transfers above a configured amount, with its build command. Only the
 //! templates live here; building is the language toolchain's job.
 
@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 pub enum Lang {
     Rust,
     Js,
+    Go,
 }
 
 /// The repository's guest SDKs, as this binary was built from them.
@@ -56,6 +57,16 @@ pub fn new_plugin(
             root.join(format!("{name}.js")),
             JS_PLUGIN.replace("{{name}}", name),
         )],
+        Lang::Go => vec![
+            (
+                root.join("go.mod"),
+                format!(
+                    "module hak.local/plugins/{name}\n\ngo 1.27\n\nrequire hak.local/guest v0.0.0\n\nreplace hak.local/guest => {}\n",
+                    sdk_root.join("go").display()
+                ),
+            ),
+            (root.join("main.go"), GO_PLUGIN.replace("{{name}}", name)),
+        ],
     };
     let mut written = Vec::new();
     for (path, text) in files {
@@ -70,6 +81,11 @@ pub fn new_plugin(
             "cd {} && cargo build --release --target wasm32-wasip2   # → target/wasm32-wasip2/release/{}.wasm",
             root.display(),
             name.replace('-', "_")
+        ),
+        Lang::Go => format!(
+            "HAK_GO=<go 1.27> hak plugin build {} -o {}",
+            root.display(),
+            root.join(format!("{name}.wasm")).display()
         ),
         Lang::Js => format!(
             "node {} {} -o {}   # after `npm ci` in {}",
@@ -182,4 +198,56 @@ export default definePlugin({
     },
   },
 });
+"#;
+
+const GO_PLUGIN: &str = r#"// {{name}}: blocks HBAR transfers that send more than `maxTinybars` to one recipient.
+// Config: {"maxTinybars": "100000000"}.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+
+	guest "hak.local/guest"
+)
+
+type policy struct{ max *big.Int }
+
+func (p *policy) Describe(config []byte) (guest.Info, error) {
+	var c struct {
+		MaxTinybars string `json:"maxTinybars"`
+	}
+	if err := json.Unmarshal(config, &c); err != nil {
+		return guest.Info{}, fmt.Errorf("invalid config: %v", err)
+	}
+	max, ok := new(big.Int).SetString(c.MaxTinybars, 10)
+	if !ok {
+		return guest.Info{}, fmt.Errorf("invalid config: maxTinybars: not an integer string")
+	}
+	p.max = max
+	return guest.Info{
+		Name:          "{{name}}",
+		Description:   "Blocks large HBAR transfers",
+		RelevantTools: []string{"transfer_hbar_tool"},
+		PolicyStages:  []guest.Stage{guest.PostParamsNormalization},
+	}, nil
+}
+
+func (p *policy) ShouldBlock(in *guest.StageInput) (guest.Verdict, error) {
+	params, err := in.Params()
+	if err != nil {
+		return guest.Verdict{}, err
+	}
+	for _, m := range guest.Movements(in.Method, params["normalisedParams"]) {
+		if m.Amount.Cmp(p.max) > 0 {
+			return guest.Block(m.Amount.String()+" tinybars to one recipient is too much", "", nil), nil
+		}
+	}
+	return guest.Allow, nil
+}
+
+func init() { guest.Register(&policy{}) }
+
+func main() {}
 "#;

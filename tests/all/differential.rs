@@ -1,4 +1,4 @@
-//! The same policy written in Rust and in JavaScript must decide alike: over a generated corpus
+//! The same policy written in Rust, JavaScript and Go must decide alike: over a generated corpus
 //! of ≥ 1 000 stage inputs (zero, negative and > 2^53 amounts, the extremes of int64, empty
 //! lists, unknown and custom tools, new accounts, allowances of every kind), each pair returns
 //! the same verdict, block message, code and details, or both fail.
@@ -196,7 +196,7 @@ fn decide(instance: &mut PluginInstance, method: &str, params: &str) -> Outcome 
 }
 
 #[test]
-fn rust_and_js_policies_decide_alike_over_a_generated_corpus() {
+fn rust_js_and_go_policies_decide_alike_over_a_generated_corpus() {
     let pairs = [
         (
             "max-recipients",

@@ -7,6 +7,7 @@ mod autonomous;
 mod conformance;
 mod consensus;
 mod differential;
+mod go_guest;
 mod hostile;
 mod hotswap;
 mod library;

@@ -1,4 +1,4 @@
-//! `hak plugin new` scaffolds a plugin that builds and loads, in Rust and in JavaScript: the
+//! `hak plugin new` scaffolds a plugin that builds and loads, in Rust, JavaScript and Go: the
 //! scaffolded policy blocks a large transfer and lets a small one through.
 
 use hak_host::scaffold::{default_sdk_root, new_plugin, Lang};
@@ -88,4 +88,46 @@ fn a_scaffolded_js_plugin_builds_and_loads() {
         .unwrap();
     assert!(status.success());
     check_loads(&wasm, "my-js-policy");
+}
+
+#[test]
+fn a_scaffolded_go_plugin_builds_and_loads() {
+    let go = String::from_utf8(
+        Command::new(root().join("scripts/go-path.sh"))
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let go = go.trim();
+    assert!(
+        !go.is_empty(),
+        "no Go toolchain: run scripts/install-deps.sh"
+    );
+    let dir = fresh("scaffold-go");
+    let (_, build) = new_plugin(Lang::Go, "my-go-policy", &dir, &default_sdk_root()).unwrap();
+    assert!(build.contains("hak plugin build"), "{build}");
+    let project = dir.join("my-go-policy");
+    let core = project.join("core.wasm");
+    let status = Command::new(go)
+        .args(["build", "-buildmode=c-shared", "-o"])
+        .arg(&core)
+        .arg(".")
+        .current_dir(&project)
+        .env("GOOS", "wasip1")
+        .env("GOARCH", "wasm")
+        .env("GOTOOLCHAIN", "local")
+        .env("GOPROXY", "off")
+        .env("GOFLAGS", "-mod=mod")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let component = hak_host::componentize::componentize(
+        &std::fs::read(&core).unwrap(),
+        &hak_host::componentize::default_wit_dir(),
+    )
+    .unwrap();
+    let wasm = project.join("my-go-policy.wasm");
+    std::fs::write(&wasm, component).unwrap();
+    check_loads(&wasm, "my-go-policy");
 }

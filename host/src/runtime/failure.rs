@@ -19,6 +19,8 @@ pub enum FailureCause {
     /// The plugin returned something the host refuses: oversize, not JSON, a replacement that
     /// does not validate, a replacement at an observe-only stage.
     InvalidOutput,
+    /// The stage input was larger than the plugin's `max_input_bytes`; the plugin was not called.
+    InputTooLarge,
 }
 
 impl FailureCause {
@@ -29,6 +31,7 @@ impl FailureCause {
             FailureCause::Fuel => "fuel",
             FailureCause::Trap => "trap",
             FailureCause::InvalidOutput => "invalid-output",
+            FailureCause::InputTooLarge => "input-too-large",
         }
     }
 }

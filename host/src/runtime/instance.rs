@@ -30,6 +30,7 @@ pub struct PluginInstance {
     /// The per-call instruction budget, when the engine counts fuel.
     fuel: Option<u64>,
     max_output: usize,
+    max_input: usize,
 }
 
 impl PluginInstance {
@@ -97,6 +98,7 @@ impl PluginInstance {
             deadline_ticks: limits.deadline_ticks(),
             fuel,
             max_output: limits.max_output_bytes,
+            max_input: limits.max_input_bytes,
         };
         let config = plugin.config_json.as_str();
         let info = this.run("describe", |b, s| {
@@ -113,6 +115,7 @@ impl PluginInstance {
         tool_type: WitToolType,
         params: &str,
     ) -> Result<Result<HookResult, String>, PluginFailure> {
+        self.check_input(stage.as_str(), method.len() + params.len())?;
         let input = super::bindings::hooks::StageInput {
             stage: stage.to_wit(),
             method,
@@ -146,6 +149,7 @@ impl PluginInstance {
         params: &str,
     ) -> Result<Result<PolicyAnswer, String>, PluginFailure> {
         use super::bindings::policy::Verdict;
+        self.check_input(stage.as_str(), method.len() + params.len())?;
         let input = super::bindings::policy::StageInput {
             stage: stage.to_wit(),
             method,
@@ -185,6 +189,7 @@ impl PluginInstance {
         let Some(func) = self.on_tool_failure else {
             return Ok(());
         };
+        self.check_input("on_tool_failure", input_json.len())?;
         self.arm();
         let result = func.call(&mut self.store, (input_json.to_owned(),));
         self.store.data_mut().end_call();
@@ -204,6 +209,21 @@ impl PluginInstance {
             cause: FailureCause::InvalidOutput,
             detail: detail.into(),
         }
+    }
+
+    fn check_input(&self, phase: &str, size: usize) -> Result<(), PluginFailure> {
+        if size > self.max_input {
+            return Err(PluginFailure {
+                plugin: self.plugin.to_string(),
+                phase: phase.into(),
+                cause: FailureCause::InputTooLarge,
+                detail: format!(
+                    "the stage input is {size} bytes, more than the plugin's {}-byte max_input_bytes",
+                    self.max_input
+                ),
+            });
+        }
+        Ok(())
     }
 
     fn check_output(&self, stage: Stage, size: usize) -> Result<(), PluginFailure> {
