@@ -5,8 +5,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -40,17 +38,11 @@ type policy struct {
 	custom map[string]rule
 }
 
-var integer = regexp.MustCompile(`^[+-]?\d+$`)
-
 // sign of an amount (string or number), as the Rust SDK's Amount reads it; ok=false if unreadable.
 func sign(v any) (int, bool) {
 	switch a := v.(type) {
 	case string:
-		if !integer.MatchString(a) {
-			return 0, false
-		}
-		n, _ := new(big.Int).SetString(strings.TrimPrefix(a, "+"), 10)
-		return n.Sign(), true
+		return digitsSign(a)
 	case json.Number:
 		f, err := a.Float64()
 		if err != nil {
@@ -109,6 +101,9 @@ func (p *policy) Describe(config []byte) (guest.Info, error) {
 }
 
 func (p *policy) count(in *guest.StageInput) (uint64, error) {
+	if _, custom := p.custom[in.Method]; !custom {
+		return countBuiltin(in)
+	}
 	params, err := in.Params()
 	if err != nil {
 		return 0, err
@@ -144,26 +139,78 @@ func (p *policy) count(in *guest.StageInput) (uint64, error) {
 		}
 		return c, nil
 	}
+	return 0, nil
+}
+
+// rawSign is sign() on a raw JSON value, without decoding: a decimal string or a number.
+func rawSign(raw string) (int, bool) {
+	if s, ok := guest.StringValue(raw); ok {
+		return digitsSign(s)
+	}
+	if raw == "" || raw[0] == '"' || raw[0] == '{' || raw[0] == '[' || raw == "true" || raw == "false" {
+		return 0, false
+	}
+	return sign(json.Number(raw))
+}
+
+// digitsSign is the sign of an optionally signed run of digits.
+func digitsSign(s string) (int, bool) {
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	zero := true
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		if s[i] != '0' {
+			zero = false
+		}
+	}
+	switch {
+	case zero:
+		return 0, true
+	case neg:
+		return -1, true
+	}
+	return 1, true
+}
+
+// countBuiltin reads only normalisedParams.<field>[].amount from the params text.
+func countBuiltin(in *guest.StageInput) (uint64, error) {
 	f, ok := field[in.Method]
 	if !ok {
 		return 0, fmt.Errorf("MaxRecipientsPolicy: Unhandled tool '%s'. Provide a custom strategy in the constructor.", in.Method)
 	}
-	entries, _ := n[f].([]any)
+	raw, ok := guest.RawField(in.ParamsJSON, "normalisedParams", f)
+	if !ok || raw == "null" {
+		return 0, nil
+	}
 	var c uint64
-	for _, e := range entries {
-		m, _ := e.(map[string]any)
-		v, present := m["amount"]
-		if !present || v == nil {
+	var bad string
+	if !guest.Items(raw, func(item string) {
+		amount, present := guest.RawField(item, "amount")
+		if !present || amount == "null" {
 			c++
-			continue
+			return
 		}
-		s, ok := sign(v)
-		if !ok {
-			return 0, fmt.Errorf("cannot read stage params for %s: bad amount %v", in.Method, v)
+		s, ok := rawSign(amount)
+		if !ok && bad == "" {
+			bad = amount
 		}
 		if s > 0 {
 			c++
 		}
+	}) {
+		return 0, nil
+	}
+	if bad != "" {
+		return 0, fmt.Errorf("cannot read stage params for %s: bad amount %s", in.Method, bad)
 	}
 	return c, nil
 }
