@@ -59,6 +59,13 @@ pub struct ToolContext<'a> {
 }
 
 impl ToolContext<'_> {
+    /// Build for the nodes the network configuration fixes, if it fixes any.
+    pub fn pin_nodes<D>(&self, tx: &mut hedera::Transaction<D>) {
+        if !self.node_account_ids.is_empty() {
+            tx.node_account_ids(self.node_account_ids.iter().copied());
+        }
+    }
+
     /// GET a mirror path (`/accounts/0.0.5`) from synchronous tool code.
     pub fn mirror_get(&self, path: &str) -> Result<Value, crate::mirror::MirrorError> {
         crate::network::block_on(self.runtime, self.mirror.get(path))

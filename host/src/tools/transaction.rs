@@ -57,6 +57,13 @@ impl BuiltTransaction {
     }
 }
 
+/// The kit's `if (params.transactionMemo) tx.setTransactionMemo(...)`: an empty memo is no memo.
+pub fn set_memo<D>(tx: &mut hedera::Transaction<D>, memo: Option<&str>) {
+    if let Some(memo) = memo.filter(|m| !m.is_empty()) {
+        tx.transaction_memo(memo);
+    }
+}
+
 /// The JS SDK's `_defaultMaxTransactionFee` per transaction class (2 ℏ unless the class
 /// overrides it).
 pub fn js_default_max_fee(type_name: &str) -> Hbar {

@@ -106,9 +106,7 @@ impl Tool for CreateAccount {
         if let Some(memo) = &n.account_memo {
             tx.account_memo(memo);
         }
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        ctx.pin_nodes(&mut tx);
         let mut details = serde_json::Map::new();
         if ctx.wants_summary {
             details.insert(

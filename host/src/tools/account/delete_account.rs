@@ -60,9 +60,7 @@ impl Tool for DeleteAccount {
         let mut tx = AccountDeleteTransaction::new();
         tx.account_id(n.account_id)
             .transfer_account_id(n.transfer_account_id);
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        ctx.pin_nodes(&mut tx);
         let built = BuiltTransaction::new(tx, "AccountDeleteTransaction", serde_json::Map::new());
         Ok(CoreOutput::Transaction(Box::new(built)))
     }

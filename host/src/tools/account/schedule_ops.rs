@@ -33,9 +33,7 @@ fn schedule_ref(raw: &Value) -> Result<ScheduleRef, ToolError> {
 }
 
 fn with_nodes<D>(mut tx: hedera::Transaction<D>, ctx: &ToolContext<'_>) -> hedera::Transaction<D> {
-    if !ctx.node_account_ids.is_empty() {
-        tx.node_account_ids(ctx.node_account_ids.iter().copied());
-    }
+    ctx.pin_nodes(&mut tx);
     tx
 }
 

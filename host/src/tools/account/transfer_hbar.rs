@@ -147,12 +147,8 @@ impl Tool for TransferHbar {
         for (account, tinybars, _) in js_hbar_transfer_order(transfers) {
             tx.hbar_transfer(account, Hbar::from_tinybars(tinybars));
         }
-        if let Some(memo) = &n.transaction_memo {
-            tx.transaction_memo(memo);
-        }
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        crate::tools::transaction::set_memo(&mut tx, n.transaction_memo.as_deref());
+        ctx.pin_nodes(&mut tx);
         let mut details = serde_json::Map::new();
         if ctx.wants_summary {
             let transfers = serde_json::to_value(&n.hbar_transfers).unwrap_or_default();

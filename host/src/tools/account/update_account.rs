@@ -103,9 +103,7 @@ impl Tool for UpdateAccount {
         if let Some(decline) = n.decline_staking_reward {
             tx.decline_staking_reward(decline);
         }
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        ctx.pin_nodes(&mut tx);
         let built = BuiltTransaction::new(tx, "AccountUpdateTransaction", serde_json::Map::new());
         let built = n.scheduling_params.wrap(built)?;
         Ok(CoreOutput::Transaction(Box::new(built)))

@@ -52,9 +52,7 @@ impl Tool for DeleteTopic {
     ) -> Result<CoreOutput, ToolError> {
         let mut tx = TopicDeleteTransaction::new();
         tx.topic_id(n.topic_id);
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        ctx.pin_nodes(&mut tx);
         let mut details = serde_json::Map::new();
         if ctx.wants_summary {
             details.insert("topicId".into(), n.topic_id.to_string().into());

@@ -188,9 +188,7 @@ impl Tool for UpdateTopic {
         if let Some(at) = &n.expiration_time {
             tx.expiration_time(parse_time("expirationTime", at)?);
         }
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        ctx.pin_nodes(&mut tx);
         let built = BuiltTransaction::new(tx, "TopicUpdateTransaction", serde_json::Map::new());
         Ok(CoreOutput::Transaction(Box::new(built)))
     }

@@ -118,12 +118,8 @@ impl Tool for ApproveNftAllowance {
                 tx.approve_token_nft_allowance(nft, n.owner_account_id, n.spender_account_id);
             }
         }
-        if let Some(memo) = n.transaction_memo.as_deref().filter(|m| !m.is_empty()) {
-            tx.transaction_memo(memo);
-        }
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        crate::tools::transaction::set_memo(&mut tx, n.transaction_memo.as_deref());
+        ctx.pin_nodes(&mut tx);
         let mut details = serde_json::Map::new();
         if ctx.wants_summary {
             details.insert(

@@ -75,9 +75,7 @@ impl Tool for AssociateToken {
     ) -> Result<CoreOutput, ToolError> {
         let mut tx = TokenAssociateTransaction::new();
         tx.account_id(n.account_id).token_ids(n.parsed_token_ids()?);
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        ctx.pin_nodes(&mut tx);
         let built = BuiltTransaction::new(tx, "TokenAssociateTransaction", serde_json::Map::new());
         Ok(CoreOutput::Transaction(Box::new(built)))
     }

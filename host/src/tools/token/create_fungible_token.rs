@@ -171,9 +171,7 @@ impl Tool for CreateFungibleToken {
             })?;
             tx.supply_key(key);
         }
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        ctx.pin_nodes(&mut tx);
         let mut details = serde_json::Map::new();
         if ctx.wants_summary {
             details.insert("tokenName".into(), n.token_name.clone().into());

@@ -127,9 +127,7 @@ impl Tool for CreateNonFungibleToken {
             .auto_renew_account_id(n.auto_renew_account_id)
             .supply_key(supply_key);
         set_supply(&mut tx, n.supply_type, n.max_supply);
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        ctx.pin_nodes(&mut tx);
         let mut details = serde_json::Map::new();
         if ctx.wants_summary {
             details.insert("tokenName".into(), n.token_name.clone().into());

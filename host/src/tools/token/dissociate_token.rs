@@ -86,9 +86,7 @@ impl Tool for DissociateToken {
         // `transactionMemo` is accepted and shown to plugins but, as in the kit (whose builder
         // passes it to a constructor that ignores it), not put on the transaction: the bodies
         // stay equal to the kit's (tests/all/conformance.rs).
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        ctx.pin_nodes(&mut tx);
         let built = BuiltTransaction::new(tx, "TokenDissociateTransaction", serde_json::Map::new());
         Ok(CoreOutput::Transaction(Box::new(built)))
     }

@@ -86,9 +86,7 @@ impl Tool for MintFungibleToken {
     ) -> Result<CoreOutput, ToolError> {
         let mut tx = TokenMintTransaction::new();
         tx.token_id(n.token_id).amount(n.amount as u64);
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        ctx.pin_nodes(&mut tx);
         let mut details = serde_json::Map::new();
         if ctx.wants_summary {
             details.insert("amount".into(), n.amount.to_string().into());

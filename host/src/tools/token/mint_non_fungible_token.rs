@@ -99,9 +99,7 @@ impl Tool for MintNonFungibleToken {
         let mut tx = TokenMintTransaction::new();
         tx.token_id(n.token_id)
             .metadata(n.uris.iter().map(|u| u.as_bytes().to_vec()));
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        ctx.pin_nodes(&mut tx);
         let built = n.scheduling_params.wrap(BuiltTransaction::new(
             tx,
             "TokenMintTransaction",

@@ -233,9 +233,7 @@ impl Tool for UpdateToken {
         if let Some(account) = n.auto_renew_account_id {
             tx.auto_renew_account_id(account);
         }
-        if !ctx.node_account_ids.is_empty() {
-            tx.node_account_ids(ctx.node_account_ids.iter().copied());
-        }
+        ctx.pin_nodes(&mut tx);
         let mut details = Map::new();
         if ctx.wants_summary {
             details.insert("tokenId".into(), n.token_id.to_string().into());
