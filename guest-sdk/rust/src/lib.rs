@@ -32,6 +32,7 @@ pub mod bindings {
 }
 
 mod amount;
+pub mod audit;
 pub mod facts;
 mod input;
 

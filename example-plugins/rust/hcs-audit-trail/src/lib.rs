@@ -7,8 +7,9 @@
 //! Config: `{"relevantTools": ["transfer_hbar_tool"], "topicId": "0.0.5005"}`.
 //! Capability: `hedera:submit-topic-message`.
 
+use hak_guest::audit::{is_return_bytes, refuse_return_bytes, AuditParams};
 use hak_guest::facts::{is_entity_id, pretty_json};
-use hak_guest::serde_json::{value::RawValue, Value};
+use hak_guest::serde_json::Value;
 use hak_guest::{
     host, parse_config, HookOutcome, HookResult, Plugin, PluginInfo, Stage, StageInput, ToolFailure,
 };
@@ -23,26 +24,6 @@ struct Config {
 
 pub struct HcsAuditTrail {
     topic: String,
-}
-
-/// The parts of the stage params the messages use; `normalisedParams` is kept as written, so
-/// its keys stay in the host's order.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Params<'a> {
-    #[serde(borrow)]
-    normalised_params: Option<&'a RawValue>,
-    #[serde(default)]
-    tool_result: Value,
-    #[serde(default)]
-    context: Value,
-}
-
-fn is_return_bytes(context: &Value) -> bool {
-    matches!(
-        context["mode"].as_str(),
-        Some("returnBytes" | "customReturnBytes")
-    )
 }
 
 /// The kit's `raw.x ?? fallback`.
@@ -123,20 +104,13 @@ impl Plugin for HcsAuditTrail {
     }
 
     fn pre_tool_execution(&self, input: &StageInput) -> HookOutcome {
-        let params: Params = input.params()?;
-        if is_return_bytes(&params.context) {
-            return Err(format!(
-                "Unsupported hook: HcsAuditTrailHook does not support AgentMode.RETURN_BYTES or AgentMode.CUSTOM_RETURN_BYTES. Stopping the agent execution before tool {} is executed.",
-                input.method
-            ));
-        }
-        Ok(HookResult::Proceed)
+        refuse_return_bytes("HcsAuditTrailHook", input)
     }
 
     fn post_tool_execution(&self, input: &StageInput) -> HookOutcome {
-        match input.params::<Params>() {
+        match input.params::<AuditParams>() {
             Ok(p) => {
-                let params = p.normalised_params.map_or("{}", RawValue::get);
+                let params = p.params_text();
                 let message = success_message(&input.method, params, &p.tool_result["raw"]);
                 self.submit(&input.method, &message);
             }

@@ -17,7 +17,8 @@
 //! Capabilities: `hedera:create-topic`, `hedera:submit-topic-message`.
 
 use base64::Engine;
-use hak_guest::serde_json::{self, value::RawValue, Value};
+use hak_guest::audit::{is_return_bytes, refuse_return_bytes, AuditParams};
+use hak_guest::serde_json::{self, Value};
 use hak_guest::{
     host, parse_config, HookOutcome, HookResult, Plugin, PluginInfo, Stage, StageInput, ToolFailure,
 };
@@ -36,24 +37,6 @@ struct Config {
 
 pub struct HolAuditTrail {
     session: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Params<'a> {
-    #[serde(borrow)]
-    normalised_params: Option<&'a RawValue>,
-    #[serde(default)]
-    tool_result: Value,
-    #[serde(default)]
-    context: Value,
-}
-
-fn is_return_bytes(context: &Value) -> bool {
-    matches!(
-        context["mode"].as_str(),
-        Some("returnBytes" | "customReturnBytes")
-    )
 }
 
 /// ISO 8601 UTC with milliseconds from Unix milliseconds (`2026-11-30T08:05:00.123Z`).
@@ -173,20 +156,13 @@ impl Plugin for HolAuditTrail {
     }
 
     fn pre_tool_execution(&self, input: &StageInput) -> HookOutcome {
-        let params: Params = input.params()?;
-        if is_return_bytes(&params.context) {
-            return Err(format!(
-                "Unsupported hook: HolAuditTrailHook does not support AgentMode.RETURN_BYTES or AgentMode.CUSTOM_RETURN_BYTES. Stopping the agent execution before tool {} is executed.",
-                input.method
-            ));
-        }
-        Ok(HookResult::Proceed)
+        refuse_return_bytes("HolAuditTrailHook", input)
     }
 
     fn post_tool_execution(&self, input: &StageInput) -> HookOutcome {
-        match input.params::<Params>() {
+        match input.params::<AuditParams>() {
             Ok(p) => {
-                let params = p.normalised_params.map_or("{}", RawValue::get);
+                let params = p.params_text();
                 let result = serde_json::json!({
                     "raw": p.tool_result["raw"],
                     "message": p.tool_result["humanMessage"],
