@@ -31,6 +31,26 @@ impl StageInput {
             .map_err(|e| format!("cannot read stage params for {}: {e}", self.method))
     }
 
+    /// The raw JSON of one top-level params field (`"normalisedParams"`, …), found without
+    /// parsing the others; the host writes the stage's newest field first.
+    pub fn field(&self, key: &str) -> Option<&str> {
+        crate::scan::field(&self.params_json, key)
+    }
+
+    /// One top-level params field decoded into `T` (which may borrow from the input);
+    /// `Ok(None)` when the stage has no such field. The fast path for typed policies.
+    pub fn field_as<'a, T: serde::Deserialize<'a>>(
+        &'a self,
+        key: &str,
+    ) -> Result<Option<T>, String> {
+        match self.field(key) {
+            None => Ok(None),
+            Some(raw) => serde_json::from_str(raw)
+                .map(Some)
+                .map_err(|e| format!("cannot read {key} for {}: {e}", self.method)),
+        }
+    }
+
     /// The params object as a generic JSON value.
     pub fn params_value(&self) -> Result<serde_json::Value, String> {
         self.params()

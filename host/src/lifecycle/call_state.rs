@@ -30,24 +30,32 @@ impl<'a> CallState<'a> {
     }
 
     /// Write the stage params object into `buf` (cleared first).
+    ///
+    /// The newest field comes first (`toolResult`, `coreActionResult`, `normalisedParams`,
+    /// then `rawParams` and `context`), so a guest that reads only what its stage produced
+    /// finds it without scanning the rest (`StageInput::field` in the guest SDKs).
     pub fn render(&self, buf: &mut String) {
         buf.clear();
-        buf.push_str("{\"context\":");
-        buf.push_str(self.context_json);
-        buf.push_str(",\"rawParams\":");
-        buf.push_str(&self.raw_json);
-        if let Some(n) = &self.normalised {
-            buf.push_str(",\"normalisedParams\":");
-            buf.push_str(n.json());
+        buf.push('{');
+        if let Some(result) = &self.result_json {
+            buf.push_str("\"toolResult\":");
+            buf.push_str(result);
+            buf.push(',');
         }
         if let Some(core) = &self.core_json {
-            buf.push_str(",\"coreActionResult\":");
+            buf.push_str("\"coreActionResult\":");
             buf.push_str(core);
+            buf.push(',');
         }
-        if let Some(result) = &self.result_json {
-            buf.push_str(",\"toolResult\":");
-            buf.push_str(result);
+        if let Some(n) = &self.normalised {
+            buf.push_str("\"normalisedParams\":");
+            buf.push_str(n.json());
+            buf.push(',');
         }
+        buf.push_str("\"rawParams\":");
+        buf.push_str(&self.raw_json);
+        buf.push_str(",\"context\":");
+        buf.push_str(self.context_json);
         buf.push('}');
     }
 

@@ -133,12 +133,6 @@ struct Normalised {
     transfers: Option<Vec<Entry>>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Params {
-    normalised_params: Normalised,
-}
-
 fn count_builtin(input: &StageInput) -> Result<u64, String> {
     let field = match input.method.as_str() {
         "transfer_hbar_tool" | "transfer_hbar_with_allowance_tool" => "hbarTransfers",
@@ -154,8 +148,13 @@ fn count_builtin(input: &StageInput) -> Result<u64, String> {
             ))
         }
     };
-    let params: Params = input.params()?;
-    let n = params.normalised_params;
+    // Only normalisedParams is read (the host writes it first at this stage).
+    let n: Normalised = input.field_as("normalisedParams")?.ok_or_else(|| {
+        format!(
+            "cannot read stage params for {}: no normalisedParams",
+            input.method
+        )
+    })?;
     let entries = match field {
         "hbarTransfers" => n.hbar_transfers,
         "tokenTransfers" => n.token_transfers,
