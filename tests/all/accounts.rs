@@ -2,14 +2,6 @@
 //! and the schedule tools (sign, delete).
 
 use hak_tests::*;
-use serde_json::Value;
-
-const LOCAL: &str = "[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\n";
-
-fn ok(out: &Value) -> &Value {
-    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
-    &out["raw"]
-}
 
 #[test]
 fn accounts_are_created_funded_and_deleted() {

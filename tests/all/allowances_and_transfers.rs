@@ -7,8 +7,6 @@ use hak_host::Session;
 use hak_tests::*;
 use serde_json::{json, Value};
 
-const LOCAL: &str = "[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\n";
-
 /// Call a tool, require success, return `raw`.
 fn ok(session: &mut Session, tool: &str, params: Value) -> Value {
     let out = session.call(tool, &params.to_string()).unwrap();
@@ -413,32 +411,7 @@ fn tokens_are_updated_only_with_the_users_admin_key() {
         "Failed to execute Update Token: You do not have permission to update this token. The adminKey does not match your public key."
     );
     // A token with the user's admin key, made with the SDK.
-    let emu = host.local_network().unwrap();
-    let (operator, key) = emu.operator();
-    let grpc = emu.grpc_addr.to_string();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let token = runtime.block_on(async move {
-        let nodes = std::collections::HashMap::from([(grpc, hedera::AccountId::new(0, 0, 3))]);
-        let client = hedera::Client::for_network(nodes).unwrap();
-        client.set_operator(operator, key.clone());
-        hedera::TokenCreateTransaction::new()
-            .name("Held")
-            .symbol("HLD")
-            .treasury_account_id(operator)
-            .admin_key(key.public_key())
-            .execute(&client)
-            .await
-            .unwrap()
-            .get_receipt(&client)
-            .await
-            .unwrap()
-            .token_id
-            .unwrap()
-            .to_string()
-    });
+    let token = token_with_admin_key(&host, 0, false);
     let out = s
         .call(
             "update_token_tool",

@@ -10,17 +10,9 @@ use hak_tests::*;
 use serde_json::{json, Value};
 use sha2::Digest;
 
-const LOCAL: &str = "[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\n";
-
 /// A host on the network of `base`, with the given plugin entries.
 fn host_on(base: &Host, plugins: &str) -> Host {
-    let emu = base.local_network().unwrap();
-    let header = format!(
-        "[network]\nname = \"local\"\ngrpc = \"{}\"\nmirror_url = \"{}\"\n\n[context]\naccount_id = \"0.0.1001\"\n",
-        emu.grpc_addr,
-        emu.mirror_url()
-    );
-    start(&format!("{header}{plugins}")).0
+    start(&format!("{}{plugins}", same_network(base))).0
 }
 
 fn topic(base: &Host, memo: &str) -> String {
@@ -140,13 +132,7 @@ fn an_audit_hook_without_its_capability_never_fails_the_call() {
         "rust/hcs-audit-trail",
         &format!("config = {{ relevantTools = [\"transfer_hbar_tool\"], topicId = \"{trail}\" }}"),
     );
-    let emu = base.local_network().unwrap();
-    let header = format!(
-        "[network]\nname = \"local\"\ngrpc = \"{}\"\nmirror_url = \"{}\"\n\n[context]\naccount_id = \"0.0.1001\"\n",
-        emu.grpc_addr,
-        emu.mirror_url()
-    );
-    let (host, logs) = start(&format!("{header}{hook}"));
+    let (host, logs) = start(&format!("{}{hook}", same_network(&base)));
     let out = host
         .default_session()
         .call("transfer_hbar_tool", ONE)

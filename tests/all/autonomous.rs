@@ -6,15 +6,12 @@ use hak_tests::*;
 use hedera::{AccountId, Client, TopicCreateTransaction};
 use std::collections::HashMap;
 
-/// The local network inside the host, autonomous mode for the operator 0.0.1001.
-const LOCAL_HEADER: &str = "[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\n";
-
 /// One HBAR to a genesis account that exists on the local network.
 const ONE_HBAR_TO_1002: &str = r#"{"transfers":[{"accountId":"0.0.1002","amount":1}]}"#;
 
 fn example_policies() -> String {
     format!(
-        "{LOCAL_HEADER}{}{}",
+        "{LOCAL}{}{}",
         plugin_entry(
             "reject-balance-queries",
             "rust/reject-tool",
@@ -150,7 +147,7 @@ fn a_receipt_failure_carries_the_status_and_transaction_id() {
 fn a_granted_capability_submits_to_a_topic_and_an_ungranted_one_cannot() {
     // Create the audit topic with the SDK, then load a plugin granted the capability.
     let (host, logs) = start(&format!(
-        "{LOCAL_HEADER}{}",
+        "{LOCAL}{}",
         plugin_entry(
             "auditor",
             "fixtures/recorder",
@@ -196,7 +193,7 @@ fn a_granted_capability_submits_to_a_topic_and_an_ungranted_one_cannot() {
 
     // The same plugin without the grant gets an error, and the tool call is unaffected.
     let (host, logs) = start(&format!(
-        "{LOCAL_HEADER}{}",
+        "{LOCAL}{}",
         plugin_entry("auditor", "fixtures/recorder", "config = { tag = \"A\", stages = [\"post-secondary-action\"], hooksOnly = true, auditTopic = \"0.0.1006\" }")
     ));
     let out = host

@@ -28,11 +28,6 @@ struct Seed {
     transaction_id: String,
 }
 
-fn ok(out: &Value) -> &Value {
-    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
-    &out["raw"]
-}
-
 fn seed(host: &hak_host::host::Host) -> Seed {
     let mut s = host.default_session();
     let mut call =
@@ -71,7 +66,7 @@ fn seed(host: &hak_host::host::Host) -> Seed {
         "airdrop_fungible_token_tool",
         json!({"tokenId": ft, "recipients": [{"accountId": receiver, "amount": 1.5}]}),
     );
-    let admin_ft = token_with_admin_key(host);
+    let admin_ft = token_with_admin_key(host, 3, true);
     let transaction_id = call(
         "transfer_hbar_tool",
         json!({"transfers": [{"accountId": receiver, "amount": 0.5}]}),
@@ -87,38 +82,6 @@ fn seed(host: &hak_host::host::Host) -> Seed {
         receiver,
         transaction_id,
     }
-}
-
-/// A token whose admin and supply keys are the user's, created with the SDK directly.
-fn token_with_admin_key(host: &hak_host::host::Host) -> String {
-    let emu = host
-        .local_network()
-        .expect("the local network runs in this process");
-    let (operator, key) = emu.operator();
-    let grpc = emu.grpc_addr.to_string();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async move {
-        let nodes = std::collections::HashMap::from([(grpc, hedera::AccountId::new(0, 0, 3))]);
-        let client = hedera::Client::for_network(nodes).unwrap();
-        client.set_operator(operator, key.clone());
-        let receipt = hedera::TokenCreateTransaction::new()
-            .name("Held")
-            .symbol("HLD")
-            .decimals(3)
-            .treasury_account_id(operator)
-            .admin_key(key.public_key())
-            .supply_key(key.public_key())
-            .execute(&client)
-            .await
-            .unwrap()
-            .get_receipt(&client)
-            .await
-            .unwrap();
-        receipt.token_id.unwrap().to_string()
-    })
 }
 
 /// The calls both sides answer: every one of the 39 tools at least once.
@@ -421,7 +384,7 @@ fn kit_outputs(cases: &[(&str, Value)], mirror: &str) -> Vec<Value> {
 
 #[test]
 fn hak_and_the_js_kit_agree_on_every_tool() {
-    let (local, _) = start("[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\n");
+    let (local, _) = start(LOCAL);
     let seed = seed(&local);
     let mirror = local
         .local_network()

@@ -4,14 +4,6 @@
 use hak_host::{AgentContext, AgentMode};
 use hak_tests::*;
 use hedera::AccountId;
-use serde_json::Value;
-
-const LOCAL: &str = "[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\n";
-
-fn ok(out: &Value) -> &Value {
-    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
-    &out["raw"]
-}
 
 #[test]
 fn topics_are_created_used_and_deleted_autonomously() {

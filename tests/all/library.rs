@@ -7,8 +7,6 @@ use hak_host::{AgentContext, AgentMode, Host};
 use hak_tests::*;
 use serde_json::{json, Value};
 
-const LOCAL: &str = "[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\n";
-
 fn with_plugin(header: &str, plugin: &str, config: &str) -> Host {
     let entry = plugin_entry(
         plugin,
@@ -359,10 +357,8 @@ fn token_allowlist_covers_every_tool_that_names_a_token() {
         ),
         "tokenId",
     );
-    let mirror = setup.local_network().unwrap().mirror_url();
-    let grpc = setup.local_network().unwrap().grpc_addr.to_string();
     // A second host on the same network, with the policy.
-    let header = format!("[network]\nname = \"local\"\ngrpc = \"{grpc}\"\nmirror_url = \"{mirror}\"\n\n[context]\naccount_id = \"0.0.1001\"\n");
+    let header = same_network(&setup);
     let host = with_plugin(
         &header,
         "token-allowlist",
@@ -577,12 +573,7 @@ fn spend_limit_counts_only_successful_calls_and_caps_tokens() {
         ),
         "tokenId",
     );
-    let emu = setup.local_network().unwrap();
-    let header = format!(
-        "[network]\nname = \"local\"\ngrpc = \"{}\"\nmirror_url = \"{}\"\n\n[context]\naccount_id = \"0.0.1001\"\n",
-        emu.grpc_addr,
-        emu.mirror_url()
-    );
+    let header = same_network(&setup);
     let config = format!("{{ dailyHbarBudget = 3, tokens = {{ \"{token}\" = {{ maxPerRecipient = 100, dailyBudget = \"150\" }} }} }}");
     let host = with_plugin(&header, "spend-limit", &config);
     let mut s = host.default_session();

@@ -4,8 +4,6 @@
 use hak_tests::*;
 use hedera::{TokenCreateTransaction, TokenSupplyType};
 
-const LOCAL: &str = "[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\n";
-
 #[test]
 fn fungible_token_bytes_carry_base_units_and_js_sdk_defaults() {
     let (host, _) = start(RETURN_BYTES_HEADER);

@@ -3,8 +3,6 @@
 
 use hak_tests::*;
 
-const LOCAL: &str = "[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\n";
-
 #[test]
 fn a_transfer_record_is_found_by_either_id_form() {
     let (host, _) = start(LOCAL);

@@ -57,6 +57,64 @@ pub fn cache_dir() -> PathBuf {
     root().join("target/test-cache")
 }
 
+/// A manifest header: the local network inside the host, autonomous for its operator 0.0.1001.
+pub const LOCAL: &str = "[network]\nname = \"local\"\n\n[context]\naccount_id = \"0.0.1001\"\n";
+
+/// A manifest header for a second host on `base`'s local network (same node, same mirror),
+/// autonomous for 0.0.1001.
+pub fn same_network(base: &Host) -> String {
+    let emu = base
+        .local_network()
+        .expect("the local network runs inside the base host");
+    format!(
+        "[network]\nname = \"local\"\ngrpc = \"{}\"\nmirror_url = \"{}\"\n\n[context]\naccount_id = \"0.0.1001\"\n",
+        emu.grpc_addr,
+        emu.mirror_url()
+    )
+}
+
+/// The `raw` of a successful result (fails the test otherwise).
+pub fn ok(out: &serde_json::Value) -> &serde_json::Value {
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    &out["raw"]
+}
+
+/// A fungible token on `host`'s local network whose admin key (and, with `supply_key`, supply
+/// key) is the operator's, created with the SDK directly: no kit tool sets an admin key.
+pub fn token_with_admin_key(host: &Host, decimals: u32, supply_key: bool) -> String {
+    let emu = host
+        .local_network()
+        .expect("the local network runs inside the host");
+    let (operator, key) = emu.operator();
+    let grpc = emu.grpc_addr.to_string();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let nodes = std::collections::HashMap::from([(grpc, hedera::AccountId::new(0, 0, 3))]);
+        let client = hedera::Client::for_network(nodes).unwrap();
+        client.set_operator(operator, key.clone());
+        let mut tx = hedera::TokenCreateTransaction::new();
+        tx.name("Held")
+            .symbol("HLD")
+            .decimals(decimals)
+            .treasury_account_id(operator)
+            .admin_key(key.public_key());
+        if supply_key {
+            tx.supply_key(key.public_key());
+        }
+        let receipt = tx
+            .execute(&client)
+            .await
+            .unwrap()
+            .get_receipt(&client)
+            .await
+            .unwrap();
+        receipt.token_id.unwrap().to_string()
+    })
+}
+
 /// A manifest header: testnet address book, one fixed node, return-bytes for 0.0.1001.
 pub const RETURN_BYTES_HEADER: &str = r#"
 [network]
