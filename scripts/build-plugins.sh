@@ -2,10 +2,10 @@
 # Build every example plugin of every language (and the test fixtures) as components into
 # target/plugins/<lang>/<name>.wasm: rust (cargo, wasm32-wasip2), js (componentize-js 0.23 via
 # guest-sdk/js, after `npm ci` there) and go (Go 1.27 from scripts/install-deps.sh, then
-# `hak plugin build`). `scripts/build-plugins.sh rust` builds Rust only.
+# `hak plugin build`). `scripts/build-plugins.sh rust` builds Rust only, `… js go` those two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-langs="${1:-rust js go}"
+langs="${*:-rust js go}"
 if [[ " $langs " == *" rust "* ]]; then
   out=target/plugins/rust
   mkdir -p "$out" target/plugins/fixtures
