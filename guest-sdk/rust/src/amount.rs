@@ -11,6 +11,27 @@ impl Amount {
     pub fn is_positive(self) -> bool {
         self.0 > 0
     }
+
+    /// Read an amount from its raw JSON (a decimal string or a number, as found with
+    /// [`crate::scan`]); plain digit strings take a fast path without serde.
+    pub fn from_json(raw: &str) -> Result<Amount, String> {
+        let raw = raw.trim();
+        if let Some(inner) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+            if !inner.contains('\\') {
+                return parse_decimal(inner).ok_or_else(|| format!("bad amount {inner:?}"));
+            }
+        }
+        serde_json::from_str(raw).map_err(|e| e.to_string())
+    }
+}
+
+/// A signed decimal integer: 64-bit first (every tinybar or base-unit amount fits, and i128
+/// arithmetic is emulated in wasm, several times slower), then 128-bit.
+fn parse_decimal(s: &str) -> Option<Amount> {
+    if let Ok(v) = s.parse::<i64>() {
+        return Some(Amount(v.into()));
+    }
+    s.parse::<i128>().ok().map(Amount)
 }
 
 impl<'de> Deserialize<'de> for Amount {
@@ -22,9 +43,7 @@ impl<'de> Deserialize<'de> for Amount {
                 f.write_str("an integer amount as a decimal string")
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Amount, E> {
-                s.parse::<i128>()
-                    .map(Amount)
-                    .map_err(|_| E::custom(format!("bad amount {s:?}")))
+                parse_decimal(s).ok_or_else(|| E::custom(format!("bad amount {s:?}")))
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Amount, E> {
                 Ok(Amount(v.into()))
@@ -42,5 +61,34 @@ impl<'de> Deserialize<'de> for Amount {
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Amount;
+
+    #[test]
+    fn reads_strings_and_numbers_like_serde() {
+        for raw in [
+            r#""100000000""#,
+            r#""-5""#,
+            r#""0""#,
+            r#""170141183460469231731687303715884105727""#,
+            "12",
+            "-3",
+            "0.5",
+            "-0.25",
+            r#""1\u0032""#,
+            r#""x""#,
+            r#""1.5""#,
+            "true",
+            r#"" 1""#,
+        ] {
+            let fast = Amount::from_json(raw).ok();
+            let serde = serde_json::from_str::<Amount>(raw).ok();
+            assert_eq!(fast, serde, "{raw}");
+        }
+        assert_eq!(Amount::from_json(r#""1\u0032""#), Ok(Amount(12)));
     }
 }

@@ -43,12 +43,15 @@ impl StageInput {
         &'a self,
         key: &str,
     ) -> Result<Option<T>, String> {
-        match self.field(key) {
-            None => Ok(None),
-            Some(raw) => serde_json::from_str(raw)
-                .map(Some)
-                .map_err(|e| format!("cannot read {key} for {}: {e}", self.method)),
-        }
+        let Some(start) = crate::scan::field_start(&self.params_json, key) else {
+            return Ok(None);
+        };
+        // Decode straight from the value's first byte: serde stops at its end, so the value
+        // is read once (no separate scan for where it ends).
+        let mut de = serde_json::Deserializer::from_str(&self.params_json[start..]);
+        T::deserialize(&mut de)
+            .map(Some)
+            .map_err(|e| format!("cannot read {key} for {}: {e}", self.method))
     }
 
     /// The params object as a generic JSON value.

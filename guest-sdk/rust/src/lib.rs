@@ -35,7 +35,7 @@ mod amount;
 pub mod audit;
 pub mod facts;
 mod input;
-mod scan;
+pub mod scan;
 
 pub use amount::Amount;
 pub use bindings::hedera::agent_kit::types::{

@@ -1,6 +1,8 @@
-//! Find one top-level field of the stage params without parsing the rest: the host writes the
-//! newest field first, so a policy reading `normalisedParams` at its stage skips nothing. Only
-//! the byte scanning lives here; typed decoding of the found slice is serde's.
+//! Allocation-free reading of JSON text the host wrote: one field of an object ([`field`]), the
+//! items of an array ([`items`]), without parsing what is not asked for. The host writes the
+//! stage's newest field first, so a policy reading `normalisedParams` at its stage skips
+//! nothing. Only byte scanning lives here (the input is the host's own valid JSON); typed
+//! decoding of a found slice is serde's (`serde_json::from_str`, [`crate::Amount::from_json`]).
 
 fn skip_ws(s: &[u8], mut i: usize) -> usize {
     while i < s.len() && matches!(s[i], b' ' | b'\n' | b'\t' | b'\r') {
@@ -58,8 +60,17 @@ fn skip_value(s: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// The raw JSON of `object[key]` (top level only), if present.
+/// The raw JSON of `object[key]` (top level only), if present; `None` too when `object` is
+/// not an object. Chain calls for a path: `field(field(p, "normalisedParams")?, "hbarTransfers")`.
 pub fn field<'a>(object: &'a str, key: &str) -> Option<&'a str> {
+    let start = field_start(object, key)?;
+    let stop = skip_value(object.as_bytes(), start)?;
+    Some(&object[start..stop])
+}
+
+/// Where the value of `object[key]` (top level only) starts: the fields before it are skipped,
+/// the value itself is not scanned, so a decoder can read it in one pass.
+pub fn field_start(object: &str, key: &str) -> Option<usize> {
     let s = object.as_bytes();
     let mut i = skip_ws(s, 0);
     if s.get(i) != Some(&b'{') {
@@ -78,11 +89,10 @@ pub fn field<'a>(object: &'a str, key: &str) -> Option<&'a str> {
             return None;
         }
         let start = skip_ws(s, i + 1);
-        let stop = skip_value(s, start)?;
         if name == key {
-            return Some(&object[start..stop]);
+            return Some(start);
         }
-        i = skip_ws(s, stop);
+        i = skip_ws(s, skip_value(s, start)?);
         match s.get(i)? {
             b',' => i += 1,
             _ => return None,
@@ -90,9 +100,77 @@ pub fn field<'a>(object: &'a str, key: &str) -> Option<&'a str> {
     }
 }
 
+/// Follow `path` through nested objects and return the text from the value found to the end of
+/// `text`: the value's end is not looked for, so nothing is scanned twice. [`items`], [`field`]
+/// and serde's `Deserializer::from_str` stop at the value's end; `None` when a key is missing
+/// or a value on the way is not an object.
+pub fn at<'a>(text: &'a str, path: &[&str]) -> Option<&'a str> {
+    let mut rest = text;
+    for key in path {
+        rest = &rest[field_start(rest, key)?..];
+    }
+    Some(rest)
+}
+
+/// The raw JSON of each item of `array`, in order; `None` when `array` is not an array.
+pub fn items(array: &str) -> Option<Items<'_>> {
+    let s = array.as_bytes();
+    let i = skip_ws(s, 0);
+    (s.get(i) == Some(&b'[')).then_some(Items {
+        text: array,
+        at: i + 1,
+        first: true,
+    })
+}
+
+/// Iterator over the raw items of a JSON array (see [`items`]). Stops at the closing `]` or
+/// at the first byte that is not valid JSON.
+pub struct Items<'a> {
+    text: &'a str,
+    at: usize,
+    first: bool,
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let s = self.text.as_bytes();
+        let mut i = skip_ws(s, self.at);
+        match s.get(i)? {
+            b']' => return None,
+            b',' if !self.first => i = skip_ws(s, i + 1),
+            _ if self.first => {}
+            _ => return None,
+        }
+        self.first = false;
+        let stop = skip_value(s, i)?;
+        self.at = stop;
+        Some(&self.text[i..stop])
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::field;
+    use super::{at, field, field_start, items};
+
+    #[test]
+    fn iterates_array_items() {
+        let text = r#" [ {"amount":"5","x":[1,2]} , "a,]" ,3, null,[] ] "#;
+        let all: Vec<&str> = items(text).unwrap().collect();
+        assert_eq!(
+            all,
+            [r#"{"amount":"5","x":[1,2]}"#, r#""a,]""#, "3", "null", "[]"]
+        );
+        assert_eq!(items("[]").unwrap().count(), 0);
+        assert!(items(r#"{"a":1}"#).is_none());
+        assert_eq!(field(all[0], "amount"), Some(r#""5""#));
+        let nested = r#"{"n":{"skip":{"x":"]"},"list":[1,2]},"after":[9]}"#;
+        let list = at(nested, &["n", "list"]).unwrap();
+        assert_eq!(items(list).unwrap().collect::<Vec<_>>(), ["1", "2"]);
+        assert!(at(nested, &["n", "missing"]).is_none());
+        assert!(at(nested, &["after", "x"]).is_none());
+    }
 
     #[test]
     fn finds_top_level_fields_only() {
@@ -105,5 +183,7 @@ mod tests {
         assert_eq!(field(text, "toolResult"), None);
         assert_eq!(field(r#"{"k":"a\"b","n":-1.5e3}"#, "n"), Some("-1.5e3"));
         assert_eq!(field("[]", "k"), None);
+        assert_eq!(field_start(text, "rawParams"), Some(52));
+        assert_eq!(&text[52..53], "{");
     }
 }

@@ -113,8 +113,11 @@ pub fn executed(raw: &RawTransactionResponse, human_message: String) -> Value {
 }
 
 /// A return-bytes result, as the kit's output parser presents it to the agent.
-pub fn bytes(result: &ReturnBytesResult) -> Value {
-    json!({ "raw": result, "humanMessage": BYTES_READY })
+pub fn bytes(result: ReturnBytesResult) -> Value {
+    let mut envelope = serde_json::Map::new();
+    envelope.insert("raw".into(), result.into_json());
+    envelope.insert("humanMessage".into(), BYTES_READY.into());
+    envelope.into()
 }
 
 /// The kit's `result.raw.status ??= 'SUCCESS'`.

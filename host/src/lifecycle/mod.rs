@@ -192,7 +192,7 @@ impl Session {
                     Ok(SecondaryResult::Executed(raw)) => {
                         envelope::executed(&raw, tool.post_process(&raw))
                     }
-                    Ok(SecondaryResult::Bytes(bytes)) => envelope::bytes(&bytes),
+                    Ok(SecondaryResult::Bytes(bytes)) => envelope::bytes(bytes),
                     Err(StrategyError::Tool(e)) => return Err(Abort::Error(e.message)),
                     Err(StrategyError::Transaction {
                         status,

@@ -66,7 +66,9 @@ impl HederaCapability {
                 .get_receipt(&client)
                 .await
                 .map_err(|e| e.to_string())?;
-            Ok(response.transaction_id.to_string())
+            Ok(crate::tools::transaction::kit_transaction_id(
+                &response.transaction_id,
+            ))
         })
     }
 

@@ -2,6 +2,7 @@
 
 use super::{SecondaryResult, StrategyEnv, StrategyError, TransactionStrategy};
 use crate::network::block_on;
+use crate::tools::transaction::kit_transaction_id;
 use crate::tools::{BuiltTransaction, RawTransactionResponse, ToolError};
 
 pub struct ExecuteStrategy;
@@ -22,7 +23,7 @@ impl TransactionStrategy for ExecuteStrategy {
         let client = env.client;
         block_on(env.runtime, async move {
             let response = tx.execute(client).await.map_err(sdk_error)?;
-            let transaction_id = response.transaction_id.to_string();
+            let transaction_id = kit_transaction_id(&response.transaction_id);
             let receipt = response.get_receipt(client).await.map_err(sdk_error)?;
             Ok(SecondaryResult::Executed(
                 RawTransactionResponse::from_receipt(&receipt, transaction_id),
@@ -39,7 +40,9 @@ fn sdk_error(e: hedera::Error) -> StrategyError {
             status,
             transaction_id,
         } => {
-            let id = transaction_id.map(|t| t.to_string()).unwrap_or_default();
+            let id = transaction_id
+                .map(|t| kit_transaction_id(&t))
+                .unwrap_or_default();
             StrategyError::Transaction {
                 status: status.as_str_name().to_owned(),
                 message: format!(
@@ -54,7 +57,7 @@ fn sdk_error(e: hedera::Error) -> StrategyError {
             transaction_id,
             ..
         } => {
-            let id = transaction_id.to_string();
+            let id = kit_transaction_id(&transaction_id);
             StrategyError::Transaction {
                 status: status.as_str_name().to_owned(),
                 message: format!(

@@ -2,10 +2,10 @@
 //! serialised. Nothing is signed or submitted.
 
 use super::{SecondaryResult, StrategyEnv, StrategyError, TransactionStrategy};
+use crate::tools::transaction::kit_transaction_id;
 use crate::tools::{BuiltTransaction, ToolError};
 use hedera::TransactionId;
 use serde::Serialize;
-use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 /// The kit's `ReturnBytesResult` (bytes as 0x-hex).
@@ -20,6 +20,22 @@ pub struct ReturnBytesResult {
     pub type_name: String,
     pub expires_at: String,
     pub memo: String,
+}
+
+impl ReturnBytesResult {
+    /// The result as a JSON object, its strings moved rather than copied (the hex bytes are
+    /// the longest string of a call).
+    pub fn into_json(self) -> serde_json::Value {
+        let mut raw = serde_json::Map::new();
+        raw.insert("bytes".into(), self.bytes.into());
+        raw.insert("status".into(), self.status.into());
+        raw.insert("transactionId".into(), self.transaction_id.into());
+        raw.insert("payerAccountId".into(), self.payer_account_id.into());
+        raw.insert("type".into(), self.type_name.into());
+        raw.insert("expiresAt".into(), self.expires_at.into());
+        raw.insert("memo".into(), self.memo.into());
+        raw.into()
+    }
 }
 
 pub struct ReturnBytesStrategy;
@@ -58,7 +74,7 @@ impl TransactionStrategy for ReturnBytesStrategy {
         Ok(SecondaryResult::Bytes(ReturnBytesResult {
             bytes: crate::tools::normalise::hex_0x(&bytes),
             status: "SUCCESS".into(),
-            transaction_id: id.to_string(),
+            transaction_id: kit_transaction_id(&id),
             payer_account_id: payer.to_string(),
             type_name: type_name.into(),
             expires_at: iso_millis(id.valid_start + valid_for),
@@ -69,16 +85,37 @@ impl TransactionStrategy for ReturnBytesStrategy {
 
 /// JavaScript's `Date.toISOString()`: UTC with milliseconds, e.g. `2026-11-30T08:05:00.123Z`.
 pub fn iso_millis(at: OffsetDateTime) -> String {
+    use std::fmt::Write as _;
     let at = at.to_offset(time::UtcOffset::UTC);
-    let at = at
-        .replace_nanosecond(at.millisecond() as u32 * 1_000_000)
-        .unwrap_or(at);
-    let text = at.format(&Rfc3339).unwrap_or_default();
-    // Rfc3339 drops trailing zero fractions; the kit always prints three digits.
-    match text.split_once('.') {
-        Some((secs, frac)) => format!("{secs}.{:0<3}Z", frac.trim_end_matches('Z')),
-        None => format!("{}.000Z", text.trim_end_matches('Z')),
+    let mut text = String::with_capacity(24);
+    if (0..=9999).contains(&at.year()) {
+        let _ = write!(
+            text,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            at.year(),
+            u8::from(at.month()),
+            at.day(),
+            at.hour(),
+            at.minute(),
+            at.second(),
+            at.millisecond()
+        );
+        return text;
     }
+    // JS writes years outside 0..=9999 with a sign and six digits.
+    let sign = if at.year() < 0 { '-' } else { '+' };
+    let _ = write!(
+        text,
+        "{sign}{:06}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        at.year().unsigned_abs(),
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second(),
+        at.millisecond()
+    );
+    text
 }
 
 #[cfg(test)]
@@ -91,5 +128,27 @@ mod tests {
         assert_eq!(iso_millis(at), "2023-11-14T22:13:20.120Z");
         let at = OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap();
         assert_eq!(iso_millis(at), "2023-11-14T22:13:20.000Z");
+        // JS: new Date(-62198755200000).toISOString() === "-000001-01-01T00:00:00.000Z"
+        let at = OffsetDateTime::from_unix_timestamp(-62_198_755_200).unwrap();
+        assert_eq!(iso_millis(at), "-000001-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn transaction_ids_pad_nanoseconds_like_the_js_sdk() {
+        let payer = hedera::AccountId::new(0, 0, 1001);
+        let start = OffsetDateTime::from_unix_timestamp_nanos(1_796_046_811_000_012_345).unwrap();
+        let mut id = TransactionId {
+            account_id: payer,
+            valid_start: start,
+            nonce: None,
+            scheduled: false,
+        };
+        assert_eq!(kit_transaction_id(&id), "0.0.1001@1796046811.000012345");
+        id.scheduled = true;
+        id.nonce = Some(3);
+        assert_eq!(
+            kit_transaction_id(&id),
+            "0.0.1001@1796046811.000012345?scheduled/3"
+        );
     }
 }

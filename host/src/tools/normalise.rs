@@ -3,6 +3,7 @@
 
 use super::{ToolContext, ToolError};
 use hedera::AccountId;
+use std::fmt::Write as _;
 use std::str::FromStr;
 
 /// Parse an account id, naming the field on error.
@@ -97,33 +98,74 @@ pub fn decimal_to_base_units(amount: f64, decimals: u32) -> Result<i64, UnitsErr
     if !amount.is_finite() {
         return Err(UnitsError::Range);
     }
-    // `{:e}` is the shortest round-trip form in scientific notation: "1.2345e3", "-5e-7".
-    let sci = format!("{:e}", amount.abs());
-    let (mantissa, exp) = sci.split_once('e').ok_or(UnitsError::Range)?;
+    // `{:e}` is the shortest round-trip form in scientific notation: "1.2345e3", "5e-7". It is
+    // written into a stack buffer: this runs for every amount of every call.
+    let mut sci = StackText::default();
+    write!(sci, "{:e}", amount.abs()).map_err(|_| UnitsError::Range)?;
+    let (mantissa, exp) = sci.as_str().split_once('e').ok_or(UnitsError::Range)?;
     let exp: i64 = exp.parse().map_err(|_| UnitsError::Range)?;
     let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = format!("{int_part}{frac_part}");
     // value = digits × 10^(exp - frac_len); scale by 10^decimals.
     let shift = exp - frac_part.len() as i64 + i64::from(decimals);
-    let digits = digits.trim_start_matches('0');
+    // The significant digits (at most 17 for an f64), leading zeros dropped.
+    let mut digits = [0u8; 32];
+    let mut len = 0;
+    for b in int_part.bytes().chain(frac_part.bytes()) {
+        if (len == 0 && b == b'0') || len == digits.len() {
+            continue;
+        }
+        digits[len] = b - b'0';
+        len += 1;
+    }
+    let digits = &digits[..len];
     if digits.is_empty() {
         return Ok(0);
     }
     let value: i128 = if shift >= 0 {
-        let base: i128 = digits.parse().map_err(|_| UnitsError::Range)?;
         let factor = 10i128.checked_pow(shift as u32).ok_or(UnitsError::Range)?;
-        base.checked_mul(factor).ok_or(UnitsError::Range)?
+        digits_value(digits)
+            .checked_mul(factor)
+            .ok_or(UnitsError::Range)?
     } else {
         let cut = (-shift) as usize;
-        if cut >= digits.len() || digits[digits.len() - cut..].bytes().any(|b| b != b'0') {
+        if cut >= digits.len() || digits[digits.len() - cut..].iter().any(|&d| d != 0) {
             return Err(UnitsError::Fraction);
         }
-        digits[..digits.len() - cut]
-            .parse()
-            .map_err(|_| UnitsError::Range)?
+        digits_value(&digits[..digits.len() - cut])
     };
     let signed = if amount < 0.0 { -value } else { value };
     i64::try_from(signed).map_err(|_| UnitsError::Range)
+}
+
+/// The integer that decimal digits (0–9 each, at most 32) spell.
+fn digits_value(digits: &[u8]) -> i128 {
+    digits.iter().fold(0i128, |v, &d| v * 10 + i128::from(d))
+}
+
+/// A short text written on the stack (`write!` without a heap allocation).
+#[derive(Default)]
+struct StackText {
+    buf: [u8; 32],
+    len: usize,
+}
+
+impl StackText {
+    fn as_str(&self) -> &str {
+        // Only `write_str` fills the buffer, with whole `&str`s.
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        if end > self.buf.len() {
+            return Err(std::fmt::Error);
+        }
+        self.buf[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
 }
 
 /// Tinybars as HBAR the way the kit prints `BigNumber(t).div(1e8)`: see [`display_units`].
@@ -268,6 +310,83 @@ mod tests {
             "Hbar in tinybars contains decimals"
         );
         assert!(hbar_to_tinybars(1e20).is_err());
+    }
+
+    /// The straightforward version (heap strings, `str::parse`): the fast one must agree.
+    fn reference_base_units(amount: f64, decimals: u32) -> Result<i64, UnitsError> {
+        if !amount.is_finite() {
+            return Err(UnitsError::Range);
+        }
+        let sci = format!("{:e}", amount.abs());
+        let (mantissa, exp) = sci.split_once('e').unwrap();
+        let exp: i64 = exp.parse().unwrap();
+        let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let digits = format!("{int_part}{frac_part}");
+        let shift = exp - frac_part.len() as i64 + i64::from(decimals);
+        let digits = digits.trim_start_matches('0');
+        if digits.is_empty() {
+            return Ok(0);
+        }
+        let value: i128 = if shift >= 0 {
+            let base: i128 = digits.parse().map_err(|_| UnitsError::Range)?;
+            let factor = 10i128.checked_pow(shift as u32).ok_or(UnitsError::Range)?;
+            base.checked_mul(factor).ok_or(UnitsError::Range)?
+        } else {
+            let cut = (-shift) as usize;
+            if cut >= digits.len() || digits[digits.len() - cut..].bytes().any(|b| b != b'0') {
+                return Err(UnitsError::Fraction);
+            }
+            digits[..digits.len() - cut]
+                .parse()
+                .map_err(|_| UnitsError::Range)?
+        };
+        let signed = if amount < 0.0 { -value } else { value };
+        i64::try_from(signed).map_err(|_| UnitsError::Range)
+    }
+
+    #[test]
+    fn base_units_agree_with_the_reference_on_many_numbers() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut checked = 0;
+        for _ in 0..20_000 {
+            let r = next();
+            let amount = match r % 4 {
+                0 => f64::from_bits(next()),
+                1 => (next() % 10_000_000) as f64 / 10f64.powi((next() % 12) as i32),
+                2 => -((next() % 1_000) as f64) * 10f64.powi((next() % 30) as i32 - 10),
+                _ => (next() as i64) as f64,
+            };
+            let decimals = (next() % 19) as u32;
+            assert_eq!(
+                decimal_to_base_units(amount, decimals),
+                reference_base_units(amount, decimals),
+                "{amount:e} with {decimals} decimals"
+            );
+            checked += 1;
+        }
+        assert_eq!(checked, 20_000);
+        for special in [
+            0.0,
+            -0.0,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            1e-7,
+            92_233_720_368.547_76,
+        ] {
+            for decimals in [0, 8, 18] {
+                assert_eq!(
+                    decimal_to_base_units(special, decimals),
+                    reference_base_units(special, decimals)
+                );
+            }
+        }
     }
 
     #[test]

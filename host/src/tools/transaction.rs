@@ -1,9 +1,32 @@
 //! A built (not yet submitted) transaction and the shapes the kit reports about transactions:
 //! the post-core JSON summary and `RawTransactionResponse`.
 
-use hedera::{AnyTransaction, Hbar, Transaction, TransactionReceipt};
+use hedera::{AnyTransaction, Hbar, Transaction, TransactionId, TransactionReceipt};
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::fmt::Write as _;
+
+/// A transaction id as the JS SDK prints it (`TransactionId.toString()`): the valid start's
+/// nanoseconds padded to 9 digits (`0.0.1001@1796046811.000012345`), then `?scheduled` and
+/// `/nonce` when set. The Rust SDK's `Display` does not pad, so every id hak reports goes
+/// through here.
+pub fn kit_transaction_id(id: &TransactionId) -> String {
+    let mut text = String::with_capacity(48);
+    let _ = write!(
+        text,
+        "{}@{}.{:09}",
+        id.account_id,
+        id.valid_start.unix_timestamp(),
+        id.valid_start.nanosecond()
+    );
+    if id.scheduled {
+        text.push_str("?scheduled");
+    }
+    if let Some(nonce) = id.nonce {
+        let _ = write!(text, "/{nonce}");
+    }
+    text
+}
 
 /// What a transaction tool's core action returns: the SDK transaction, its kit type name
 /// (`TransferTransaction`, …) and tool-specific summary fields.

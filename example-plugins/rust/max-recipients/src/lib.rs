@@ -9,7 +9,7 @@
 
 use hak_guest::serde_json::{self, Value};
 use hak_guest::{
-    block_with, host, Amount, Plugin, PluginInfo, PolicyOutcome, Stage, StageInput, Verdict,
+    block_with, host, scan, Amount, Plugin, PluginInfo, PolicyOutcome, Stage, StageInput, Verdict,
 };
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -113,26 +113,6 @@ impl Plugin for MaxRecipients {
     }
 }
 
-#[derive(Deserialize)]
-struct Entry {
-    amount: Option<Amount>,
-}
-
-impl Entry {
-    /// The kit's `_isRecipient`: no amount (an NFT) counts; otherwise the amount must be > 0.
-    fn is_recipient(&self) -> bool {
-        self.amount.is_none_or(Amount::is_positive)
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Normalised {
-    hbar_transfers: Option<Vec<Entry>>,
-    token_transfers: Option<Vec<Entry>>,
-    transfers: Option<Vec<Entry>>,
-}
-
 fn count_builtin(input: &StageInput) -> Result<u64, String> {
     let field = match input.method.as_str() {
         "transfer_hbar_tool" | "transfer_hbar_with_allowance_tool" => "hbarTransfers",
@@ -148,23 +128,35 @@ fn count_builtin(input: &StageInput) -> Result<u64, String> {
             ))
         }
     };
-    // Only normalisedParams is read (the host writes it first at this stage).
-    let n: Normalised = input.field_as("normalisedParams")?.ok_or_else(|| {
-        format!(
-            "cannot read stage params for {}: no normalisedParams",
-            input.method
-        )
-    })?;
-    let entries = match field {
-        "hbarTransfers" => n.hbar_transfers,
-        "tokenTransfers" => n.token_transfers,
-        _ => n.transfers,
+    let bad = |what: &str| format!("cannot read normalisedParams for {}: {what}", input.method);
+    // Only normalisedParams is read (the host writes it first at this stage), and of it only
+    // the transfer list's amounts: scanned in place, nothing allocated.
+    let normalised = scan::at(&input.params_json, &["normalisedParams"])
+        .filter(|n| n.starts_with('{'))
+        .ok_or_else(|| {
+            format!(
+                "cannot read stage params for {}: no normalisedParams",
+                input.method
+            )
+        })?;
+    let list = match scan::at(normalised, &[field]) {
+        None => return Ok(0),
+        Some(list) if list.starts_with("null") => return Ok(0),
+        Some(list) => scan::items(list).ok_or_else(|| bad(&format!("{field} is not a list")))?,
     };
-    Ok(entries
-        .unwrap_or_default()
-        .iter()
-        .filter(|e| e.is_recipient())
-        .count() as u64)
+    let mut count = 0;
+    for entry in list {
+        if !entry.starts_with('{') {
+            return Err(bad(&format!("an entry of {field} is not an object")));
+        }
+        // The kit's `_isRecipient`: no amount (an NFT) counts; otherwise it must be > 0.
+        let recipient = match scan::field(entry, "amount") {
+            None | Some("null") => true,
+            Some(raw) => Amount::from_json(raw).map_err(|e| bad(&e))?.is_positive(),
+        };
+        count += u64::from(recipient);
+    }
+    Ok(count)
 }
 
 fn count_with_rule(rule: &CountRule, input: &StageInput) -> Result<u64, String> {
