@@ -136,6 +136,22 @@ pub struct Topic {
     pub messages: Vec<TopicMessage>,
 }
 
+/// A smart contract entity. The emulator runs no EVM: a contract is created from inline
+/// initcode (kept as its `bytecode`), with no runtime bytecode and no state.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Contract {
+    pub num: u64,
+    pub memo: String,
+    pub admin_key: Option<KeyBytes>,
+    pub auto_renew_account: Option<u64>,
+    pub auto_renew_period: i64,
+    pub max_automatic_token_associations: i32,
+    pub created: Ts,
+    pub deleted: bool,
+    #[serde(with = "hex_bytes")]
+    pub initcode: Vec<u8>,
+}
+
 /// A token (fungible or NFT class).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Token {
@@ -300,6 +316,8 @@ pub struct Receipt {
     pub schedule_id: Option<u64>,
     #[serde(default)]
     pub scheduled_transaction_id: Option<TxId>,
+    #[serde(default)]
+    pub contract_id: Option<u64>,
 }
 
 impl Receipt {
@@ -320,6 +338,7 @@ impl Receipt {
             serial_numbers: self.serial_numbers.clone(),
             schedule_id: self.schedule_id.map(schedule_id),
             scheduled_transaction_id: self.scheduled_transaction_id.map(TxId::to_proto),
+            contract_id: self.contract_id.map(contract_id),
             ..Default::default()
         }
     }
@@ -369,6 +388,8 @@ pub struct Ledger {
     pub pending_airdrops: Vec<PendingAirdrop>,
     #[serde(default)]
     pub schedules: BTreeMap<u64, Schedule>,
+    #[serde(default)]
+    pub contracts: BTreeMap<u64, Contract>,
     /// HBAR allowances: owner → spender → tinybars.
     #[serde(default)]
     pub hbar_allowances: BTreeMap<u64, BTreeMap<u64, i64>>,
@@ -471,6 +492,14 @@ pub fn token_id(num: u64) -> proto::TokenId {
         shard_num: 0,
         realm_num: 0,
         token_num: num as i64,
+    }
+}
+
+pub fn contract_id(num: u64) -> proto::ContractId {
+    proto::ContractId {
+        shard_num: 0,
+        realm_num: 0,
+        contract: Some(proto::contract_id::Contract::ContractNum(num as i64)),
     }
 }
 

@@ -41,6 +41,7 @@ pub fn router(node: Arc<Node>) -> Router {
         .route("/api/v1/accounts/:id/allowances/nfts", get(allowances_nfts))
         .route("/api/v1/tokens/:id", get(token))
         .route("/api/v1/schedules/:id", get(schedule))
+        .route("/api/v1/contracts/:id", get(contract))
         .route("/api/v1/balances", get(balances))
         .route("/api/v1/transactions/:id", get(transaction))
         .route("/api/v1/topics/:id", get(topic))
@@ -557,6 +558,57 @@ async fn topic(State(node): Shared, Path(id): Path<String>) -> Response {
         "topic_id": format!("0.0.{num}"),
         "sequence_number": t.sequence_number,
         "running_hash": b64(&t.running_hash),
+    }))
+    .into_response()
+}
+
+/// A contract by `0.0.N` or by its long-zero EVM address (`0x` + 40 hex digits).
+async fn contract(State(node): Shared, Path(id): Path<String>) -> Response {
+    let num = match id.strip_prefix("0x") {
+        Some(hex) if hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            match hex[..24].bytes().all(|b| b == b'0') {
+                true => u64::from_str_radix(&hex[24..], 16).ok(),
+                // An EVM-created (CREATE2) address: none exist without an EVM.
+                false => return not_found(),
+            }
+        }
+        Some(_) => None,
+        None => entity_num(&id),
+    };
+    let Some(num) = num else {
+        return bad_request("contractid");
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = ledger
+        .contracts
+        .get(&num)
+        .filter(|c| !lagging(&node, c.created))
+    else {
+        return not_found();
+    };
+    let expiration = Ts {
+        seconds: c.created.seconds + c.auto_renew_period,
+        nanos: c.created.nanos,
+    };
+    Json(json!({
+        "admin_key": key_json(&c.admin_key),
+        "auto_renew_account": c.auto_renew_account.map(|a| format!("0.0.{a}")),
+        "auto_renew_period": c.auto_renew_period,
+        "contract_id": format!("0.0.{num}"),
+        "created_timestamp": c.created.to_string(),
+        "deleted": c.deleted,
+        "evm_address": format!("0x{num:040x}"),
+        "expiration_timestamp": expiration.to_string(),
+        "file_id": null,
+        "max_automatic_token_associations": c.max_automatic_token_associations,
+        "memo": c.memo,
+        "nonce": 1,
+        "obtainer_id": null,
+        "permanent_removal": null,
+        "proxy_account_id": null,
+        "timestamp": {"from": c.created.to_string(), "to": null},
+        "bytecode": format!("0x{}", hex::encode(&c.initcode)),
+        "runtime_bytecode": "0x",
     }))
     .into_response()
 }

@@ -110,6 +110,7 @@ pub fn genesis_ledger() -> Ledger {
         nfts: BTreeMap::new(),
         pending_airdrops: Vec::new(),
         schedules: BTreeMap::new(),
+        contracts: BTreeMap::new(),
         hbar_allowances: BTreeMap::new(),
         token_allowances: BTreeMap::new(),
         nft_approvals_for_all: BTreeMap::new(),

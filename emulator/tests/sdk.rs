@@ -1,5 +1,5 @@
 //! The real Hedera SDK against the emulator over loopback: transfers, account creation,
-//! topics and messages, precheck and receipt failures, faults, and the mirror API's JSON.
+//! topics and messages, contracts (entities only), precheck and receipt failures, faults, and the mirror API's JSON.
 
 #[macro_use]
 mod common;
@@ -7,8 +7,9 @@ mod common;
 use common::{mirror, start};
 use hak_emu::{Emulator, EmulatorConfig};
 use hedera::{
-    AccountBalanceQuery, AccountCreateTransaction, AccountId, AccountInfoQuery, Client, Hbar,
-    PrivateKey, Status, TopicCreateTransaction, TopicMessageSubmitTransaction, TransferTransaction,
+    AccountBalanceQuery, AccountCreateTransaction, AccountId, AccountInfoQuery, Client,
+    ContractCreateTransaction, FileId, Hbar, PrivateKey, Status, TopicCreateTransaction,
+    TopicMessageSubmitTransaction, TransferTransaction,
 };
 use std::collections::HashMap;
 use std::time::Duration;
@@ -162,6 +163,82 @@ async fn accounts_are_created_with_their_key_and_balance() {
         account["key"]["key"],
         hex::encode(key.public_key().to_bytes_raw())
     );
+    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn contracts_are_entities_the_mirror_describes_and_file_ids_are_refused() {
+    let (emu, client) = start().await;
+    let key = PrivateKey::generate_ed25519();
+    let contract = ContractCreateTransaction::new()
+        .bytecode(vec![0x60, 0x80])
+        .gas(50_000)
+        .admin_key(key.public_key())
+        .contract_memo("vault")
+        .freeze_with(&client)
+        .unwrap()
+        .sign(key.clone())
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap()
+        .contract_id
+        .unwrap();
+    let (status, info) = mirror(&emu, &format!("/contracts/{contract}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(info["contract_id"], contract.to_string());
+    assert_eq!(info["memo"], "vault");
+    assert_eq!(info["bytecode"], "0x6080");
+    assert_eq!(info["admin_key"]["_type"], "ED25519");
+    let address = info["evm_address"].as_str().unwrap().to_owned();
+    assert_eq!(address.len(), 42);
+    let (status, by_address) = mirror(&emu, &format!("/contracts/{address}")).await;
+    assert_eq!((status, &by_address), (200, &info));
+    // The admin key must sign, as on the real network.
+    let unsigned = ContractCreateTransaction::new()
+        .bytecode(vec![0x60])
+        .gas(50_000)
+        .admin_key(PrivateKey::generate_ed25519().public_key())
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            unsigned,
+            hedera::Error::ReceiptStatus {
+                status: Status::InvalidSignature,
+                ..
+            }
+        ),
+        "{unsigned}"
+    );
+    // No file service here: initcode from a file is refused, not faked.
+    let from_file = ContractCreateTransaction::new()
+        .bytecode_file_id(FileId::new(0, 0, 111))
+        .gas(50_000)
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            from_file,
+            hedera::Error::ReceiptStatus {
+                status: Status::InvalidFileId,
+                ..
+            }
+        ),
+        "{from_file}"
+    );
+    let (status, _) = mirror(&emu, "/contracts/0.0.999999").await;
+    assert_eq!(status, 404);
     emu.shutdown();
 }
 

@@ -115,6 +115,39 @@ pub fn token_with_admin_key(host: &Host, decimals: u32, supply_key: bool) -> Str
     })
 }
 
+/// A contract created on the host's local network with the Rust SDK (the kit has no tool that
+/// creates one): the operator's admin key and auto-renew account, a memo, inline initcode.
+pub fn contract_with_admin_key(host: &Host, memo: &str) -> String {
+    let emu = host
+        .local_network()
+        .expect("the local network runs inside the host");
+    let (operator, key) = emu.operator();
+    let grpc = emu.grpc_addr.to_string();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let memo = memo.to_owned();
+    runtime.block_on(async move {
+        let nodes = std::collections::HashMap::from([(grpc, hedera::AccountId::new(0, 0, 3))]);
+        let client = hedera::Client::for_network(nodes).unwrap();
+        client.set_operator(operator, key.clone());
+        let receipt = hedera::ContractCreateTransaction::new()
+            .bytecode(vec![0x60, 0x80, 0x60, 0x40, 0x52])
+            .gas(100_000)
+            .admin_key(key.public_key())
+            .auto_renew_account_id(operator)
+            .contract_memo(memo)
+            .execute(&client)
+            .await
+            .unwrap()
+            .get_receipt(&client)
+            .await
+            .unwrap();
+        receipt.contract_id.unwrap().to_string()
+    })
+}
+
 /// A manifest header: testnet address book, one fixed node, return-bytes for 0.0.1001.
 pub const RETURN_BYTES_HEADER: &str = r#"
 [network]

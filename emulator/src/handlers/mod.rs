@@ -4,6 +4,7 @@
 mod airdrop;
 mod allowance;
 mod consensus;
+mod contract;
 mod crypto;
 mod schedule;
 mod token;
@@ -96,6 +97,7 @@ pub enum Kind {
     ScheduleCreate,
     ScheduleSign,
     ScheduleDelete,
+    ContractCreate,
 }
 
 impl Kind {
@@ -122,6 +124,7 @@ impl Kind {
             Data::ScheduleCreate(_) => Kind::ScheduleCreate,
             Data::ScheduleSign(_) => Kind::ScheduleSign,
             Data::ScheduleDelete(_) => Kind::ScheduleDelete,
+            Data::ContractCreateInstance(_) => Kind::ContractCreate,
             _ => return None,
         })
     }
@@ -140,6 +143,7 @@ impl Kind {
             Kind::TokenAirdrop | Kind::TokenClaimAirdrop | Kind::TokenCancelAirdrop => 10_000_000,
             Kind::ScheduleCreate | Kind::ScheduleSign | Kind::ScheduleDelete => 1_000_000,
             Kind::TokenUpdate => 5_000_000,
+            Kind::ContractCreate => 50_000_000,
         }
     }
 
@@ -167,6 +171,7 @@ impl Kind {
             Kind::ScheduleCreate => "SCHEDULECREATE",
             Kind::ScheduleSign => "SCHEDULESIGN",
             Kind::ScheduleDelete => "SCHEDULEDELETE",
+            Kind::ContractCreate => "CONTRACTCREATEINSTANCE",
         }
     }
 }
@@ -198,6 +203,7 @@ pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome
         Data::CryptoApproveAllowance(body) => allowance::approve(ledger, ctx, body),
         Data::CryptoDeleteAllowance(body) => allowance::delete(ledger, ctx, body),
         Data::TokenAirdrop(body) => airdrop::airdrop(ledger, ctx, body),
+        Data::ContractCreateInstance(body) => contract::create(ledger, ctx, body),
         Data::TokenClaimAirdrop(body) => airdrop::claim(ledger, ctx, body),
         Data::TokenCancelAirdrop(body) => airdrop::cancel(ledger, ctx, body),
         Data::TokenUpdate(body) => token::update(ledger, ctx, body),
