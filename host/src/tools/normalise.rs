@@ -142,6 +142,20 @@ fn digits_value(digits: &[u8]) -> i128 {
     digits.iter().fold(0i128, |v, &d| v * 10 + i128::from(d))
 }
 
+/// Serialize a `Display` value as a JSON string: written on the stack first (ids and amounts
+/// are short), so serde escapes one `&str` instead of every formatting fragment.
+fn serialize_display<T: std::fmt::Display + ?Sized, S: serde::Serializer>(
+    v: &T,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let mut text = StackText::default();
+    if write!(text, "{v}").is_ok() {
+        s.serialize_str(text.as_str())
+    } else {
+        s.collect_str(v)
+    }
+}
+
 /// A short text written on the stack (`write!` without a heap allocation).
 #[derive(Default)]
 struct StackText {
@@ -221,7 +235,7 @@ pub mod serde_as {
         use std::str::FromStr;
 
         pub fn serialize<T: Display, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
-            s.collect_str(v)
+            super::super::serialize_display(v, s)
         }
         pub fn deserialize<'de, T: FromStr, D: Deserializer<'de>>(d: D) -> Result<T, D::Error>
         where
@@ -243,7 +257,7 @@ pub mod serde_as {
             s: S,
         ) -> Result<S::Ok, S::Error> {
             match v {
-                Some(v) => s.collect_str(v),
+                Some(v) => super::super::serialize_display(v, s),
                 None => s.serialize_none(),
             }
         }
@@ -267,7 +281,7 @@ pub mod serde_as {
         use serde::{de::Error, Deserialize, Deserializer, Serializer};
 
         pub fn serialize<S: Serializer>(v: &i64, s: S) -> Result<S::Ok, S::Error> {
-            s.collect_str(v)
+            super::super::serialize_display(v, s)
         }
         pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
             #[derive(Deserialize)]
@@ -387,6 +401,21 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn displayed_values_serialize_as_their_text_short_or_long() {
+        let mut out = Vec::new();
+        let short = AccountId::new(0, 0, 1001);
+        serialize_display(&short, &mut serde_json::Serializer::new(&mut out)).unwrap();
+        assert_eq!(out, b"\"0.0.1001\"");
+        let long = format!("{}\"quoted\"", "x".repeat(40));
+        out.clear();
+        serialize_display(&long, &mut serde_json::Serializer::new(&mut out)).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            serde_json::to_string(&long).unwrap()
+        );
     }
 
     #[test]
