@@ -306,6 +306,41 @@ fn cases(seed: &Seed) -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// A return-bytes result without its bytes, the clock-derived values replaced by their form:
+/// the transaction id as `payer@<seconds>.<9 digits>` (the JS SDK pads the nanoseconds) and
+/// `expiresAt` as an ISO date with milliseconds, 120 s after the id's valid start.
+fn result_shape(result: &Value) -> Value {
+    let mut shape = result.clone();
+    let Some(fields) = shape.as_object_mut() else {
+        return shape;
+    };
+    fields.remove("bytes");
+    let id = fields["transactionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let (payer, start) = id.split_once('@').unwrap_or_default();
+    let (secs, nanos) = start.split_once('.').unwrap_or_default();
+    let id_form = match (secs.parse::<i64>(), nanos.len(), nanos.parse::<u32>()) {
+        (Ok(_), 9, Ok(_)) => format!("{payer}@<seconds>.<9 digits>"),
+        _ => format!("malformed {id}"),
+    };
+    let expires = fields["expiresAt"].as_str().unwrap_or_default();
+    let expires_form = match time::OffsetDateTime::parse(
+        expires,
+        &time::format_description::well_known::Rfc3339,
+    ) {
+        Ok(at) if expires.len() == 24 && expires.ends_with('Z') => {
+            let valid_for = at.unix_timestamp() - secs.parse::<i64>().unwrap_or_default();
+            format!("<ISO ms> = valid start + {valid_for} s")
+        }
+        _ => format!("malformed {expires}"),
+    };
+    fields.insert("transactionId".into(), id_form.into());
+    fields.insert("expiresAt".into(), expires_form.into());
+    shape
+}
+
 /// The long-zero EVM address of `0.0.N`.
 fn evm_address(entity: &str) -> String {
     let num: u64 = entity.rsplit('.').next().unwrap().parse().unwrap();
@@ -440,6 +475,13 @@ fn hak_and_the_js_kit_agree_on_every_tool() {
             };
             if !expiry_ok {
                 differences.push(format!("{case}: expiry {ours_expiry:?} vs {kit_expiry:?}"));
+            }
+            let (ours_result, kit_result) =
+                (result_shape(&ours["raw"]), result_shape(&kit["result"]));
+            if ours_result != kit_result {
+                differences.push(format!(
+                    "{case}: return-bytes result\n  hak {ours_result}\n  kit {kit_result}"
+                ));
             }
             bodies += 1;
         } else if let Some(kit_query) = kit.get("query") {

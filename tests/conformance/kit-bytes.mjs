@@ -1,6 +1,6 @@
 // The JS kit's answer to each call in RETURN_BYTES mode, for hak's conformance test.
 // stdin: JSON [{tool, params}], context account 0.0.1001. stdout: one JSON line per call,
-// {bytes: hex}, {error, humanMessage} or, for a query, {query: {raw, humanMessage}}.
+// {bytes: hex, result: the rest of ReturnBytesResult}, {error, humanMessage} or, for a query, {query: {raw, humanMessage}}.
 // The kit never reaches a consensus node. Its mirror service is the kit's own, pointed at
 // $HAK_MIRROR (hak's local network, which hak's side of the test reads too); without
 // $HAK_MIRROR it knows only that every account has one fixed ED25519 key and refuses every
@@ -43,7 +43,10 @@ for (const { tool, params } of cases) {
   if (!found) { console.log(JSON.stringify({ error: `no tool ${tool}` })); continue; }
   const out = await found.execute(client, context, params);
   const raw = out.raw ?? out;
-  if (raw.bytes) console.log(json({ bytes: Buffer.from(raw.bytes).toString('hex') }));
+  if (raw.bytes) {
+    const { bytes, ...result } = raw;
+    console.log(json({ bytes: Buffer.from(bytes).toString('hex'), result }));
+  }
   else if (raw.error) console.log(json({ error: raw.error, humanMessage: out.humanMessage ?? null }));
   else console.log(json({ query: out }));
 }
