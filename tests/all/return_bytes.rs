@@ -39,7 +39,18 @@ fn bytes_decode_to_the_transfer_with_payer_memo_nodes_and_sender_debit() {
     let tx = decode(&out);
     let tx_id = tx.get_transaction_id().unwrap();
     assert_eq!(tx_id.account_id, id(1001));
-    assert_eq!(tx_id.to_string(), raw["transactionId"]);
+    // The JS SDK's form: nanoseconds padded to 9 digits (the Rust SDK's Display does not pad).
+    assert_eq!(
+        hak_host::tools::transaction::kit_transaction_id(&tx_id),
+        raw["transactionId"]
+    );
+    let nanos = raw["transactionId"]
+        .as_str()
+        .unwrap()
+        .rsplit('.')
+        .next()
+        .unwrap();
+    assert_eq!(nanos.len(), 9, "{}", raw["transactionId"]);
     assert_eq!(tx.get_transaction_memo(), "rent");
     assert_eq!(tx.get_node_account_ids().unwrap(), [id(3)]);
     // The JS SDK's default max fee for a TransferTransaction, so the bodies match the kit's.

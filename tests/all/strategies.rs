@@ -49,7 +49,7 @@ impl TransactionStrategy for DelegatedPayer {
         Ok(SecondaryResult::Bytes(ReturnBytesResult {
             bytes: format!("0x{}", hex::encode(bytes)),
             status: "SUCCESS".into(),
-            transaction_id: id.to_string(),
+            transaction_id: hak_host::tools::transaction::kit_transaction_id(&id),
             payer_account_id: payer.to_string(),
             type_name: built.type_name.into(),
             expires_at: String::new(),
