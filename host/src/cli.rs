@@ -216,31 +216,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             command: PluginCommand::Build { dir, out },
         } => {
             let go = std::env::var("HAK_GO").unwrap_or_else(|_| "go".into());
-            let core = out.with_extension("core.wasm");
             let started = Instant::now();
-            let status = std::process::Command::new(&go)
-                .args(["build", "-buildmode=c-shared", "-ldflags=-s -w", "-o"])
-                .arg(std::path::absolute(&core)?)
-                .arg(".")
-                .current_dir(&dir)
-                .env("GOOS", "wasip1")
-                .env("GOARCH", "wasm")
-                .env("GOTOOLCHAIN", "local")
-                .env("GOPROXY", "off")
-                .env("GOFLAGS", "-mod=mod")
-                .status()
-                .map_err(|e| {
-                    anyhow::anyhow!("cannot run {go}: {e} (set $HAK_GO to the Go binary)")
-                })?;
-            anyhow::ensure!(status.success(), "go build failed in {}", dir.display());
-            let bytes = std::fs::read(&core)?;
-            let component =
-                crate::componentize::componentize(&bytes, &crate::componentize::default_wit_dir())?;
-            std::fs::write(&out, &component)?;
-            let _ = std::fs::remove_file(&core);
+            let size = crate::go_plugin::build(&go, &dir, &out)?;
             println!(
                 "{}",
-                json!({"built": out, "bytes": component.len(), "ms": started.elapsed().as_millis() as u64})
+                json!({"built": out, "bytes": size, "ms": started.elapsed().as_millis() as u64})
             );
         }
         Command::Plugin {

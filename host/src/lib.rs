@@ -10,11 +10,13 @@
 //! - [`tools`]: native Hedera tools (one file per tool) and their shared normalisers.
 //! - [`strategy`]: what the secondary action does with a built transaction, per agent mode.
 //! - [`network`]: SDK clients and node ids for the configured network.
+//! - [`componentize`], [`go_plugin`]: core wasm modules (Go's) into plugin components.
 //! - [`state_store`]: the per-plugin, per-context scratchpad behind `state-get` / `state-set`.
 
 pub mod cli;
 pub mod componentize;
 pub mod context;
+pub mod go_plugin;
 pub mod host;
 pub mod lifecycle;
 pub mod limits;

@@ -108,26 +108,7 @@ fn a_scaffolded_go_plugin_builds_and_loads() {
     let (_, build) = new_plugin(Lang::Go, "my-go-policy", &dir, &default_sdk_root()).unwrap();
     assert!(build.contains("hak plugin build"), "{build}");
     let project = dir.join("my-go-policy");
-    let core = project.join("core.wasm");
-    let status = Command::new(go)
-        .args(["build", "-buildmode=c-shared", "-o"])
-        .arg(&core)
-        .arg(".")
-        .current_dir(&project)
-        .env("GOOS", "wasip1")
-        .env("GOARCH", "wasm")
-        .env("GOTOOLCHAIN", "local")
-        .env("GOPROXY", "off")
-        .env("GOFLAGS", "-mod=mod")
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let component = hak_host::componentize::componentize(
-        &std::fs::read(&core).unwrap(),
-        &hak_host::componentize::default_wit_dir(),
-    )
-    .unwrap();
     let wasm = project.join("my-go-policy.wasm");
-    std::fs::write(&wasm, component).unwrap();
+    hak_host::go_plugin::build(go, &project, &wasm).unwrap();
     check_loads(&wasm, "my-go-policy");
 }

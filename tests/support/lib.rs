@@ -82,19 +82,7 @@ pub fn ok(out: &serde_json::Value) -> &serde_json::Value {
 /// A fungible token on `host`'s local network whose admin key (and, with `supply_key`, supply
 /// key) is the operator's, created with the SDK directly: no kit tool sets an admin key.
 pub fn token_with_admin_key(host: &Host, decimals: u32, supply_key: bool) -> String {
-    let emu = host
-        .local_network()
-        .expect("the local network runs inside the host");
-    let (operator, key) = emu.operator();
-    let grpc = emu.grpc_addr.to_string();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async move {
-        let nodes = std::collections::HashMap::from([(grpc, hedera::AccountId::new(0, 0, 3))]);
-        let client = hedera::Client::for_network(nodes).unwrap();
-        client.set_operator(operator, key.clone());
+    with_operator_client(host, |client, operator, key| async move {
         let mut tx = hedera::TokenCreateTransaction::new();
         tx.name("Held")
             .symbol("HLD")
@@ -115,23 +103,37 @@ pub fn token_with_admin_key(host: &Host, decimals: u32, supply_key: bool) -> Str
     })
 }
 
-/// A contract created on the host's local network with the Rust SDK (the kit has no tool that
-/// creates one): the operator's admin key and auto-renew account, a memo, inline initcode.
-pub fn contract_with_admin_key(host: &Host, memo: &str) -> String {
+/// Run `work` with an SDK client for the host's local network, paid and signed by its
+/// operator, on a runtime of its own (for what no hak tool does).
+fn with_operator_client<F, Fut, T>(host: &Host, work: F) -> T
+where
+    F: FnOnce(hedera::Client, hedera::AccountId, hedera::PrivateKey) -> Fut,
+    Fut: std::future::Future<Output = T>,
+{
     let emu = host
         .local_network()
         .expect("the local network runs inside the host");
     let (operator, key) = emu.operator();
-    let grpc = emu.grpc_addr.to_string();
+    let nodes = std::collections::HashMap::from([(
+        emu.grpc_addr.to_string(),
+        hedera::AccountId::new(0, 0, 3),
+    )]);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
-    let memo = memo.to_owned();
     runtime.block_on(async move {
-        let nodes = std::collections::HashMap::from([(grpc, hedera::AccountId::new(0, 0, 3))]);
         let client = hedera::Client::for_network(nodes).unwrap();
         client.set_operator(operator, key.clone());
+        work(client, operator, key).await
+    })
+}
+
+/// A contract created on the host's local network with the Rust SDK (the kit has no tool that
+/// creates one): the operator's admin key and auto-renew account, a memo, inline initcode.
+pub fn contract_with_admin_key(host: &Host, memo: &str) -> String {
+    let memo = memo.to_owned();
+    with_operator_client(host, |client, operator, key| async move {
         let receipt = hedera::ContractCreateTransaction::new()
             .bytecode(vec![0x60, 0x80, 0x60, 0x40, 0x52])
             .gas(100_000)

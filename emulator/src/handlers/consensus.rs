@@ -1,6 +1,6 @@
 //! ConsensusService bodies: topics and messages, with the v3 running hash.
 
-use super::{Ctx, Outcome};
+use super::{auto_renew_account, Ctx, Outcome};
 use crate::ledger::{account_num, topic_num, KeyBytes, Ledger, Topic, TopicMessage, Ts, TxId};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
@@ -24,19 +24,7 @@ pub fn create_topic(
             return Err(Code::InvalidSignature);
         }
     }
-    let auto_renew_account = match &body.auto_renew_account {
-        None => None,
-        Some(id) => {
-            let num = account_num(id).ok_or(Code::InvalidAutorenewAccount)?;
-            let account = ledger
-                .live_account(num)
-                .ok_or(Code::InvalidAutorenewAccount)?;
-            if !ctx.active.satisfies(&account.key.to_proto()) {
-                return Err(Code::InvalidSignature);
-            }
-            Some(num)
-        }
-    };
+    let auto_renew_account = auto_renew_account(ledger, ctx, body.auto_renew_account.as_ref())?;
     let num = ledger.allocate();
     ledger.topics.insert(
         num,

@@ -2,8 +2,8 @@
 //! entity with the body's memo, keys and renewal settings and its initcode kept as bytecode, so
 //! the mirror can answer `/api/v1/contracts/{id}`; nothing is executed and gas is not charged.
 
-use super::{Ctx, Outcome};
-use crate::ledger::{account_num, Contract, KeyBytes, Ledger};
+use super::{auto_renew_account, Ctx, Outcome};
+use crate::ledger::{Contract, KeyBytes, Ledger};
 use hedera_proto::services as proto;
 use proto::contract_create_transaction_body::InitcodeSource;
 use proto::ResponseCodeEnum as Code;
@@ -38,17 +38,7 @@ pub fn create(
             return Err(Code::InvalidSignature);
         }
     }
-    let auto_renew_account = match &body.auto_renew_account_id {
-        None => None,
-        Some(id) => {
-            let num = account_num(id).ok_or(Code::InvalidAutorenewAccount)?;
-            let account = ledger
-                .live_account(num)
-                .ok_or(Code::InvalidAutorenewAccount)?;
-            ctx.require(&account.key)?;
-            Some(num)
-        }
-    };
+    let auto_renew_account = auto_renew_account(ledger, ctx, body.auto_renew_account_id.as_ref())?;
     let num = ledger.allocate();
     ledger.contracts.insert(
         num,

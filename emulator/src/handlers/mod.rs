@@ -36,6 +36,24 @@ impl Ctx<'_> {
     }
 }
 
+/// The auto-renew account a create or update body names, if any: a live account whose key
+/// signed the transaction (`INVALID_AUTORENEW_ACCOUNT`, `INVALID_SIGNATURE` otherwise).
+pub fn auto_renew_account(
+    ledger: &Ledger,
+    ctx: &Ctx<'_>,
+    id: Option<&proto::AccountId>,
+) -> Result<Option<u64>, Code> {
+    let Some(id) = id else {
+        return Ok(None);
+    };
+    let num = crate::ledger::account_num(id).ok_or(Code::InvalidAutorenewAccount)?;
+    let account = ledger
+        .live_account(num)
+        .ok_or(Code::InvalidAutorenewAccount)?;
+    ctx.require(&account.key)?;
+    Ok(Some(num))
+}
+
 /// A handled transaction: the receipt, HBAR movements (fees excluded), token and NFT
 /// movements, and the created or touched entity (for the mirror's `entity_id`).
 pub struct Outcome {

@@ -1,7 +1,7 @@
 //! TokenService bodies: create, associate, dissociate, mint. Token movements ride on
 //! CryptoTransfer (see `crypto`).
 
-use super::{Ctx, Outcome};
+use super::{auto_renew_account, Ctx, Outcome};
 use crate::ledger::{account_num, token_num, KeyBytes, Ledger, Nft, Token, TokenRel, Ts};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
@@ -89,17 +89,7 @@ pub fn create(
     if let Some(admin) = &body.admin_key {
         ctx.require(&KeyBytes::from_proto(admin))?;
     }
-    let auto_renew_account = match &body.auto_renew_account {
-        None => None,
-        Some(id) => {
-            let num = account_num(id).ok_or(Code::InvalidAutorenewAccount)?;
-            let account = ledger
-                .live_account(num)
-                .ok_or(Code::InvalidAutorenewAccount)?;
-            ctx.require(&account.key)?;
-            Some(num)
-        }
-    };
+    let auto_renew_account = auto_renew_account(ledger, ctx, body.auto_renew_account.as_ref())?;
     let key = |k: &Option<proto::Key>| k.as_ref().map(KeyBytes::from_proto);
     let num = ledger.allocate();
     let auto_renew_period = body
@@ -408,17 +398,7 @@ pub fn update(
             (t != token.treasury).then_some(t)
         }
     };
-    let auto_renew_account = match &body.auto_renew_account {
-        None => None,
-        Some(id) => {
-            let a = account_num(id).ok_or(Code::InvalidAutorenewAccount)?;
-            let account = ledger
-                .live_account(a)
-                .ok_or(Code::InvalidAutorenewAccount)?;
-            ctx.require(&account.key)?;
-            Some(a)
-        }
-    };
+    let auto_renew_account = auto_renew_account(ledger, ctx, body.auto_renew_account.as_ref())?;
     let (old_treasury, nft) = (token.treasury, token.nft);
     let mut outcome = Outcome::success().entity(num);
     if let Some(t) = new_treasury {

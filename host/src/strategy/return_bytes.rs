@@ -87,27 +87,18 @@ impl TransactionStrategy for ReturnBytesStrategy {
 pub fn iso_millis(at: OffsetDateTime) -> String {
     use std::fmt::Write as _;
     let at = at.to_offset(time::UtcOffset::UTC);
-    let mut text = String::with_capacity(24);
-    if (0..=9999).contains(&at.year()) {
-        let _ = write!(
-            text,
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-            at.year(),
-            u8::from(at.month()),
-            at.day(),
-            at.hour(),
-            at.minute(),
-            at.second(),
-            at.millisecond()
-        );
-        return text;
-    }
-    // JS writes years outside 0..=9999 with a sign and six digits.
-    let sign = if at.year() < 0 { '-' } else { '+' };
+    let mut text = String::with_capacity(27);
+    let year = at.year();
+    let _ = if (0..=9999).contains(&year) {
+        write!(text, "{year:04}")
+    } else {
+        // JS writes years outside 0..=9999 with a sign and six digits.
+        let sign = if year < 0 { '-' } else { '+' };
+        write!(text, "{sign}{:06}", year.unsigned_abs())
+    };
     let _ = write!(
         text,
-        "{sign}{:06}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        at.year().unsigned_abs(),
+        "-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
         u8::from(at.month()),
         at.day(),
         at.hour(),
