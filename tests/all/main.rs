@@ -21,3 +21,4 @@ mod scaffold;
 mod strategies;
 mod tokens;
 mod transactions;
+mod wallet;

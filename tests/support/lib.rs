@@ -110,10 +110,28 @@ where
     F: FnOnce(hedera::Client, hedera::AccountId, hedera::PrivateKey) -> Fut,
     Fut: std::future::Future<Output = T>,
 {
+    let (operator, key) = host
+        .local_network()
+        .expect("the local network runs inside the host")
+        .operator();
+    with_client_as(host, operator, key, work)
+}
+
+/// Run `work` with an SDK client for the host's local network paid and signed by `account`
+/// with `key` (a genesis account's dev key, say), on a runtime of its own.
+pub fn with_client_as<F, Fut, T>(
+    host: &Host,
+    operator: hedera::AccountId,
+    key: hedera::PrivateKey,
+    work: F,
+) -> T
+where
+    F: FnOnce(hedera::Client, hedera::AccountId, hedera::PrivateKey) -> Fut,
+    Fut: std::future::Future<Output = T>,
+{
     let emu = host
         .local_network()
         .expect("the local network runs inside the host");
-    let (operator, key) = emu.operator();
     let nodes = std::collections::HashMap::from([(
         emu.grpc_addr.to_string(),
         hedera::AccountId::new(0, 0, 3),

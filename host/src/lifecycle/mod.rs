@@ -10,6 +10,7 @@ mod call_state;
 pub mod chain;
 pub mod envelope;
 pub mod native;
+mod strict_json;
 
 use crate::context::AgentContext;
 use crate::host::Host;
@@ -117,7 +118,7 @@ impl Session {
         plan: &Plan,
         params_json: &str,
     ) -> Result<Value, Abort> {
-        let raw: Value = serde_json::from_str(params_json).map_err(|e| {
+        let raw = strict_json::parse(params_json).map_err(|e| {
             Abort::Error(format!(
                 "Invalid parameters: the params are not valid JSON: {e}"
             ))
@@ -156,17 +157,21 @@ impl Session {
         // 1. pre-tool-execution (sees the agent's unvalidated params)
         self.stage(Stage::PreToolExecution, tool, plan, state)?;
         // 2. normalise (validation happens here, as in the kit)
+        let method = tool.spec().method;
         state.normalised = Some(
-            tool.normalise(&state.raw, &tool_ctx)
-                .map_err(|e| Abort::Error(e.message))?,
+            guarded(method, "normalising its params", || {
+                tool.normalise(&state.raw, &tool_ctx)
+            })?
+            .map_err(|e| Abort::Error(e.message))?,
         );
         // 3. post-params-normalization
         self.stage(Stage::PostParamsNormalization, tool, plan, state)?;
         // 4. core action: build the transaction or run the query
         let normalised = state.normalised.as_ref().expect("set at stage 2");
-        let core = tool
-            .core_action(normalised, &tool_ctx)
-            .map_err(|e| Abort::Error(e.message))?;
+        let core = guarded(method, "building its transaction or query", || {
+            tool.core_action(normalised, &tool_ctx)
+        })?
+        .map_err(|e| Abort::Error(e.message))?;
         // The summary is rendered only if a plugin will see it (stages 5 and 7).
         if tool_ctx.wants_summary {
             state.core_json = Some(match &core {
@@ -188,9 +193,15 @@ impl Session {
                     runtime: network.runtime(),
                     has_operator_key: network.has_operator_key,
                 };
-                match strategy.handle(*built, &env) {
+                let handled = guarded(method, "handing its transaction to the mode", || {
+                    strategy.handle(*built, &env)
+                })?;
+                match handled {
                     Ok(SecondaryResult::Executed(raw)) => {
-                        envelope::executed(&raw, tool.post_process(&raw))
+                        let message = guarded(method, "wording its result", || {
+                            tool.post_process(&raw)
+                        })?;
+                        envelope::executed(&raw, message)
                     }
                     Ok(SecondaryResult::Bytes(bytes)) => envelope::bytes(bytes),
                     Err(StrategyError::Tool(e)) => return Err(Abort::Error(e.message)),
@@ -411,6 +422,22 @@ impl Session {
     }
 }
 
+/// Run one of a tool's own steps so that a panic in it (or in the SDK under it) becomes an
+/// error envelope naming the tool, logged as the bug it is, instead of ending the process.
+fn guarded<T>(method: &str, doing: &str, step: impl FnOnce() -> T) -> Result<T, Abort> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)).map_err(|payload| {
+        let detail = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".to_owned());
+        tracing::error!(method, "bug: {method} panicked while {doing}: {detail}");
+        Abort::Error(format!(
+            "internal error in {method} while {doing} (a bug in hak, logged): {detail}"
+        ))
+    })
+}
+
 /// A policy's block, with its details JSON checked.
 fn block(member: &Member, method: &str, stage: Stage, info: BlockInfo) -> Abort {
     let details = match info
@@ -448,7 +475,7 @@ fn replace(
 ) -> Result<(), String> {
     match stage {
         Stage::PreToolExecution => {
-            let value: Value = serde_json::from_str(&json)
+            let value = strict_json::parse(&json)
                 .map_err(|e| format!("replacement rawParams are not valid JSON: {e}"))?;
             tool.spec()
                 .schema

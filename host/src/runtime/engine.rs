@@ -130,7 +130,8 @@ fn link_minimal_wasi(linker: &mut Linker<PluginState>) -> anyhow::Result<()> {
     use wasmtime_wasi::WasiView;
     let l = linker;
     clocks::wall_clock::add_to_linker::<PluginState, WasiClocks>(l, PluginState::clocks)?;
-    clocks::monotonic_clock::add_to_linker::<PluginState, WasiClocks>(l, PluginState::clocks)?;
+    // Our own monotonic clock: its subscriptions never outlast the call (`runtime::clock`).
+    clocks::monotonic_clock::add_to_linker::<PluginState, HasSelf<PluginState>>(l, |s| s)?;
     random::random::add_to_linker::<PluginState, WasiRandom>(l, PluginState::random)?;
     random::insecure::add_to_linker::<PluginState, WasiRandom>(l, PluginState::random)?;
     random::insecure_seed::add_to_linker::<PluginState, WasiRandom>(l, PluginState::random)?;

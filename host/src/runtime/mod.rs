@@ -5,6 +5,7 @@
 
 pub mod bindings;
 mod cache;
+mod clock;
 mod engine;
 pub mod failure;
 mod hedera_api;

@@ -166,6 +166,10 @@ pub struct PluginState {
     /// extended by it, so a plugin is charged only for its own execution.
     pub(crate) host_time: Duration,
     pub(crate) max_log_bytes: usize,
+    /// The plugin's time budget per call, and when the current call's runs out (clock
+    /// subscriptions never outlast it: `runtime::clock`).
+    deadline: Duration,
+    pub(crate) call_deadline: tokio::time::Instant,
 }
 
 impl PluginState {
@@ -201,7 +205,13 @@ impl PluginState {
             capabilities,
             host_time: Duration::ZERO,
             max_log_bytes: limits.max_log_bytes,
+            deadline: Duration::from_millis(limits.deadline_ms),
+            call_deadline: tokio::time::Instant::now(),
         }
+    }
+
+    pub(crate) fn table(&mut self) -> &mut ResourceTable {
+        &mut self.table
     }
 
     /// Reset per-call accounting before a guest call.
@@ -209,6 +219,7 @@ impl PluginState {
         self.log_budget = self.max_log_bytes;
         self.log_dropped = false;
         self.host_time = Duration::ZERO;
+        self.call_deadline = tokio::time::Instant::now() + self.deadline;
     }
 
     /// Forward captured stdout/stderr to the log after a guest call.

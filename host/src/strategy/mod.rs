@@ -5,6 +5,7 @@
 
 mod execute;
 mod return_bytes;
+pub mod wire;
 
 pub use execute::ExecuteStrategy;
 pub use return_bytes::{iso_millis, ReturnBytesResult, ReturnBytesStrategy};

@@ -65,9 +65,7 @@ impl TransactionStrategy for ReturnBytesStrategy {
         }
         tx.freeze()
             .map_err(|e| ToolError::message(format!("cannot freeze transaction: {e}")))?;
-        let bytes = tx
-            .to_bytes()
-            .map_err(|e| ToolError::message(format!("cannot serialise transaction: {e}")))?;
+        let bytes = super::wire::wallet_bytes(&tx, type_name).map_err(ToolError::message)?;
         let valid_for = tx
             .get_transaction_valid_duration()
             .unwrap_or(time::Duration::seconds(120));

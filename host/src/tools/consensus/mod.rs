@@ -1,5 +1,6 @@
 //! The kit's `core-consensus-plugin` tools.
 
+pub mod chunking;
 mod create_topic;
 mod delete_topic;
 mod submit_topic_message;

@@ -1,5 +1,6 @@
 //! `submit_topic_message_tool`: a message to an HCS topic.
 
+use super::chunking as wire;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
@@ -71,9 +72,32 @@ impl Tool for SubmitTopicMessage {
         n: &Self::Normalised,
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
+        let len = n.message.len();
+        if n.scheduling_params.is_scheduled && len > wire::CHUNK_SIZE {
+            // The JS SDK's `schedule()` refusal (the Rust SDK's panics instead).
+            return Err(ToolError::message(format!(
+                "cannot schedule `TopicMessageSubmitTransaction` with message over {} bytes",
+                wire::CHUNK_SIZE
+            )));
+        }
+        if let Some(refusal) = wire::too_many_chunks(len) {
+            return Err(ToolError::message(refusal));
+        }
         let mut tx = TopicMessageSubmitTransaction::new();
         tx.topic_id(n.topic_id)
             .message(n.message.as_bytes().to_vec());
+        if n.scheduling_params.is_scheduled {
+            // One chunk whatever the length (checked above): the Rust SDK's schedule asserts
+            // that its chunk count, which over-counts an exact multiple, is 1.
+            tx.chunk_size(wire::CHUNK_SIZE + 1);
+        } else if len > 0 && len % wire::CHUNK_SIZE == 0 {
+            // The Rust SDK counts one chunk too many for an exact multiple of its chunk size
+            // (an empty last chunk, which the network refuses; one that cannot be scheduled).
+            // 1,023-byte chunks carry the same message; return-bytes output is re-cut in the
+            // JS SDK's 1,024-byte layout anyway (`strategy::wire`).
+            tx.chunk_size(wire::CHUNK_SIZE - 1)
+                .max_chunks(wire::MAX_CHUNKS + 1);
+        }
         crate::tools::transaction::set_memo(&mut tx, n.transaction_memo.as_deref());
         ctx.pin_nodes(&mut tx);
         let mut details = serde_json::Map::new();
