@@ -2,6 +2,7 @@
 //! policies that are sandboxed WebAssembly components.
 //!
 //! Map of the crate (one concept per module):
+//! - [`capabilities`]: what an operator can grant a plugin, by name.
 //! - [`manifest`]: the operator's `hak.toml`: network, operator, context, ordered plugins.
 //! - [`limits`]: every sandbox limit and its default, in one place.
 //! - [`runtime`]: the wasmtime engine, the precompiled cache, plugin loading (`LoadedPlugin`,
@@ -13,6 +14,7 @@
 //! - [`componentize`], [`go_plugin`]: core wasm modules (Go's) into plugin components.
 //! - [`state_store`]: the per-plugin, per-context scratchpad behind `state-get` / `state-set`.
 
+pub mod capabilities;
 pub mod cli;
 pub mod componentize;
 pub mod context;

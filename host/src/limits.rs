@@ -20,6 +20,11 @@ pub const MAX_LOG_MESSAGE_BYTES: usize = 4 * 1024;
 /// Ceiling of `limits.max_input_bytes` (below the Go guest SDK's 8 MiB input arena).
 pub const MAX_INPUT_BYTES: usize = 7 * 1024 * 1024;
 
+/// Ceiling of `limits.max_capability_calls` (network actions in one guest call).
+pub const MAX_CAPABILITY_CALLS: u32 = 100;
+/// Ceiling of `limits.capability_calls_per_minute` (per agent context).
+pub const MAX_CAPABILITY_CALLS_PER_MINUTE: u32 = 6_000;
+
 /// Per-plugin limits from the manifest's `[plugins.limits]`, with safe defaults.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
@@ -39,6 +44,13 @@ pub struct PluginLimits {
     /// Largest stage input (params JSON) handed to the plugin; a larger one fails the call
     /// before the plugin runs (guests with fixed input arenas, like the Go SDK's 8 MiB, rely on it).
     pub max_input_bytes: usize,
+    /// Longest one network capability call (`hedera.*`) may take; it then fails with a
+    /// timeout. Not charged to `deadline_ms`, which bounds the plugin's own execution.
+    pub capability_timeout_ms: u64,
+    /// Network capability calls one guest call may make; the next ones fail.
+    pub max_capability_calls: u32,
+    /// Network capability calls the plugin may make per agent context per minute.
+    pub capability_calls_per_minute: u32,
 }
 
 impl Default for PluginLimits {
@@ -51,6 +63,9 @@ impl Default for PluginLimits {
             max_log_bytes: 16 * 1024,
             max_state_bytes: 64 * 1024,
             max_input_bytes: 1024 * 1024,
+            capability_timeout_ms: 5_000,
+            max_capability_calls: 4,
+            capability_calls_per_minute: 60,
         }
     }
 }
@@ -74,6 +89,24 @@ impl PluginLimits {
             return Err(format!(
                 "limits.max_input_bytes must be between 1 and {MAX_INPUT_BYTES}, got {}",
                 self.max_input_bytes
+            ));
+        }
+        if self.capability_timeout_ms == 0 || self.capability_timeout_ms > MAX_DEADLINE_MS {
+            return Err(format!(
+                "limits.capability_timeout_ms must be between 1 and {MAX_DEADLINE_MS}, got {}",
+                self.capability_timeout_ms
+            ));
+        }
+        if self.max_capability_calls > MAX_CAPABILITY_CALLS {
+            return Err(format!(
+                "limits.max_capability_calls must be at most {MAX_CAPABILITY_CALLS}, got {}",
+                self.max_capability_calls
+            ));
+        }
+        if self.capability_calls_per_minute > MAX_CAPABILITY_CALLS_PER_MINUTE {
+            return Err(format!(
+                "limits.capability_calls_per_minute must be at most {MAX_CAPABILITY_CALLS_PER_MINUTE}, got {}",
+                self.capability_calls_per_minute
             ));
         }
         if self.fuel == Some(0) {

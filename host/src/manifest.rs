@@ -2,6 +2,7 @@
 //! plugin list with configs, capabilities and limits. Parsing and validation only: loading
 //! plugins is `runtime`'s job, building clients is `network`'s.
 
+use crate::capabilities::Capability;
 use crate::context::AgentMode;
 use crate::limits::PluginLimits;
 use serde::Deserialize;
@@ -188,17 +189,14 @@ fn empty_table() -> toml::Table {
     toml::Table::new()
 }
 
-/// Capabilities hak knows how to grant.
-pub const KNOWN_CAPABILITIES: [&str; 2] = ["hedera:submit-topic-message", "hedera:create-topic"];
-
 impl PluginSpec {
     /// The plugin's config as the JSON text handed to `describe`.
     pub fn config_json(&self) -> String {
         serde_json::to_string(&self.config).unwrap_or_else(|_| "{}".into())
     }
 
-    pub fn grants(&self, capability: &str) -> bool {
-        self.capabilities.iter().any(|c| c == capability)
+    pub fn grants(&self, capability: Capability) -> bool {
+        self.capabilities.iter().any(|c| c == capability.as_str())
     }
 
     /// Checks of one entry that need no file (`at` names it in errors).
@@ -216,10 +214,10 @@ impl PluginSpec {
             }
         }
         for cap in &self.capabilities {
-            if !KNOWN_CAPABILITIES.contains(&cap.as_str()) {
+            if Capability::parse(cap).is_none() {
                 return Err(format!(
                     "{at}: unknown capability {cap:?} (known: {})",
-                    KNOWN_CAPABILITIES.join(", ")
+                    Capability::known()
                 ));
             }
         }

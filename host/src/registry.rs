@@ -76,7 +76,11 @@ pub struct PluginStatus {
     pub calls: u64,
     pub blocks: u64,
     pub errors: u64,
-    pub tripped: bool,
+    /// Agent contexts (scope keys) in which a skippable hook's circuit is open.
+    pub tripped_contexts: Vec<String>,
+    /// Network capability calls made, and refused by a quota.
+    pub capability_calls: u64,
+    pub capability_refusals: u64,
     pub can_roll_back: bool,
 }
 
@@ -366,7 +370,9 @@ impl Registry {
                 calls: p.stats.calls.load(Ordering::Relaxed),
                 blocks: p.stats.blocks.load(Ordering::Relaxed),
                 errors: p.stats.errors.load(Ordering::Relaxed),
-                tripped: p.stats.tripped(),
+                tripped_contexts: p.stats.tripped_contexts(),
+                capability_calls: p.stats.capability_calls.load(Ordering::Relaxed),
+                capability_refusals: p.stats.capability_refusals.load(Ordering::Relaxed),
                 can_roll_back,
             }
         };

@@ -37,6 +37,16 @@ impl Stage {
         }
     }
 
+    /// The stage field a hook may replace at this stage (`coreActionResult` never is).
+    pub fn replaceable(self) -> &'static str {
+        match self {
+            Stage::PreToolExecution => "rawParams",
+            Stage::PostParamsNormalization => "normalisedParams",
+            Stage::PostCoreAction => "coreActionResult",
+            Stage::PostSecondaryAction => "toolResult",
+        }
+    }
+
     /// The WIT spelling (`pre-tool-execution`, …), as `hak plugin inspect` prints it.
     pub fn wit_name(self) -> &'static str {
         match self {

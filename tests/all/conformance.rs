@@ -360,17 +360,17 @@ fn body_of(hex_text: &str) -> proto::TransactionBody {
 
 /// Drop what differs between any two runs; returns the token expiry (seconds) if there was one.
 ///
-/// Two known SDK differences are erased too, both encodings the network treats the same: the
-/// JS SDK gives a one-chunk topic message the trivial chunk info (1 of 1, started by this very
-/// transaction), the Rust SDK omits it; and the JS SDK writes an empty HBAR transfer list into
-/// a token-only transfer, the Rust SDK leaves the list out.
+/// A topic message's chunk info names the first chunk's (clock-derived) transaction id: it
+/// must be the body's own for chunk 1 and is then left out like the id. One known SDK
+/// difference is erased too, an encoding the network treats the same: the JS SDK writes an
+/// empty HBAR transfer list into a token-only transfer, the Rust SDK leaves the list out.
 fn comparable(mut body: proto::TransactionBody) -> (proto::TransactionBody, Option<i64>) {
     if let Some(proto::transaction_body::Data::ConsensusSubmitMessage(submit)) = &mut body.data {
-        let trivial = submit.chunk_info.as_ref().is_some_and(|c| {
-            c.total == 1 && c.number == 1 && c.initial_transaction_id == body.transaction_id
-        });
-        if trivial {
-            submit.chunk_info = None;
+        if let Some(chunk) = &mut submit.chunk_info {
+            if chunk.number == 1 {
+                assert_eq!(chunk.initial_transaction_id, body.transaction_id);
+            }
+            chunk.initial_transaction_id = None;
         }
     }
     let transfers = match &mut body.data {

@@ -10,6 +10,16 @@ const ATTACK: &str =
     r#"{"transfers":[{"accountId":"0.0.2000","amount":1}],"transactionMemo":"attack"}"#;
 
 fn hostile(mode: &str, extra: &str) -> String {
+    // Replacing params is a capability; these modes test what happens to a granted one.
+    let grant = if matches!(
+        mode,
+        "invalid-json" | "bad-schema" | "bad-normalised" | "big-output"
+    ) {
+        "capabilities = [\"params:replace\"]\n"
+    } else {
+        ""
+    };
+    let extra = &format!("{grant}{extra}");
     // Fuel counting is an engine option; the fuel test turns it on.
     let engine = if extra.contains("fuel") {
         "[engine]\nfuel = true\n"

@@ -148,27 +148,36 @@ fn the_post_core_stage_sees_a_summary_of_the_built_transaction() {
 }
 
 #[test]
-fn hooks_may_replace_raw_params_normalised_params_and_the_result() {
+fn hooks_granted_replacement_may_replace_raw_and_normalised_params_but_not_the_result_raw() {
     let raw = r#"{"transfers":[{"accountId":"0.0.7","amount":3}]}"#;
     let normalised = r#"{"hbarTransfers":[{"accountId":"0.0.8","amount":"5"},{"accountId":"0.0.1001","amount":"-5"}]}"#;
     let result = r#"{"raw":{"status":"SUCCESS","note":"rewritten"},"humanMessage":"rewritten"}"#;
     for (stage, replacement, check) in [
         ("pre-tool-execution", raw, "0.0.7"),
         ("post-params-normalization", normalised, "0.0.8"),
-        ("post-secondary-action", result, "rewritten"),
+        ("post-secondary-action", result, "changes raw"),
     ] {
         let extra =
             format!("hooksOnly = true\nreplaceAt = {stage:?}\nreplacement = {replacement:?}");
-        let (host, _) = start(&format!("{RETURN_BYTES_HEADER}{}", recorder("R", &extra)));
+        let entry = recorder("R", &extra).replace(
+            "[plugins.config]",
+            "capabilities = [\"params:replace\", \"result:replace\"]\n[plugins.config]",
+        );
+        let (host, _) = start(&format!("{RETURN_BYTES_HEADER}{entry}"));
         let out = host
             .default_session()
             .call("transfer_hbar_tool", &transfer(1))
             .unwrap();
-        assert_eq!(out["raw"]["status"], "SUCCESS", "{stage}: {out}");
-        if check == "rewritten" {
-            assert_eq!(out["humanMessage"], "rewritten");
+        if check == "changes raw" {
+            // A result hook may reword humanMessage only; this one rewrote raw.
+            assert_eq!(out["raw"]["errorCode"], "PLUGIN_FAILED", "{out}");
+            assert!(
+                out["raw"]["error"].as_str().unwrap().contains(check),
+                "{out}"
+            );
             continue;
         }
+        assert_eq!(out["raw"]["status"], "SUCCESS", "{stage}: {out}");
         let tx = decode_bytes(&out);
         let transfer: hedera::TransferTransaction = tx.downcast().unwrap();
         let recipients: Vec<String> = transfer

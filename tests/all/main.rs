@@ -21,4 +21,5 @@ mod scaffold;
 mod strategies;
 mod tokens;
 mod transactions;
+mod verdicts;
 mod wallet;

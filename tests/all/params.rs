@@ -145,3 +145,103 @@ fn unknown_and_missing_fields_are_named() {
         );
     }
 }
+
+/// A small deterministic generator (xorshift64*): the test prints its seed, so a failure
+/// replays with `HAK_PARAMS_SEED=<seed>`.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+/// Values that have broken hak or the SDK under it: long messages around the chunk sizes,
+/// EVM addresses, amounts past 2^53 and i64, odd dates, keys of every form.
+fn edge_values() -> Vec<Value> {
+    vec![
+        json!("a".repeat(1024)),
+        json!("b".repeat(1025)),
+        json!("c".repeat(2048)),
+        json!("d".repeat(20 * 1024 + 1)),
+        json!("0x000000000000000000000000000000000000abcd"),
+        json!("0x0000000000000000000000000000000000000000"),
+        json!("0.0.1001"),
+        json!("0.0.1002"),
+        json!(9_007_199_254_740_993u64),
+        json!(123_456_789.123_456_79),
+        json!(1e19),
+        json!(-0.000_000_01),
+        json!(0.000_000_001),
+        json!("2026-13-45"),
+        json!("2027-01-01"),
+        json!("2027-01-01T00:00:00+02:00"),
+        json!(true),
+        json!("true"),
+        json!(""),
+        json!([]),
+        json!([1, 2, 3]),
+        json!({"isScheduled": true}),
+        json!({"isScheduled": true, "adminKey": true, "expirationTime": "2027-01-01T00:00:00Z", "waitForExpiry": true}),
+        json!({"isScheduled": true, "payerAccountId": "0x000000000000000000000000000000000000abcd"}),
+    ]
+}
+
+#[test]
+fn no_generated_call_makes_any_tool_panic() {
+    let seed = std::env::var("HAK_PARAMS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+                | 1
+        });
+    println!("HAK_PARAMS_SEED={seed}");
+    let mut rng = Rng(seed);
+    let (host, _) = start(LOCAL_BYTES);
+    let mut session = host.default_session();
+    let specs: Vec<(String, String, Value)> = host
+        .tools()
+        .specs()
+        .map(|s| (s.method.to_owned(), s.name.to_owned(), s.parameters.clone()))
+        .collect();
+    let edges = edge_values();
+    let mut calls = 0;
+    for (tool, name, schema) in &specs {
+        let properties: Vec<String> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        for _ in 0..15 {
+            let mut params = plausible(schema);
+            for _ in 0..=(rng.next() % 3) {
+                let property = rng.pick(&properties).clone();
+                params[property.as_str()] = rng.pick(&edges).clone();
+            }
+            if rng.next() % 4 == 0 {
+                params["schedulingParams"] = json!({"isScheduled": true});
+            }
+            let text = params.to_string();
+            let out = session.call(tool, &text).unwrap();
+            check(tool, name, &text, &out);
+            let error = out["raw"]["error"].as_str().unwrap_or_default();
+            assert!(
+                !error.contains("a bug in hak"),
+                "seed {seed}: {tool} {text}: {error}"
+            );
+            calls += 1;
+        }
+    }
+    assert_eq!(calls, 39 * 15);
+}

@@ -77,7 +77,10 @@ fn seed(host: &Host) -> World {
         "topicId",
     );
     let doomed_topic = id_of(
-        call("create_topic_tool", json!({"topicMemo": "doomed", "adminKey": true})),
+        call(
+            "create_topic_tool",
+            json!({"topicMemo": "doomed", "adminKey": true}),
+        ),
         "topicId",
     );
     let friend = id_of(
@@ -121,8 +124,11 @@ fn seed(host: &Host) -> World {
     });
     // 0.0.1002's tokens and schedules: things only another account can set up.
     let other = AccountId::new(0, 0, 1002);
-    let (to_associate, to_dissociate, to_sign, to_delete) =
-        with_client_as(host, other, genesis_key(1002), |client, other, _| async move {
+    let (to_associate, to_dissociate, to_sign, to_delete) = with_client_as(
+        host,
+        other,
+        genesis_key(1002),
+        |client, other, _| async move {
             let mut tokens = Vec::new();
             for symbol in ["ASC", "DIS"] {
                 let receipt = hedera::TokenCreateTransaction::new()
@@ -177,7 +183,8 @@ fn seed(host: &Host) -> World {
                 to_sign.to_string(),
                 to_delete.to_string(),
             )
-        });
+        },
+    );
     let mut s = host.default_session();
     ok(&s
         .call(
@@ -224,38 +231,122 @@ fn calls(w: &World) -> Vec<(&'static str, Value)> {
         to_delete,
     } = w;
     vec![
-        ("transfer_hbar_tool", json!({"transfers": [{"accountId": "0.0.1002", "amount": 1.5}], "transactionMemo": "wallet"})),
-        ("transfer_hbar_tool", json!({"transfers": [{"accountId": "0.0.1004", "amount": 1}], "schedulingParams": {"isScheduled": true}})),
-        ("transfer_hbar_with_allowance_tool", json!({"sourceAccountId": friend, "transfers": [{"accountId": "0.0.1002", "amount": 1}]})),
-        ("create_account_tool", json!({"initialBalance": 1, "accountMemo": "from a wallet"})),
-        ("update_account_tool", json!({"accountId": "0.0.1001", "accountMemo": "wallet user"})),
-        ("delete_account_tool", json!({"accountId": doomed_account, "transferAccountId": "0.0.1001"})),
-        ("approve_hbar_allowance_tool", json!({"spenderAccountId": "0.0.1002", "amount": 1.25})),
-        ("delete_hbar_allowance_tool", json!({"spenderAccountId": "0.0.1002"})),
-        ("approve_token_allowance_tool", json!({"spenderAccountId": "0.0.1002", "tokenApprovals": [{"tokenId": ft, "amount": 2.5}]})),
-        ("delete_token_allowance_tool", json!({"ownerAccountId": "0.0.1001", "spenderAccountId": "0.0.1002", "tokenIds": [ft]})),
-        ("sign_schedule_transaction_tool", json!({"scheduleId": to_sign})),
+        (
+            "transfer_hbar_tool",
+            json!({"transfers": [{"accountId": "0.0.1002", "amount": 1.5}], "transactionMemo": "wallet"}),
+        ),
+        (
+            "transfer_hbar_tool",
+            json!({"transfers": [{"accountId": "0.0.1004", "amount": 1}], "schedulingParams": {"isScheduled": true}}),
+        ),
+        (
+            "transfer_hbar_with_allowance_tool",
+            json!({"sourceAccountId": friend, "transfers": [{"accountId": "0.0.1002", "amount": 1}]}),
+        ),
+        (
+            "create_account_tool",
+            json!({"initialBalance": 1, "accountMemo": "from a wallet"}),
+        ),
+        (
+            "update_account_tool",
+            json!({"accountId": "0.0.1001", "accountMemo": "wallet user"}),
+        ),
+        (
+            "delete_account_tool",
+            json!({"accountId": doomed_account, "transferAccountId": "0.0.1001"}),
+        ),
+        (
+            "approve_hbar_allowance_tool",
+            json!({"spenderAccountId": "0.0.1002", "amount": 1.25}),
+        ),
+        (
+            "delete_hbar_allowance_tool",
+            json!({"spenderAccountId": "0.0.1002"}),
+        ),
+        (
+            "approve_token_allowance_tool",
+            json!({"spenderAccountId": "0.0.1002", "tokenApprovals": [{"tokenId": ft, "amount": 2.5}]}),
+        ),
+        (
+            "delete_token_allowance_tool",
+            json!({"ownerAccountId": "0.0.1001", "spenderAccountId": "0.0.1002", "tokenIds": [ft]}),
+        ),
+        (
+            "sign_schedule_transaction_tool",
+            json!({"scheduleId": to_sign}),
+        ),
         ("schedule_delete_tool", json!({"scheduleId": to_delete})),
-        ("create_fungible_token_tool", json!({"tokenName": "Wallet", "tokenSymbol": "WAL", "initialSupply": 10, "decimals": 1})),
-        ("create_non_fungible_token_tool", json!({"tokenName": "Pics", "tokenSymbol": "PIC", "maxSupply": 5})),
-        ("mint_fungible_token_tool", json!({"tokenId": ft, "amount": 2.5})),
-        ("mint_non_fungible_token_tool", json!({"tokenId": nft, "uris": ["ipfs://wallet"]})),
+        (
+            "create_fungible_token_tool",
+            json!({"tokenName": "Wallet", "tokenSymbol": "WAL", "initialSupply": 10, "decimals": 1}),
+        ),
+        (
+            "create_non_fungible_token_tool",
+            json!({"tokenName": "Pics", "tokenSymbol": "PIC", "maxSupply": 5}),
+        ),
+        (
+            "mint_fungible_token_tool",
+            json!({"tokenId": ft, "amount": 2.5}),
+        ),
+        (
+            "mint_non_fungible_token_tool",
+            json!({"tokenId": nft, "uris": ["ipfs://wallet"]}),
+        ),
         ("associate_token_tool", json!({"tokenIds": [to_associate]})),
-        ("dissociate_token_tool", json!({"tokenIds": [to_dissociate]})),
-        ("update_token_tool", json!({"tokenId": admin_ft, "tokenMemo": "signed in a wallet"})),
-        ("transfer_fungible_token_tool", json!({"tokenId": ft, "transfers": [{"accountId": friend, "amount": 1.25}]})),
-        ("transfer_fungible_token_with_allowance_tool", json!({"tokenId": ft, "sourceAccountId": friend, "transfers": [{"accountId": "0.0.1001", "amount": 0.5}]})),
-        ("airdrop_fungible_token_tool", json!({"tokenId": ft, "recipients": [{"accountId": friend, "amount": 1}]})),
-        ("transfer_non_fungible_token_tool", json!({"tokenId": nft, "recipients": [{"recipientId": friend, "serialNumber": 1}]})),
-        ("transfer_non_fungible_token_with_allowance_tool", json!({"sourceAccountId": friend, "tokenId": nft, "recipients": [{"recipientId": "0.0.1001", "serialNumber": 2}]})),
-        ("approve_nft_allowance_tool", json!({"spenderAccountId": "0.0.1002", "tokenId": nft, "serialNumbers": [3]})),
-        ("delete_non_fungible_token_allowance_tool", json!({"tokenId": nft, "serialNumbers": [3]})),
+        (
+            "dissociate_token_tool",
+            json!({"tokenIds": [to_dissociate]}),
+        ),
+        (
+            "update_token_tool",
+            json!({"tokenId": admin_ft, "tokenMemo": "signed in a wallet"}),
+        ),
+        (
+            "transfer_fungible_token_tool",
+            json!({"tokenId": ft, "transfers": [{"accountId": friend, "amount": 1.25}]}),
+        ),
+        (
+            "transfer_fungible_token_with_allowance_tool",
+            json!({"tokenId": ft, "sourceAccountId": friend, "transfers": [{"accountId": "0.0.1001", "amount": 0.5}]}),
+        ),
+        (
+            "airdrop_fungible_token_tool",
+            json!({"tokenId": ft, "recipients": [{"accountId": friend, "amount": 1}]}),
+        ),
+        (
+            "transfer_non_fungible_token_tool",
+            json!({"tokenId": nft, "recipients": [{"recipientId": friend, "serialNumber": 1}]}),
+        ),
+        (
+            "transfer_non_fungible_token_with_allowance_tool",
+            json!({"sourceAccountId": friend, "tokenId": nft, "recipients": [{"recipientId": "0.0.1001", "serialNumber": 2}]}),
+        ),
+        (
+            "approve_nft_allowance_tool",
+            json!({"spenderAccountId": "0.0.1002", "tokenId": nft, "serialNumbers": [3]}),
+        ),
+        (
+            "delete_non_fungible_token_allowance_tool",
+            json!({"tokenId": nft, "serialNumbers": [3]}),
+        ),
         ("create_topic_tool", json!({"topicMemo": "wallet topic"})),
-        ("update_topic_tool", json!({"topicId": topic, "topicMemo": "renamed in a wallet"})),
+        (
+            "update_topic_tool",
+            json!({"topicId": topic, "topicMemo": "renamed in a wallet"}),
+        ),
         ("delete_topic_tool", json!({"topicId": doomed_topic})),
-        ("submit_topic_message_tool", json!({"topicId": topic, "message": "short"})),
-        ("submit_topic_message_tool", json!({"topicId": topic, "message": long_message(2048)})),
-        ("submit_topic_message_tool", json!({"topicId": topic, "message": long_message(2500)})),
+        (
+            "submit_topic_message_tool",
+            json!({"topicId": topic, "message": "short"}),
+        ),
+        (
+            "submit_topic_message_tool",
+            json!({"topicId": topic, "message": long_message(2048)}),
+        ),
+        (
+            "submit_topic_message_tool",
+            json!({"topicId": topic, "message": long_message(2500)}),
+        ),
     ]
 }
 
@@ -263,9 +354,7 @@ fn calls(w: &World) -> Vec<(&'static str, Value)> {
 fn bytes_host(base: &Host, nodes: &[&str]) -> Host {
     let header = same_network(base).replace(
         "[context]\n",
-        &format!(
-            "node_account_ids = {nodes:?}\n\n[context]\nmode = \"returnBytes\"\n"
-        ),
+        &format!("node_account_ids = {nodes:?}\n\n[context]\nmode = \"returnBytes\"\n"),
     );
     start(&header).0
 }
@@ -335,7 +424,11 @@ fn the_js_sdk_reads_signs_and_submits_every_transaction_tools_bytes() {
     for ((tool, params), answer) in calls.iter().zip(&answers) {
         let chunks = answer["chunks"].as_u64().unwrap_or(0) as usize;
         let expected = vec!["SUCCESS"; chunks.max(1)].join(",");
-        assert_eq!(answer["status"], expected.as_str(), "{tool} {params}: {answer}");
+        assert_eq!(
+            answer["status"],
+            expected.as_str(),
+            "{tool} {params}: {answer}"
+        );
         assert_eq!(answer["nodes"], json!(["0.0.3"]), "{tool}");
     }
     // The long messages arrived whole, in 1,024-byte chunks as the kit cuts them.
@@ -374,23 +467,24 @@ fn the_rust_sdk_reads_signs_and_submits_every_transaction_tools_bytes() {
         .collect();
     let bytes = bytes_of(&bytes_host(&auto, &["0.0.3"]), &calls);
     let (user, key) = auto.local_network().unwrap().operator();
-    let statuses: Vec<String> = with_client_as(&auto, user, key.clone(), |client, _, key| async move {
-        let mut statuses = Vec::new();
-        for hex_text in bytes {
-            let raw = hex::decode(hex_text.strip_prefix("0x").unwrap()).unwrap();
-            let mut tx = hedera::AnyTransaction::from_bytes(&raw).unwrap();
-            tx.sign(key.clone());
-            let status = match tx.execute(&client).await {
-                Ok(response) => match response.get_receipt(&client).await {
-                    Ok(receipt) => receipt.status.as_str_name().to_owned(),
-                    Err(e) => format!("receipt: {e}"),
-                },
-                Err(e) => format!("execute: {e}"),
-            };
-            statuses.push(status);
-        }
-        statuses
-    });
+    let statuses: Vec<String> =
+        with_client_as(&auto, user, key.clone(), |client, _, key| async move {
+            let mut statuses = Vec::new();
+            for hex_text in bytes {
+                let raw = hex::decode(hex_text.strip_prefix("0x").unwrap()).unwrap();
+                let mut tx = hedera::AnyTransaction::from_bytes(&raw).unwrap();
+                tx.sign(key.clone());
+                let status = match tx.execute(&client).await {
+                    Ok(response) => match response.get_receipt(&client).await {
+                        Ok(receipt) => receipt.status.as_str_name().to_owned(),
+                        Err(e) => format!("receipt: {e}"),
+                    },
+                    Err(e) => format!("execute: {e}"),
+                };
+                statuses.push(status);
+            }
+            statuses
+        });
     for ((tool, params), status) in calls.iter().zip(&statuses) {
         assert_eq!(status, "SUCCESS", "{tool} {params}");
     }
@@ -409,7 +503,9 @@ fn bytes_for_several_nodes_decode_with_every_node_and_sign() {
         assert!(answer["stage"].is_null(), "{tool}: {answer}");
     }
     // Chunk ids: the first chunk's valid start plus 1 ns per chunk.
-    let ids = answers.last().unwrap()["transactionIds"].as_array().unwrap();
+    let ids = answers.last().unwrap()["transactionIds"]
+        .as_array()
+        .unwrap();
     assert_eq!(ids.len(), 3);
     let nanos: Vec<i64> = ids
         .iter()
@@ -421,4 +517,63 @@ fn bytes_for_several_nodes_decode_with_every_node_and_sign() {
         .collect();
     assert_eq!(nanos[1] - nanos[0], 1);
     assert_eq!(nanos[2] - nanos[1], 1);
+}
+
+#[test]
+fn long_messages_arrive_whole_autonomously_and_oversized_ones_are_refused_like_the_kit() {
+    let (auto, _) = start(LOCAL);
+    let mut session = auto.default_session();
+    let topic = ok(&session
+        .call("create_topic_tool", r#"{"topicMemo":"long"}"#)
+        .unwrap())["topicId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // 2,048 bytes: an exact multiple of the chunk size (see docs/CONFORMANCE.md); 2,500 bytes.
+    for len in [2048, 2500] {
+        let params = json!({"topicId": topic, "message": long_message(len)});
+        ok(&session
+            .call("submit_topic_message_tool", &params.to_string())
+            .unwrap());
+    }
+    let messages = auto
+        .mirror_get(&format!("/topics/{topic}/messages?limit=100"))
+        .unwrap();
+    let mut all = Vec::new();
+    for m in messages["messages"].as_array().unwrap() {
+        use base64::Engine as _;
+        all.extend(
+            base64::engine::general_purpose::STANDARD
+                .decode(m["message"].as_str().unwrap())
+                .unwrap(),
+        );
+    }
+    assert_eq!(
+        all,
+        [long_message(2048), long_message(2500)]
+            .concat()
+            .into_bytes()
+    );
+
+    let refusals = [
+        (
+            json!({"topicId": topic, "message": long_message(1025), "schedulingParams": {"isScheduled": true}}),
+            "Failed to execute Submit Topic Message: cannot schedule `TopicMessageSubmitTransaction` with message over 1024 bytes",
+        ),
+        (
+            json!({"topicId": topic, "message": long_message(20 * 1024 + 1)}),
+            "Failed to execute Submit Topic Message: Message with size 20481 too long for 20 chunks",
+        ),
+    ];
+    for (params, expected) in refusals {
+        let out = session
+            .call("submit_topic_message_tool", &params.to_string())
+            .unwrap();
+        assert_eq!(out["raw"]["error"], expected);
+    }
+    // Exactly 1,024 bytes may be scheduled (the Rust SDK's chunk count made it panic).
+    let params = json!({"topicId": topic, "message": long_message(1024), "schedulingParams": {"isScheduled": true}});
+    ok(&session
+        .call("submit_topic_message_tool", &params.to_string())
+        .unwrap());
 }

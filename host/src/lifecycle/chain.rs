@@ -3,6 +3,7 @@
 //! stages it declared and for tools it declared relevant, so the hot path never asks.
 
 use super::native::NativePlugin;
+use crate::capabilities::Capability;
 use crate::manifest::OnError;
 use crate::runtime::{LoadedPlugin, PluginDescription};
 use crate::stage::Stage;
@@ -87,6 +88,14 @@ impl Member {
         match self {
             Member::Wasm(p) => &p.spec.name,
             Member::Native(p) => &p.description().name,
+        }
+    }
+
+    /// Whether the operator granted this member `capability` (native plugins are trusted).
+    pub fn grants(&self, capability: Capability) -> bool {
+        match self {
+            Member::Wasm(p) => p.spec.grants(capability),
+            Member::Native(_) => true,
         }
     }
 

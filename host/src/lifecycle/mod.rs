@@ -12,6 +12,7 @@ pub mod envelope;
 pub mod native;
 mod strict_json;
 
+use crate::capabilities::Capability;
 use crate::context::AgentContext;
 use crate::host::Host;
 use crate::manifest::OnError;
@@ -36,6 +37,8 @@ pub struct UnknownTool(pub String);
 pub struct Session {
     host: Host,
     context: AgentContext,
+    /// `context.scope_key()`: what scratchpads and circuit breakers are keyed by.
+    scope: String,
     context_json: String,
     chain: Arc<Chain>,
     instances: Vec<Option<PluginInstance>>,
@@ -56,6 +59,7 @@ impl Session {
         let instances = chain.members().iter().map(|_| None).collect();
         Session {
             host,
+            scope: context.scope_key(),
             context,
             context_json,
             chain,
@@ -198,9 +202,8 @@ impl Session {
                 })?;
                 match handled {
                     Ok(SecondaryResult::Executed(raw)) => {
-                        let message = guarded(method, "wording its result", || {
-                            tool.post_process(&raw)
-                        })?;
+                        let message =
+                            guarded(method, "wording its result", || tool.post_process(&raw))?;
                         envelope::executed(&raw, message)
                     }
                     Ok(SecondaryResult::Bytes(bytes)) => envelope::bytes(bytes),
@@ -226,7 +229,11 @@ impl Session {
         Ok(state.result.take().expect("set at stage 6"))
     }
 
-    /// Run every step of `stage`: policy check, then hook, plugin by plugin.
+    /// Run every step of `stage`: policy check, then hook, plugin by plugin. A replacement by
+    /// a hook (only from a plugin granted `params:replace` / `result:replace`) is judged again
+    /// by every policy of the stage that already allowed the value it replaced, the replacing
+    /// plugin's own included, before the stage goes on: what is built, submitted or returned
+    /// is what every policy of the stage approved.
     fn stage(
         &mut self,
         stage: Stage,
@@ -248,77 +255,63 @@ impl Session {
         let mut buf = std::mem::take(&mut self.buf);
         state.render(&mut buf);
         let outcome = (|| {
-            for step in steps {
+            for (at, step) in steps.iter().enumerate() {
                 let member = &chain.members()[step.plugin];
                 if step.policy {
-                    let answer = match member {
-                        Member::Native(p) => p.policy(stage, spec.method, tool_type, &buf),
-                        Member::Wasm(p) => {
-                            let answer = self.instance(step.plugin)?.policy(
-                                stage,
-                                spec.method,
-                                tool_type,
-                                &buf,
-                            );
-                            let blocked = matches!(answer, Ok(Ok(PolicyAnswer::Block(_))));
-                            p.stats.record(blocked, answer.is_err());
-                            self.settle(step.plugin, answer)?
-                        }
-                    };
-                    match answer {
-                        Ok(PolicyAnswer::Allow) => {}
-                        Ok(PolicyAnswer::Block(info)) => {
-                            return Err(block(member, spec.method, stage, info))
-                        }
-                        Err(message) => return Err(Abort::Error(message)),
-                    }
+                    self.judge(member, step.plugin, stage, spec.method, tool_type, &buf)?;
                 }
-                if step.hook {
-                    let answer = match member {
-                        Member::Native(p) => p.hook(stage, spec.method, tool_type, &buf),
-                        Member::Wasm(p) => {
-                            if member.on_error() == OnError::Skip && p.stats.tripped() {
-                                // Circuit open: a skippable hook that keeps failing is bypassed.
+                if !step.hook {
+                    continue;
+                }
+                let answer = match member {
+                    Member::Native(p) => p.hook(stage, spec.method, tool_type, &buf),
+                    Member::Wasm(p) => {
+                        if member.on_error() == OnError::Skip && p.stats.tripped(&self.scope) {
+                            // This context's circuit is open: a skippable hook that keeps
+                            // failing here is bypassed here (other contexts still call it).
+                            continue;
+                        }
+                        let answer =
+                            self.instance(step.plugin)?
+                                .hook(stage, spec.method, tool_type, &buf);
+                        p.stats.record(&self.scope, false, answer.is_err());
+                        match (self.settle(step.plugin, answer), member.on_error()) {
+                            (Ok(answer), _) => answer,
+                            (Err(Abort::Plugin(failure)), OnError::Skip) => {
+                                tracing::warn!(
+                                    "skipping hook after failure (on_error = \"skip\"): {failure}"
+                                );
                                 continue;
                             }
-                            let answer = self.instance(step.plugin)?.hook(
-                                stage,
-                                spec.method,
-                                tool_type,
-                                &buf,
-                            );
-                            p.stats.record(false, answer.is_err());
-                            match (self.settle(step.plugin, answer), member.on_error()) {
-                                (Ok(answer), _) => answer,
-                                (Err(Abort::Plugin(failure)), OnError::Skip) => {
-                                    tracing::warn!("skipping hook after failure (on_error = \"skip\"): {failure}");
-                                    continue;
-                                }
-                                (Err(abort), _) => return Err(abort),
-                            }
+                            (Err(abort), _) => return Err(abort),
                         }
-                    };
-                    match answer {
-                        Ok(HookResult::Proceed) => {}
-                        Ok(HookResult::Replace(json)) => match replace(stage, tool, state, json) {
-                            Ok(()) => state.render(&mut buf),
-                            Err(detail) => {
-                                let failure = PluginFailure {
-                                    plugin: member.name().to_owned(),
-                                    phase: stage.as_str().into(),
-                                    cause: FailureCause::InvalidOutput,
-                                    detail,
-                                };
-                                if member.on_error() == OnError::Skip {
-                                    tracing::warn!(
-                                        "ignoring replacement (on_error = \"skip\"): {failure}"
-                                    );
-                                } else {
-                                    return Err(Abort::Plugin(failure));
-                                }
-                            }
-                        },
-                        Err(message) => return Err(Abort::Error(message)),
+                    }
+                };
+                let json = match answer {
+                    Ok(HookResult::Proceed) => continue,
+                    Ok(HookResult::Replace(json)) => json,
+                    Err(message) => return Err(Abort::Error(message)),
+                };
+                match replace(member, stage, tool, state, json) {
+                    Ok(()) => {
+                        state.render(&mut buf);
+                        for earlier in steps[..=at].iter().filter(|s| s.policy) {
+                            let judge = &chain.members()[earlier.plugin];
+                            self.judge(judge, earlier.plugin, stage, spec.method, tool_type, &buf)?;
+                        }
+                    }
+                    Err(detail) => {
+                        let failure = PluginFailure {
+                            plugin: member.name().to_owned(),
+                            phase: stage.as_str().into(),
+                            cause: FailureCause::InvalidOutput,
+                            detail,
+                        };
+                        if member.on_error() == OnError::Skip {
+                            tracing::warn!("ignoring replacement (on_error = \"skip\"): {failure}");
+                        } else {
+                            return Err(Abort::Plugin(failure));
+                        }
                     }
                 }
             }
@@ -326,6 +319,32 @@ impl Session {
         })();
         self.buf = buf;
         outcome
+    }
+
+    /// One policy check of `member` on the stage input `buf`: allow, or the abort it causes.
+    fn judge(
+        &mut self,
+        member: &Member,
+        index: usize,
+        stage: Stage,
+        method: &str,
+        tool_type: WitToolType,
+        buf: &str,
+    ) -> Result<(), Abort> {
+        let answer = match member {
+            Member::Native(p) => p.policy(stage, method, tool_type, buf),
+            Member::Wasm(p) => {
+                let answer = self.instance(index)?.policy(stage, method, tool_type, buf);
+                let blocked = matches!(answer, Ok(Ok(PolicyAnswer::Block(_))));
+                p.stats.record(&self.scope, blocked, answer.is_err());
+                self.settle(index, answer)?
+            }
+        };
+        match answer {
+            Ok(PolicyAnswer::Allow) => Ok(()),
+            Ok(PolicyAnswer::Block(info)) => Err(block(member, method, stage, info)),
+            Err(message) => Err(Abort::Error(message)),
+        }
     }
 
     /// Tell every failure observer of the tool how the call ended (`events.on-tool-failure`).
@@ -394,12 +413,12 @@ impl Session {
                 unreachable!("instances exist only for wasm members");
             };
             let pad = self.host.state_store().scratchpad(
-                &self.context.scope_key(),
+                &self.scope,
                 &plugin.spec.name,
                 plugin.spec.limits.max_state_bytes,
             );
             let (instance, described) =
-                PluginInstance::instantiate(plugin, pad).map_err(Abort::Plugin)?;
+                PluginInstance::instantiate(plugin, pad, &self.scope).map_err(Abort::Plugin)?;
             if let Err(message) = described {
                 return Err(Abort::Plugin(PluginFailure {
                     plugin: plugin.spec.name.clone(),
@@ -467,12 +486,32 @@ fn block(member: &Member, method: &str, stage: Stage, info: BlockInfo) -> Abort 
 }
 
 /// Apply a hook's replacement to the value its stage owns, re-validated like host-made values.
+/// Replacing params needs the `params:replace` capability, replacing the tool result
+/// `result:replace`; a result replacement may change `humanMessage` only, never `raw` (the
+/// bytes, status, transaction id and every other field describing what happened).
 fn replace(
+    member: &Member,
     stage: Stage,
     tool: &dyn DynTool,
     state: &mut CallState<'_>,
     json: String,
 ) -> Result<(), String> {
+    let needed = match stage {
+        Stage::PostCoreAction => {
+            return Err(
+                "post-core-action is observe-only; coreActionResult cannot be replaced".into(),
+            )
+        }
+        Stage::PostSecondaryAction => Capability::ReplaceResult,
+        _ => Capability::ReplaceParams,
+    };
+    if !member.grants(needed) {
+        return Err(format!(
+            "replaced the {} without the {} capability (grant it in the plugin's `capabilities`)",
+            stage.replaceable(),
+            needed.as_str()
+        ));
+    }
     match stage {
         Stage::PreToolExecution => {
             let value = strict_json::parse(&json)
@@ -496,12 +535,21 @@ fn replace(
             )
         }
         Stage::PostSecondaryAction => {
-            let value: Value = serde_json::from_str(&json)
+            let value = strict_json::parse(&json)
                 .map_err(|e| format!("replacement toolResult is not valid JSON: {e}"))?;
-            if !value.get("raw").is_some_and(Value::is_object) {
+            let current = state.result.as_ref().map(|r| &r["raw"]);
+            if value.get("raw") != current {
                 return Err(
-                    "replacement toolResult must be an object with a \"raw\" object".into(),
+                    "replacement toolResult changes raw (the bytes, status, transaction id and the rest of what happened); only humanMessage may change".into(),
                 );
+            }
+            if let Some(key) = value.as_object().and_then(|o| {
+                o.keys()
+                    .find(|k| !matches!(k.as_str(), "raw" | "humanMessage"))
+            }) {
+                return Err(format!(
+                    "replacement toolResult adds {key:?}; only humanMessage may change"
+                ));
             }
             state.result_json = Some(json);
             state.result = Some(value);

@@ -12,26 +12,62 @@ use std::fmt;
 /// Parse `text` as JSON; an object with a repeated key is an error naming the key and its path.
 pub fn parse(text: &str) -> Result<Value, String> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = Checked { path: String::new() }
-        .deserialize(&mut de)
-        .map_err(|e| e.to_string())?;
+    let value = Checked {
+        parent: None,
+        seg: None,
+    }
+    .deserialize(&mut de)
+    .map_err(|e| e.to_string())?;
     de.end().map_err(|e| e.to_string())?;
     Ok(value)
 }
 
-/// A value at `path` (`transfers[0]`, empty at the top).
-struct Checked {
-    path: String,
+/// One step of the path to a value.
+#[derive(Clone, Copy)]
+enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
 }
 
-impl<'de> DeserializeSeed<'de> for Checked {
+/// A value somewhere in the document: its path is only spelled out for an error, so parsing
+/// allocates nothing beyond the `Value` itself.
+struct Checked<'p> {
+    parent: Option<&'p Checked<'p>>,
+    seg: Option<Seg<'p>>,
+}
+
+impl Checked<'_> {
+    /// `transfers[0].accountId`, empty at the top.
+    fn path(&self) -> String {
+        let mut segs = Vec::new();
+        let mut at = Some(self);
+        while let Some(node) = at {
+            segs.extend(node.seg);
+            at = node.parent;
+        }
+        let mut out = String::new();
+        for seg in segs.into_iter().rev() {
+            match seg {
+                Seg::Key(k) if out.is_empty() => out.push_str(k),
+                Seg::Key(k) => {
+                    out.push('.');
+                    out.push_str(k);
+                }
+                Seg::Index(i) => out.push_str(&format!("[{i}]")),
+            }
+        }
+        out
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Checked<'_> {
     type Value = Value;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Checked {
+impl<'de> Visitor<'de> for Checked<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -65,7 +101,8 @@ impl<'de> Visitor<'de> for Checked {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
         while let Some(item) = seq.next_element_seed(Checked {
-            path: format!("{}[{}]", self.path, items.len()),
+            parent: Some(&self),
+            seg: Some(Seg::Index(items.len())),
         })? {
             items.push(item);
         }
@@ -75,17 +112,17 @@ impl<'de> Visitor<'de> for Checked {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let path = if self.path.is_empty() {
-                key.clone()
-            } else {
-                format!("{}.{key}", self.path)
+            let here = Checked {
+                parent: Some(&self),
+                seg: Some(Seg::Key(&key)),
             };
             if out.contains_key(&key) {
                 return Err(de::Error::custom(format!(
-                    "the key \"{key}\" appears twice (at \"{path}\"); repeated keys are refused"
+                    "the key \"{key}\" appears twice (at \"{}\"); repeated keys are refused",
+                    here.path()
                 )));
             }
-            let value = map.next_value_seed(Checked { path })?;
+            let value = map.next_value_seed(here)?;
             out.insert(key, value);
         }
         Ok(Value::Object(out))
@@ -112,8 +149,8 @@ mod tests {
     fn repeated_keys_are_named_at_any_depth() {
         let top = parse(r#"{"transfers":[],"transfers":[1]}"#).unwrap_err();
         assert!(top.contains("\"transfers\" appears twice"), "{top}");
-        let deep = parse(r#"{"transfers":[{"accountId":"0.0.1","accountId":"0.0.2"}]}"#)
-            .unwrap_err();
+        let deep =
+            parse(r#"{"transfers":[{"accountId":"0.0.1","accountId":"0.0.2"}]}"#).unwrap_err();
         assert!(deep.contains("transfers[0].accountId"), "{deep}");
     }
 }

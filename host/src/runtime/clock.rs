@@ -1,11 +1,11 @@
 //! `wasi:clocks/monotonic-clock` for plugins, bounded by the call's deadline. The epoch
 //! deadline only interrupts guest code; a guest blocked in the host — `wasi:io/poll` on a
 //! clock subscription, i.e. any `sleep` — would hold its thread as long as it liked (wasmtime's
-//! own implementation sleeps the full duration, or forever). Here every subscription is ready
-//! at its instant or at the end of the current call's budget, whichever comes first; the guest
-//! then resumes, and the epoch check traps it as out of time. No other pollable a plugin can
-//! reach blocks (stdin is empty, stdout/stderr are captured), so no WASI call outlasts the
-//! deadline — in `describe`, stage calls and `on-tool-failure` alike.
+//! own implementation sleeps the full duration, or forever). Here a subscription that ends
+//! within the current call's budget waits as asked, and one that would end past it traps at
+//! once, reported as the deadline it would have broken. No other pollable a plugin can reach
+//! blocks (stdin is empty, stdout/stderr are captured), so no WASI call outlasts the deadline —
+//! in `describe`, stage calls and `on-tool-failure` alike.
 
 use super::sandbox::PluginState;
 use std::sync::OnceLock;
@@ -25,7 +25,7 @@ fn now_nanos() -> u64 {
     epoch().elapsed().as_nanos() as u64
 }
 
-/// A clock subscription: ready at `at` (already clamped to the call's deadline).
+/// A clock subscription: ready at `at` (within the call's budget).
 struct Wakeup {
     at: tokio::time::Instant,
 }
@@ -38,10 +38,14 @@ impl Pollable for Wakeup {
 }
 
 impl PluginState {
+    /// A subscription `after` from now. One that would end past the call's budget traps at
+    /// once as out of time: the guest asked to wait longer than it may run.
     fn wake_within_deadline(&mut self, after: Duration) -> wasmtime::Result<Resource<DynPollable>> {
-        let now = tokio::time::Instant::now();
-        let wanted = now.checked_add(after).unwrap_or(self.call_deadline);
-        let at = wanted.min(self.call_deadline + self.host_time);
+        let budget_end = self.call_deadline + self.host_time;
+        let at = match tokio::time::Instant::now().checked_add(after) {
+            Some(at) if at <= budget_end => at,
+            _ => return Err(wasmtime::Trap::Interrupt.into()),
+        };
         let resource = self.table().push(Wakeup { at })?;
         subscribe(self.table(), resource)
     }

@@ -4,6 +4,7 @@
 
 use super::bindings::{AgentPlugin, BlockInfo, HookResult, PluginInfo, WitToolType};
 use super::failure::{FailureCause, PluginFailure};
+use super::hedera_api::CapabilityBudget;
 use super::plugin::LoadedPlugin;
 use super::sandbox::PluginState;
 use crate::limits::EPOCH_TICK_MS;
@@ -36,20 +37,28 @@ pub struct PluginInstance {
 impl PluginInstance {
     /// Instantiate from the plugin's `InstancePre` and call `describe` with its config, as every
     /// instance must before any stage call. Returns the instance and describe's answer.
+    /// `scope` names the agent context the instance serves (capability quotas count per scope).
     pub(crate) fn instantiate(
         plugin: &LoadedPlugin,
         scratchpad: Arc<Mutex<Scratchpad>>,
+        scope: &str,
     ) -> Result<(Self, Result<PluginInfo, String>), PluginFailure> {
         let name: Arc<str> = plugin.spec.name.as_str().into();
         let limits = &plugin.spec.limits;
         let hedera = plugin.hedera.clone().filter(|_| plugin.hedera_granted());
+        let capability = CapabilityBudget::new(
+            hedera,
+            plugin.spec.capabilities.clone().into(),
+            limits,
+            plugin.capability_window(scope),
+            plugin.stats.clone(),
+        );
         let state = PluginState::new(
             name.clone(),
             limits,
             plugin.runtime.sink.clone(),
             scratchpad,
-            hedera,
-            plugin.spec.capabilities.clone().into(),
+            capability,
         );
         let mut store = Store::new(&plugin.runtime.engine, state);
         store.limiter(|s| &mut s.memory);

@@ -5,14 +5,16 @@
 use super::bindings::{AgentPluginPre, PluginInfo};
 use super::engine::Runtime;
 use super::failure::PluginFailure;
-use super::hedera_api::{HederaCapability, HEDERA_CAPABILITIES};
+use super::hedera_api::HederaCapability;
 use super::instance::PluginInstance;
+use crate::capabilities::Capability;
 use crate::limits::MAX_COMPONENT_BYTES;
 use crate::manifest::{OnError, PluginSpec};
 use crate::stage::{Stage, StageSet};
 use crate::state_store::Scratchpad;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -92,37 +94,80 @@ impl PluginDescription {
     }
 }
 
-/// Calls, blocks and failures of one loaded plugin, and its circuit breaker: after
-/// [`PluginStats::TRIP_AFTER`] failures in a row the plugin is reported as tripped, and a hook
-/// with `on_error = "skip"` is bypassed until it is replaced (policies stay fail-closed).
+/// Counters of one loaded plugin, and its circuit breakers: a hook with `on_error = "skip"`
+/// that failed [`PluginStats::TRIP_AFTER`] times in a row *in one agent context* is bypassed in
+/// that context only (until it succeeds there again or is replaced), so no agent can switch a
+/// hook off for the others. Policies never trip: they stay fail-closed.
 #[derive(Debug, Default)]
 pub struct PluginStats {
     pub calls: AtomicU64,
     pub blocks: AtomicU64,
     pub errors: AtomicU64,
-    consecutive_failures: AtomicU64,
+    /// Network capability calls made, and refused by a quota.
+    pub capability_calls: AtomicU64,
+    pub capability_refusals: AtomicU64,
+    /// Consecutive failures per context scope (only contexts whose last call failed).
+    failing: Mutex<HashMap<String, u64>>,
 }
 
 impl PluginStats {
     pub const TRIP_AFTER: u64 = 5;
+    /// Contexts whose failures are tracked at once; past it a new failing context is not
+    /// tracked (its hook keeps being called, which is the safe side).
+    const MAX_TRACKED: usize = 10_000;
 
-    pub(crate) fn record(&self, blocked: bool, failed: bool) {
+    pub(crate) fn record(&self, scope: &str, blocked: bool, failed: bool) {
         self.calls.fetch_add(1, Ordering::Relaxed);
         if blocked {
             self.blocks.fetch_add(1, Ordering::Relaxed);
         }
+        let mut failing = self.failing.lock().unwrap_or_else(|e| e.into_inner());
         if failed {
             self.errors.fetch_add(1, Ordering::Relaxed);
-            self.consecutive_failures.fetch_add(1, Ordering::Relaxed);
-        } else {
-            self.consecutive_failures.store(0, Ordering::Relaxed);
+            if let Some(n) = failing.get_mut(scope) {
+                *n += 1;
+                if *n == Self::TRIP_AFTER {
+                    tracing::warn!(
+                        context = scope,
+                        "circuit open after {} failures in a row in this context; a skippable hook is bypassed here until it is replaced",
+                        Self::TRIP_AFTER
+                    );
+                }
+            } else if failing.len() < Self::MAX_TRACKED {
+                failing.insert(scope.to_owned(), 1);
+            }
+        } else if !failing.is_empty() {
+            failing.remove(scope);
         }
     }
 
-    /// Whether the plugin failed [`Self::TRIP_AFTER`] times in a row.
-    pub fn tripped(&self) -> bool {
-        self.consecutive_failures.load(Ordering::Relaxed) >= Self::TRIP_AFTER
+    /// Whether the plugin failed [`Self::TRIP_AFTER`] times in a row in the context `scope`.
+    pub fn tripped(&self, scope: &str) -> bool {
+        self.failing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(scope)
+            .is_some_and(|n| *n >= Self::TRIP_AFTER)
     }
+
+    /// The contexts (scope keys) whose circuit is open, sorted.
+    pub fn tripped_contexts(&self) -> Vec<String> {
+        let failing = self.failing.lock().unwrap_or_else(|e| e.into_inner());
+        let mut open: Vec<String> = failing
+            .iter()
+            .filter(|(_, n)| **n >= Self::TRIP_AFTER)
+            .map(|(scope, _)| scope.clone())
+            .collect();
+        open.sort();
+        open
+    }
+}
+
+/// Network capability calls of one plugin in one agent context within the current minute.
+#[derive(Debug, Default)]
+pub struct MinuteWindow {
+    pub minute: u64,
+    pub used: u32,
 }
 
 /// A compiled, type-checked, described plugin. Cheap to share; instances come from `pre`.
@@ -136,7 +181,9 @@ pub struct LoadedPlugin {
     pub(crate) pre: AgentPluginPre<super::sandbox::PluginState>,
     /// `events.on-tool-failure`, when the plugin exports it (contract 0.1.1 and later).
     pub(crate) on_tool_failure: Option<wasmtime::component::ComponentExportIndex>,
-    pub stats: PluginStats,
+    pub stats: Arc<PluginStats>,
+    /// Capability-call windows per context scope (`limits.capability_calls_per_minute`).
+    pub(crate) capability_windows: Mutex<HashMap<String, Arc<Mutex<MinuteWindow>>>>,
     pub(crate) runtime: Arc<Runtime>,
     pub(crate) hedera: Option<Arc<HederaCapability>>,
 }
@@ -234,7 +281,8 @@ impl LoadedPlugin {
             component,
             pre,
             on_tool_failure,
-            stats: PluginStats::default(),
+            stats: Arc::default(),
+            capability_windows: Mutex::default(),
             runtime: runtime.clone(),
             hedera,
         };
@@ -242,7 +290,7 @@ impl LoadedPlugin {
         let pad = Arc::new(Mutex::new(Scratchpad::with_cap(
             loaded.spec.limits.max_state_bytes,
         )));
-        let (_, info) = PluginInstance::instantiate(&loaded, pad)?;
+        let (_, info) = PluginInstance::instantiate(&loaded, pad, "describe")?;
         let info = info.map_err(|message| LoadError::Config {
             plugin: plugin.clone(),
             message,
@@ -261,9 +309,25 @@ impl LoadedPlugin {
         Ok(Arc::new(loaded))
     }
 
-    /// Whether the operator granted this plugin any `hedera` capability.
+    /// Whether the operator granted this plugin any network capability.
     pub fn hedera_granted(&self) -> bool {
-        HEDERA_CAPABILITIES.iter().any(|c| self.spec.grants(c))
+        Capability::ALL
+            .into_iter()
+            .any(|c| c.is_network() && self.spec.grants(c))
+    }
+
+    /// The capability-call window of this plugin in the context `scope` (shared by every
+    /// instance serving that context). Windows of past minutes are dropped when many exist.
+    pub(crate) fn capability_window(&self, scope: &str) -> Arc<Mutex<MinuteWindow>> {
+        let mut windows = self
+            .capability_windows
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if windows.len() >= 10_000 {
+            let minute = super::hedera_api::current_minute();
+            windows.retain(|_, w| w.lock().map_or(false, |w| w.minute == minute));
+        }
+        windows.entry(scope.to_owned()).or_default().clone()
     }
 
     /// A described instance of its own, with a fresh scratchpad, outside any host: for running
@@ -272,8 +336,8 @@ impl LoadedPlugin {
         let pad = Arc::new(Mutex::new(Scratchpad::with_cap(
             self.spec.limits.max_state_bytes,
         )));
-        let (instance, described) =
-            super::PluginInstance::instantiate(self, pad).map_err(|f| f.to_string())?;
+        let (instance, described) = super::PluginInstance::instantiate(self, pad, "standalone")
+            .map_err(|f| f.to_string())?;
         described.map(|_| instance)
     }
 

@@ -4,7 +4,7 @@
 //! `host_api` / `hedera_api`; nothing here calls the guest.
 
 use super::bindings::LogLevel;
-use super::hedera_api::HederaCapability;
+use super::hedera_api::CapabilityBudget;
 use crate::limits::{PluginLimits, MAX_LOG_MESSAGE_BYTES};
 use crate::state_store::Scratchpad;
 use std::sync::{Arc, Mutex};
@@ -158,10 +158,8 @@ pub struct PluginState {
     pub(crate) log_dropped: bool,
     pub(crate) output: CapturedOutput,
     pub(crate) scratchpad: Arc<Mutex<Scratchpad>>,
-    /// `Some` when the operator granted a `hedera:*` capability and an operator exists.
-    pub(crate) hedera: Option<Arc<HederaCapability>>,
-    /// The capabilities the operator granted this plugin (`hedera:submit-topic-message`, …).
-    pub(crate) capabilities: Arc<[String]>,
+    /// The network capabilities granted, and what is left of their quotas.
+    pub(crate) capability: CapabilityBudget,
     /// Time spent in blocking host calls during the current guest call; the deadline is
     /// extended by it, so a plugin is charged only for its own execution.
     pub(crate) host_time: Duration,
@@ -178,8 +176,7 @@ impl PluginState {
         limits: &PluginLimits,
         sink: Arc<dyn LogSink>,
         scratchpad: Arc<Mutex<Scratchpad>>,
-        hedera: Option<Arc<HederaCapability>>,
-        capabilities: Arc<[String]>,
+        capability: CapabilityBudget,
     ) -> Self {
         let output = CapturedOutput::default();
         // Deny by default: no preopened dirs, no env, no args, no sockets (none allowed and
@@ -201,8 +198,7 @@ impl PluginState {
             log_dropped: false,
             output,
             scratchpad,
-            hedera,
-            capabilities,
+            capability,
             host_time: Duration::ZERO,
             max_log_bytes: limits.max_log_bytes,
             deadline: Duration::from_millis(limits.deadline_ms),
@@ -219,6 +215,7 @@ impl PluginState {
         self.log_budget = self.max_log_bytes;
         self.log_dropped = false;
         self.host_time = Duration::ZERO;
+        self.capability.begin_call();
         self.call_deadline = tokio::time::Instant::now() + self.deadline;
     }
 

@@ -34,5 +34,4 @@ mod tests {
             "Message with size 20481 too long for 20 chunks"
         );
     }
-
 }

@@ -1,0 +1,54 @@
+//! What an operator can grant a plugin, in one place: the capability names the manifest
+//! accepts (`capabilities = [...]` of a `[[plugins]]` entry) and what each one allows.
+//! Nothing is granted by default; the host checks a grant where the power is used
+//! (`runtime::hedera_api` for network actions, the lifecycle for replacements).
+
+/// One grantable capability.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capability {
+    /// `hedera.submit-topic-message` with the operator's account.
+    SubmitTopicMessage,
+    /// `hedera.create-topic` with the operator's account.
+    CreateTopic,
+    /// A hook may replace `rawParams` (pre-tool-execution) or `normalisedParams`
+    /// (post-params-normalization); the stage's policies judge the replacement again.
+    ReplaceParams,
+    /// A hook may replace the tool result's `humanMessage` at post-tool-execution (never `raw`).
+    ReplaceResult,
+}
+
+impl Capability {
+    pub const ALL: [Capability; 4] = [
+        Capability::SubmitTopicMessage,
+        Capability::CreateTopic,
+        Capability::ReplaceParams,
+        Capability::ReplaceResult,
+    ];
+
+    /// The manifest's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::SubmitTopicMessage => "hedera:submit-topic-message",
+            Capability::CreateTopic => "hedera:create-topic",
+            Capability::ReplaceParams => "params:replace",
+            Capability::ReplaceResult => "result:replace",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// Whether it lets a plugin act on the network (and so needs an operator).
+    pub fn is_network(self) -> bool {
+        matches!(
+            self,
+            Capability::SubmitTopicMessage | Capability::CreateTopic
+        )
+    }
+
+    /// Every name, for error messages.
+    pub fn known() -> String {
+        Self::ALL.map(Capability::as_str).join(", ")
+    }
+}
