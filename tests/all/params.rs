@@ -229,7 +229,7 @@ fn no_generated_call_makes_any_tool_panic() {
                 let property = rng.pick(&properties).clone();
                 params[property.as_str()] = rng.pick(&edges).clone();
             }
-            if rng.next() % 4 == 0 {
+            if rng.next().is_multiple_of(4) {
                 params["schedulingParams"] = json!({"isScheduled": true});
             }
             let text = params.to_string();

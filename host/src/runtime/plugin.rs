@@ -325,7 +325,7 @@ impl LoadedPlugin {
             .unwrap_or_else(|e| e.into_inner());
         if windows.len() >= 10_000 {
             let minute = super::hedera_api::current_minute();
-            windows.retain(|_, w| w.lock().map_or(false, |w| w.minute == minute));
+            windows.retain(|_, w| w.lock().is_ok_and(|w| w.minute == minute));
         }
         windows.entry(scope.to_owned()).or_default().clone()
     }
