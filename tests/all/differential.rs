@@ -12,23 +12,6 @@ use hak_tests::*;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// A deterministic generator (xorshift64*), so a failure names a reproducible case.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[(self.next() % items.len() as u64) as usize]
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 const AMOUNTS: [&str; 14] = [
     "0",
     "1",

@@ -146,22 +146,6 @@ fn unknown_and_missing_fields_are_named() {
     }
 }
 
-/// A small deterministic generator (xorshift64*): the test prints its seed, so a failure
-/// replays with `HAK_PARAMS_SEED=<seed>`.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[(self.next() % items.len() as u64) as usize]
-    }
-}
-
 /// Values that have broken hak or the SDK under it: long messages around the chunk sizes,
 /// EVM addresses, amounts past 2^53 and i64, odd dates, keys of every form.
 fn edge_values() -> Vec<Value> {
@@ -206,6 +190,7 @@ fn no_generated_call_makes_any_tool_panic() {
                 | 1
         });
     println!("HAK_PARAMS_SEED={seed}");
+    // Replays with HAK_PARAMS_SEED=<seed>.
     let mut rng = Rng(seed);
     let (host, _) = start(LOCAL_BYTES);
     let mut session = host.default_session();
