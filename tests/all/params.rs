@@ -210,11 +210,11 @@ fn no_generated_call_makes_any_tool_panic() {
             .collect();
         for _ in 0..15 {
             let mut params = plausible(schema);
-            for _ in 0..=(rng.next() % 3) {
+            for _ in 0..=(rng.next_u64() % 3) {
                 let property = rng.pick(&properties).clone();
                 params[property.as_str()] = rng.pick(&edges).clone();
             }
-            if rng.next().is_multiple_of(4) {
+            if rng.next_u64().is_multiple_of(4) {
                 params["schedulingParams"] = json!({"isScheduled": true});
             }
             let text = params.to_string();
