@@ -26,7 +26,7 @@ func errResult(msg string) uint32 {
 
 func panicMessage(r any) string { return fmt.Sprintf("plugin panicked: %v", r) }
 
-//go:wasmexport hedera:agent-kit/plugin@0.1.1#describe
+//go:wasmexport hedera:agent-kit/plugin@0.1.2#describe
 func exportDescribe(ptr unsafe.Pointer, n uint32) (ret uint32) {
 	begin()
 	defer endCall()
@@ -133,47 +133,47 @@ func runPolicy(stage, mp, mn, toolType uint32, pp unsafe.Pointer, pn uint32) (re
 	return at
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.1.1#pre-tool-execution
+//go:wasmexport hedera:agent-kit/hooks@0.1.2#pre-tool-execution
 func exportHookPre(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
 	return runHook(stage, mp, mn, tt, pp, pn)
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.1.1#post-params-normalization
+//go:wasmexport hedera:agent-kit/hooks@0.1.2#post-params-normalization
 func exportHookParams(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
 	return runHook(stage, mp, mn, tt, pp, pn)
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.1.1#post-core-action
+//go:wasmexport hedera:agent-kit/hooks@0.1.2#post-core-action
 func exportHookCore(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
 	return runHook(stage, mp, mn, tt, pp, pn)
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.1.1#post-tool-execution
+//go:wasmexport hedera:agent-kit/hooks@0.1.2#post-tool-execution
 func exportHookTool(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
 	return runHook(stage, mp, mn, tt, pp, pn)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.1.1#should-block-pre-tool-execution
+//go:wasmexport hedera:agent-kit/policy@0.1.2#should-block-pre-tool-execution
 func exportPolicyPre(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
 	return runPolicy(stage, mp, mn, tt, pp, pn)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.1.1#should-block-post-params-normalization
+//go:wasmexport hedera:agent-kit/policy@0.1.2#should-block-post-params-normalization
 func exportPolicyParams(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
 	return runPolicy(stage, mp, mn, tt, pp, pn)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.1.1#should-block-post-core-action
+//go:wasmexport hedera:agent-kit/policy@0.1.2#should-block-post-core-action
 func exportPolicyCore(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
 	return runPolicy(stage, mp, mn, tt, pp, pn)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.1.1#should-block-post-secondary-action
+//go:wasmexport hedera:agent-kit/policy@0.1.2#should-block-post-secondary-action
 func exportPolicySecondary(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
 	return runPolicy(stage, mp, mn, tt, pp, pn)
 }
 
-//go:wasmexport hedera:agent-kit/events@0.1.1#on-tool-failure
+//go:wasmexport hedera:agent-kit/events@0.1.2#on-tool-failure
 func exportOnToolFailure(ptr unsafe.Pointer, n uint32) {
 	begin()
 	defer endCall()

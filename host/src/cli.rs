@@ -277,12 +277,22 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Where `hak call`, `hak serve` and `hak bench` keep plugin state when the manifest has no
+/// `[state]`: `$HAK_STATE_DIR`, else `.hak/state` in the working directory (SQLite).
+fn default_state_dir() -> std::path::PathBuf {
+    std::env::var_os("HAK_STATE_DIR")
+        .map(Into::into)
+        .unwrap_or_else(|| std::path::PathBuf::from(".hak/state"))
+}
+
 fn build_host(args: &HostArgs) -> anyhow::Result<(Host, AgentContext)> {
     let manifest = match &args.config {
         Some(path) => Manifest::load(path)?,
         None => Manifest::embedded_default(),
     };
-    let host = HostBuilder::new(manifest).build()?;
+    let host = HostBuilder::new(manifest)
+        .default_state_dir(default_state_dir())
+        .build()?;
     let mut context = host.default_context().clone();
     if let Some(mode) = &args.mode {
         context.mode = AgentMode::parse(mode).map_err(anyhow::Error::msg)?;

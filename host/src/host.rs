@@ -6,13 +6,14 @@ use crate::context::{AgentContext, AgentMode};
 use crate::lifecycle::chain::{Chain, Member};
 use crate::lifecycle::native::NativePlugin;
 use crate::lifecycle::Session;
+use crate::manifest::StateBackendKind;
 use crate::manifest::{Manifest, NetworkName};
 use crate::network::Network;
 use crate::runtime::{
     ArtifactCache, HederaCapability, LoadError, LoadedPlugin, LogSink, Runtime, RuntimeConfig,
     TracingLogSink,
 };
-use crate::state_store::StateStore;
+use crate::state_store::{MemoryBackend, StateBackend};
 use crate::strategy::{ExecuteStrategy, ReturnBytesStrategy, TransactionStrategy};
 use crate::tools::ToolRegistry;
 use arc_swap::ArcSwap;
@@ -38,6 +39,17 @@ pub struct HostBuilder {
     strategy: Option<Arc<dyn TransactionStrategy>>,
     cache_dir: Option<Option<PathBuf>>,
     natives: Vec<Arc<dyn NativePlugin>>,
+    state: StateChoice,
+}
+
+/// Where plugin state goes when the manifest has no `[state] backend`.
+enum StateChoice {
+    /// In memory (the library's default).
+    Memory,
+    /// SQLite under this directory (`hak call` and `hak serve`: `.hak/state`).
+    DefaultDir(PathBuf),
+    /// This backend, whatever the manifest says (tests sharing one store between hosts).
+    Given(Arc<dyn StateBackend>),
 }
 
 impl HostBuilder {
@@ -48,7 +60,21 @@ impl HostBuilder {
             strategy: None,
             cache_dir: None,
             natives: Vec::new(),
+            state: StateChoice::Memory,
         }
+    }
+
+    /// Keep plugin state in SQLite under `dir` unless the manifest's `[state]` says otherwise
+    /// (what `hak call` and `hak serve` do, with `.hak/state`).
+    pub fn default_state_dir(mut self, dir: PathBuf) -> Self {
+        self.state = StateChoice::DefaultDir(dir);
+        self
+    }
+
+    /// Use `backend` for plugin state (overrides the manifest's `[state]`).
+    pub fn state_backend(mut self, backend: Arc<dyn StateBackend>) -> Self {
+        self.state = StateChoice::Given(backend);
+        self
     }
 
     /// Where plugin logs go (default: `tracing`).
@@ -120,6 +146,7 @@ impl HostBuilder {
             plugins.push(Member::Wasm(loaded));
         }
         plugins.extend(self.natives.into_iter().map(Member::Native));
+        let state = open_state(&manifest, self.state)?;
         let tools = ToolRegistry::native();
         let chain = ArcSwap::from_pointee(Chain::new(plugins, tools.methods()));
         Ok(Host {
@@ -130,13 +157,43 @@ impl HostBuilder {
                 manifest,
                 tools,
                 network,
-                state: StateStore::default(),
+                state,
                 custom_strategy: self.strategy,
                 default_context,
                 mode_is_default,
             }),
         })
     }
+}
+
+/// The state backend: the manifest's `[state]`, else the builder's default.
+fn open_state(
+    manifest: &Manifest,
+    choice: StateChoice,
+) -> Result<Arc<dyn StateBackend>, HostError> {
+    use crate::state_store::{redis::RedisBackend, sqlite::SqliteBackend};
+    let config = |e: String| HostError::Config(format!("state: {e}"));
+    let section = &manifest.state;
+    Ok(match (section.backend, choice) {
+        (_, StateChoice::Given(backend)) => backend,
+        (Some(StateBackendKind::Memory), _) | (None, StateChoice::Memory) => {
+            Arc::new(MemoryBackend::default())
+        }
+        (Some(StateBackendKind::Sqlite), _) => {
+            let dir = section
+                .dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(".hak/state"));
+            Arc::new(SqliteBackend::open(&manifest.resolve(&dir)).map_err(config)?)
+        }
+        (None, StateChoice::DefaultDir(dir)) => {
+            Arc::new(SqliteBackend::open(&dir).map_err(config)?)
+        }
+        (Some(StateBackendKind::Redis), _) => {
+            let url = section.url.as_deref().unwrap_or_default();
+            Arc::new(RedisBackend::open(url).map_err(config)?)
+        }
+    })
 }
 
 const CUSTOM_NEEDS_STRATEGY: &str =
@@ -151,7 +208,7 @@ struct HostInner {
     manifest: Manifest,
     tools: ToolRegistry,
     network: Network,
-    state: StateStore,
+    state: Arc<dyn StateBackend>,
     custom_strategy: Option<Arc<dyn TransactionStrategy>>,
     default_context: AgentContext,
     /// The manifest did not name a mode (so the kit's default, autonomous, applies).
@@ -252,7 +309,8 @@ impl Host {
         }
     }
 
-    pub(crate) fn state_store(&self) -> &StateStore {
+    /// Where plugin state lives (scratchpads and budgets).
+    pub fn state_backend(&self) -> &Arc<dyn StateBackend> {
         &self.inner.state
     }
 

@@ -45,6 +45,8 @@ pub struct Manifest {
     pub plugins: Vec<PluginSpec>,
     #[serde(default)]
     pub trust: TrustSection,
+    #[serde(default)]
+    pub state: StateSection,
     /// Directory the manifest was read from; relative plugin paths resolve against it.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -81,6 +83,9 @@ pub struct NetworkSection {
     /// `local`, inside hak: keep the emulated ledger in this directory between runs
     /// (relative to the manifest). Unset, every run starts from genesis.
     pub state_dir: Option<PathBuf>,
+    /// How long the SDK keeps trying one transaction or receipt before giving up (an unknown
+    /// outcome: the call answers `OUTCOME_UNKNOWN` and budgets count it). Default: the SDK's.
+    pub request_timeout_ms: Option<u64>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -109,6 +114,28 @@ pub struct EngineSection {
     /// Count guest instructions so plugins may set `limits.fuel` (slower guests; default off).
     #[serde(default)]
     pub fuel: bool,
+}
+
+/// Where plugin state (scratchpads and budgets) lives: `[state]`.
+#[derive(Clone, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct StateSection {
+    /// `memory` (one process), `sqlite` (a durable file under `dir`, shared by every hak
+    /// process on the machine) or `redis` (shared by replicas, at `url`). Unset: the caller's
+    /// default (`hak call` and `hak serve`: sqlite under `.hak/state`; the library: memory).
+    pub backend: Option<StateBackendKind>,
+    /// The sqlite backend's directory (relative to the manifest; default `.hak/state`).
+    pub dir: Option<PathBuf>,
+    /// The redis backend's URL, e.g. `redis://127.0.0.1:6379/0`.
+    pub url: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum StateBackendKind {
+    Memory,
+    Sqlite,
+    Redis,
 }
 
 /// Who may sign plugins that a running host loads from its plugins directory or admin API.
@@ -282,12 +309,35 @@ impl Manifest {
             crate::signing::verifying_key(key)
                 .map_err(|e| format!("trust.public_keys[{i}]: {e}"))?;
         }
+        match (self.state.backend, &self.state.url, &self.state.dir) {
+            (Some(StateBackendKind::Redis), None, _) => {
+                return Err("state.url is required for backend = \"redis\"".into())
+            }
+            (Some(StateBackendKind::Redis), _, Some(_))
+            | (Some(StateBackendKind::Memory), _, Some(_)) => {
+                return Err("state.dir applies to backend = \"sqlite\" only".into())
+            }
+            (Some(StateBackendKind::Sqlite | StateBackendKind::Memory), Some(_), _)
+            | (None, Some(_), _) => {
+                return Err("state.url applies to backend = \"redis\" only".into())
+            }
+            _ => {}
+        }
         if self.trust.require_signatures && self.trust.public_keys.is_empty() {
             return Err(
                 "trust.require_signatures needs at least one trust.public_keys entry".into(),
             );
         }
         Ok(())
+    }
+
+    /// A path from the manifest, resolved against the manifest's directory.
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        if path.is_absolute() {
+            path.to_owned()
+        } else {
+            self.base_dir.join(path)
+        }
     }
 
     /// A plugin's path, resolved against the manifest's directory.

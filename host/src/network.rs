@@ -98,6 +98,9 @@ impl Network {
                 (Client::for_network(nodes)?, LOCAL_MIRROR_URL.to_owned())
             }
         };
+        if let Some(ms) = section.request_timeout_ms {
+            client.set_request_timeout(Some(Duration::from_millis(ms)));
+        }
         let mirror_url = match &section.mirror_url {
             Some(url) => url.trim_end_matches('/').to_owned(),
             None => default_mirror,

@@ -16,6 +16,10 @@ fn hak(args: &[&str]) -> Output {
         .args(args)
         .current_dir(root())
         .env("HAK_CACHE_DIR", root().join("target/test-cache"))
+        .env(
+            "HAK_STATE_DIR",
+            root().join(format!("target/test-tmp/cli-state-{}", std::process::id())),
+        )
         .output()
         .expect("run hak")
 }
@@ -166,7 +170,7 @@ fn plugin_inspect_describes_a_component() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|e| e == "hedera:agent-kit/policy@0.1.1"));
+        .any(|e| e == "hedera:agent-kit/policy@0.1.2"));
     assert!(v["imports"]
         .as_array()
         .unwrap()
@@ -237,4 +241,44 @@ fn emu_prints_its_connection_line_first_and_serves_the_sdk() {
     assert_eq!(balance.hbars, hedera::Hbar::new(10_000));
     child.kill().unwrap();
     let _ = child.wait();
+}
+
+/// Budgets live in the durable state store by default: separate `hak call` processes share
+/// one (and so would a restarted `hak serve`).
+#[test]
+fn hak_call_runs_share_one_budget() {
+    let dir = root().join(format!("target/test-tmp/call-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = dir.join("hak.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n\n[[plugins]]\nname = \"spend\"\npath = {:?}\nconfig = {{ dailyHbarBudget = 3 }}\n",
+            root().join("target/plugins/rust/spend-limit.wasm").display().to_string()
+        ),
+    )
+    .unwrap();
+    let outcomes: Vec<Value> = (0..5)
+        .map(|_| {
+            let out = Command::new(env!("CARGO_BIN_EXE_hak"))
+                .arg("call")
+                .arg("transfer_hbar_tool")
+                .arg(r#"{"transfers":[{"accountId":"0.0.1002","amount":1}]}"#)
+                .arg("--config")
+                .arg(&manifest)
+                .env("HAK_STATE_DIR", dir.join("state"))
+                .env("HAK_CACHE_DIR", root().join("target/test-cache"))
+                .output()
+                .unwrap();
+            serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+        })
+        .collect();
+    let passed = outcomes
+        .iter()
+        .filter(|o| o["raw"]["status"] == "SUCCESS")
+        .count();
+    assert_eq!(passed, 3, "{outcomes:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

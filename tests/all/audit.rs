@@ -255,3 +255,18 @@ fn a_plugin_built_for_contract_0_1_0_still_loads_and_decides() {
         .unwrap();
     assert_eq!(out["raw"]["status"], "ERROR");
 }
+
+#[test]
+fn a_plugin_built_for_contract_0_1_1_still_loads_decides_and_hears_failures() {
+    let entry = plugin_entry("older", "fixtures/v0-1-1", "");
+    let (host, logs) = start(&format!("{RETURN_BYTES_HEADER}{entry}"));
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", ONE)
+        .unwrap();
+    assert_eq!(
+        out["raw"]["policyBlock"]["reason"], "0.1.1 says no",
+        "{out}"
+    );
+    assert_eq!(logs.take(), ["0.1.1 heard the failure"]);
+}

@@ -188,7 +188,7 @@ fn rust_js_and_go_policies_decide_alike_over_a_generated_corpus() {
         ("recipient-allowlist", "accounts = [\"0.0.1002\", \"0.0.1003\", \"0.0.1001\"]"),
         (
             "spend-limit",
-            "maxHbarPerRecipient = 2\nmaxHbarPerTransaction = \"3.5\"\ndailyHbarBudget = 50\ntokens = { \"0.0.5005\" = { maxPerRecipient = 1000, maxPerTransaction = \"1500\" } }",
+            "maxHbarPerRecipient = 2\nmaxHbarPerTransaction = \"3.5\"\ntokens = { \"0.0.5005\" = { maxPerRecipient = 1000, maxPerTransaction = \"1500\" } }",
         ),
     ];
     let mut r = Rng(0x5eed_1234_abcd_0001);

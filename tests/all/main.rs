@@ -4,6 +4,7 @@ mod accounts;
 mod allowances_and_transfers;
 mod audit;
 mod autonomous;
+mod budgets;
 mod conformance;
 mod consensus;
 mod differential;

@@ -1,4 +1,4 @@
-// Types of the hak JavaScript guest SDK (contract hedera:agent-kit@0.1.1).
+// Types of the hak JavaScript guest SDK (contract hedera:agent-kit@0.1.2).
 
 export type StageName =
   | 'pre-tool-execution'

@@ -1,10 +1,10 @@
 // hak guest SDK for JavaScript. A plugin module does
 //   export default definePlugin({ describe(config) {…}, policy: {…}, hooks: {…}, onToolFailure })
 // and `hak-js-build plugin.js -o plugin.wasm` makes it a component of the world
-// `hedera:agent-kit/agent-plugin@0.1.1` with no WASI imports. Every stage has a default
+// `hedera:agent-kit/agent-plugin@0.1.2` with no WASI imports. Every stage has a default
 // (proceed / allow); the host only calls the stages `describe` declares.
-import * as hostApi from 'hedera:agent-kit/host@0.1.1';
-import * as hederaApi from 'hedera:agent-kit/hedera@0.1.1';
+import * as hostApi from 'hedera:agent-kit/host@0.1.2';
+import * as hederaApi from 'hedera:agent-kit/hedera@0.1.2';
 
 export { facts } from './facts.js';
 

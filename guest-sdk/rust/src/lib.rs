@@ -191,6 +191,28 @@ pub mod host {
     pub fn now_unix_ms() -> u64 {
         imports::now_unix_ms()
     }
+
+    pub use crate::bindings::hedera::agent_kit::budget::ReserveError;
+
+    /// Reserve `amount` under `key` against `limit` within a rolling window of
+    /// `window_seconds`, atomically with every other call of this plugin in this agent context
+    /// (contract 0.1.2 `budget`). Ok: the window's total including this reservation. The host
+    /// commits the reservation when the call's transaction applied or may have (unknown
+    /// outcome, bytes handed out) and releases it when it certainly did not. On
+    /// `ReserveError::Unavailable` a policy must block.
+    pub fn reserve(
+        key: &str,
+        amount: u64,
+        limit: u64,
+        window_seconds: u32,
+    ) -> Result<u64, ReserveError> {
+        crate::bindings::hedera::agent_kit::budget::reserve(key, amount, limit, window_seconds)
+    }
+
+    /// What is spent or reserved under `key` in the last `window_seconds`.
+    pub fn spent(key: &str, window_seconds: u32) -> Result<u64, String> {
+        crate::bindings::hedera::agent_kit::budget::spent(key, window_seconds)
+    }
 }
 
 /// Export `$ty` (a [`Plugin`]) as this component's hooks and policy.

@@ -14,6 +14,8 @@ pub struct CallState<'a> {
     pub core_json: Option<String>,
     pub result: Option<Value>,
     pub result_json: Option<String>,
+    /// From stage 6: what became of the transaction (`applied`, `unknown`), for stage 7.
+    pub outcome: Option<&'static str>,
 }
 
 impl<'a> CallState<'a> {
@@ -26,6 +28,7 @@ impl<'a> CallState<'a> {
             core_json: None,
             result: None,
             result_json: None,
+            outcome: None,
         }
     }
 
@@ -37,6 +40,11 @@ impl<'a> CallState<'a> {
     pub fn render(&self, buf: &mut String) {
         buf.clear();
         buf.push('{');
+        if let Some(outcome) = self.outcome {
+            buf.push_str("\"transactionOutcome\":\"");
+            buf.push_str(outcome);
+            buf.push_str("\",");
+        }
         if let Some(result) = &self.result_json {
             buf.push_str("\"toolResult\":");
             buf.push_str(result);

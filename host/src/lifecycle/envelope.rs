@@ -21,6 +21,11 @@ pub enum Abort {
         transaction_id: String,
         message: String,
     },
+    /// The transaction may have been sent and its outcome is not known.
+    Unknown {
+        transaction_id: Option<String>,
+        message: String,
+    },
     /// A policy said block.
     Blocked(Box<Block>),
     /// A plugin failed (trap, deadline, memory, fuel, invalid output).
@@ -53,6 +58,20 @@ impl Abort {
     pub fn into_envelope(self, tool_name: &str) -> Value {
         match self {
             Abort::Error(message) => error_envelope(tool_name, &message, |_| {}),
+            Abort::Unknown {
+                transaction_id,
+                message,
+            } => {
+                let text = format!(
+                    "{message}; the transaction may still apply: check it by its transaction id before trying again"
+                );
+                error_envelope(tool_name, &text, |raw| {
+                    raw.insert("errorCode".into(), "OUTCOME_UNKNOWN".into());
+                    if let Some(id) = transaction_id {
+                        raw.insert("transactionId".into(), id.into());
+                    }
+                })
+            }
             Abort::Transaction {
                 status,
                 transaction_id,

@@ -20,6 +20,7 @@ use crate::runtime::bindings::{BlockInfo, HookResult, WitToolType};
 use crate::runtime::instance::PolicyAnswer;
 use crate::runtime::{FailureCause, PluginFailure, PluginInstance};
 use crate::stage::Stage;
+use crate::state_store::{CallReservations, PadKey, StateHandle};
 use crate::strategy::{SecondaryResult, StrategyEnv, StrategyError};
 use crate::tools::{CoreOutput, DynTool, ToolContext, ToolType};
 use call_state::CallState;
@@ -45,6 +46,33 @@ pub struct Session {
     buf: String,
     /// The normalised params of the call that just failed, for failure observers.
     failed_normalised: Option<String>,
+    /// The budget reservations the current call made (settled when it ends).
+    reservations: Arc<CallReservations>,
+    /// What became of the current call's transaction (or query).
+    outcome: TxOutcome,
+}
+
+/// What became of a call's transaction, as far as hak can know: the class policies' budgets
+/// are settled by and that plugins see as `transactionOutcome`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxOutcome {
+    /// It applied (a receipt said SUCCESS), or a query ran.
+    Applied,
+    /// It certainly did not apply: the call ended before submission, or precheck or the
+    /// receipt refused it.
+    NotApplied,
+    /// Nobody can tell yet: no receipt came back, or its bytes were handed to a wallet.
+    Unknown,
+}
+
+impl TxOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TxOutcome::Applied => "applied",
+            TxOutcome::NotApplied => "not-applied",
+            TxOutcome::Unknown => "unknown",
+        }
+    }
 }
 
 impl Session {
@@ -66,6 +94,8 @@ impl Session {
             instances,
             buf: String::new(),
             failed_normalised: None,
+            reservations: Arc::default(),
+            outcome: TxOutcome::NotApplied,
         }
     }
 
@@ -93,7 +123,38 @@ impl Session {
         }
         let plan = self.chain.plan(method);
         self.failed_normalised = None;
-        Ok(match self.run(&host, tool, &plan, params_json) {
+        self.outcome = TxOutcome::NotApplied;
+        let envelope = self.outcome_of_run(&host, tool, &plan, params_json);
+        self.settle_reservations();
+        Ok(envelope)
+    }
+
+    /// Commit the call's budget reservations when its transaction applied or may have (the
+    /// spend counts), release them when it certainly did not. A store that cannot settle
+    /// leaves them reserved, which counts as spent until the window passes (never fails open).
+    fn settle_reservations(&mut self) {
+        let ids = self.reservations.take();
+        if ids.is_empty() {
+            return;
+        }
+        let commit = self.outcome != TxOutcome::NotApplied;
+        if let Err(e) = self.host.state_backend().settle(&ids, commit) {
+            tracing::error!(
+                context = self.scope,
+                "budget reservations not settled (they stay counted as spent): {e}"
+            );
+        }
+    }
+
+    fn outcome_of_run(
+        &mut self,
+        host: &Host,
+        tool: &dyn DynTool,
+        plan: &Plan,
+        params_json: &str,
+    ) -> Value {
+        let method = tool.spec().method;
+        match self.run(host, tool, plan, params_json) {
             Ok(result) => result,
             Err(abort) => {
                 let mut envelope = abort.into_envelope(tool.spec().name);
@@ -107,12 +168,12 @@ impl Session {
                     message.push_str(hint);
                 }
                 if !plan.failure_observers().is_empty() {
-                    self.notify_failure(tool, &plan, params_json, &envelope);
+                    self.notify_failure(tool, plan, params_json, &envelope);
                 }
                 tracing::debug!(method, "{}", envelope["raw"]["error"]);
                 envelope
             }
-        })
+        }
     }
 
     fn run(
@@ -187,7 +248,10 @@ impl Session {
         self.stage(Stage::PostCoreAction, tool, plan, state)?;
         // 6. secondary action: the mode's strategy
         let mut result = match core {
-            CoreOutput::Query(result) => result,
+            CoreOutput::Query(result) => {
+                self.outcome = TxOutcome::Applied;
+                result
+            }
             CoreOutput::Transaction(built) => {
                 let strategy = host.strategy_for(context.mode).map_err(Abort::Error)?;
                 let env = StrategyEnv {
@@ -197,9 +261,22 @@ impl Session {
                     runtime: network.runtime(),
                     has_operator_key: network.has_operator_key,
                 };
+                // From here a panic or an error may leave the transaction sent: unknown
+                // unless the strategy says otherwise.
+                self.outcome = TxOutcome::Unknown;
                 let handled = guarded(method, "handing its transaction to the mode", || {
                     strategy.handle(*built, &env)
                 })?;
+                self.outcome = match &handled {
+                    Ok(SecondaryResult::Executed(_)) => TxOutcome::Applied,
+                    Ok(SecondaryResult::Bytes(_)) => TxOutcome::Unknown,
+                    Err(StrategyError::Unknown { .. }) => TxOutcome::Unknown,
+                    // A custom strategy's plain error may come after it sent the transaction.
+                    Err(StrategyError::Tool(_)) if context.mode.is_custom() => TxOutcome::Unknown,
+                    Err(StrategyError::Tool(_) | StrategyError::Transaction { .. }) => {
+                        TxOutcome::NotApplied
+                    }
+                };
                 match handled {
                     Ok(SecondaryResult::Executed(raw)) => {
                         let message =
@@ -208,6 +285,15 @@ impl Session {
                     }
                     Ok(SecondaryResult::Bytes(bytes)) => envelope::bytes(bytes),
                     Err(StrategyError::Tool(e)) => return Err(Abort::Error(e.message)),
+                    Err(StrategyError::Unknown {
+                        transaction_id,
+                        message,
+                    }) => {
+                        return Err(Abort::Unknown {
+                            transaction_id,
+                            message,
+                        })
+                    }
                     Err(StrategyError::Transaction {
                         status,
                         transaction_id,
@@ -223,6 +309,7 @@ impl Session {
             }
         };
         envelope::default_status(&mut result);
+        state.outcome = Some(self.outcome.as_str());
         state.set_result(result, plan.has_steps(Stage::PostSecondaryAction));
         // 7. post-tool-execution
         self.stage(Stage::PostSecondaryAction, tool, plan, state)?;
@@ -383,6 +470,7 @@ impl Session {
             "failed"
         };
         input.insert("outcome".into(), outcome.into());
+        input.insert("transactionOutcome".into(), self.outcome.as_str().into());
         input.insert("error".into(), raw["error"].clone());
         for key in ["errorCode", "policyBlock", "pluginFailure", "transactionId"] {
             if let Some(v) = raw.get(key) {
@@ -412,13 +500,17 @@ impl Session {
             let Member::Wasm(plugin) = &self.chain.members()[index] else {
                 unreachable!("instances exist only for wasm members");
             };
-            let pad = self.host.state_store().scratchpad(
-                &self.scope,
-                &plugin.spec.name,
-                plugin.spec.limits.max_state_bytes,
-            );
+            let pad = StateHandle {
+                backend: self.host.state_backend().clone(),
+                pad: PadKey {
+                    scope: self.scope.as_str().into(),
+                    plugin: plugin.spec.name.as_str().into(),
+                },
+                cap: plugin.spec.limits.max_state_bytes,
+                reservations: self.reservations.clone(),
+            };
             let (instance, described) =
-                PluginInstance::instantiate(plugin, pad, &self.scope).map_err(Abort::Plugin)?;
+                PluginInstance::instantiate(plugin, pad).map_err(Abort::Plugin)?;
             if let Err(message) = described {
                 return Err(Abort::Plugin(PluginFailure {
                     plugin: plugin.spec.name.clone(),

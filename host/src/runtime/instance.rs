@@ -9,8 +9,8 @@ use super::plugin::LoadedPlugin;
 use super::sandbox::PluginState;
 use crate::limits::EPOCH_TICK_MS;
 use crate::stage::Stage;
-use crate::state_store::Scratchpad;
-use std::sync::{Arc, Mutex};
+use crate::state_store::StateHandle;
+use std::sync::Arc;
 use wasmtime::{Store, Trap, UpdateDeadline};
 
 /// A policy's answer, in host types.
@@ -37,11 +37,10 @@ pub struct PluginInstance {
 impl PluginInstance {
     /// Instantiate from the plugin's `InstancePre` and call `describe` with its config, as every
     /// instance must before any stage call. Returns the instance and describe's answer.
-    /// `scope` names the agent context the instance serves (capability quotas count per scope).
+    /// `state` names the agent context the instance serves (capability quotas count per scope).
     pub(crate) fn instantiate(
         plugin: &LoadedPlugin,
-        scratchpad: Arc<Mutex<Scratchpad>>,
-        scope: &str,
+        state: StateHandle,
     ) -> Result<(Self, Result<PluginInfo, String>), PluginFailure> {
         let name: Arc<str> = plugin.spec.name.as_str().into();
         let limits = &plugin.spec.limits;
@@ -50,14 +49,14 @@ impl PluginInstance {
             hedera,
             plugin.spec.capabilities.clone().into(),
             limits,
-            plugin.capability_window(scope),
+            plugin.capability_window(&state.pad.scope),
             plugin.stats.clone(),
         );
         let state = PluginState::new(
             name.clone(),
             limits,
             plugin.runtime.sink.clone(),
-            scratchpad,
+            state,
             capability,
         );
         let mut store = Store::new(&plugin.runtime.engine, state);

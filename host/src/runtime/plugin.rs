@@ -11,7 +11,7 @@ use crate::capabilities::Capability;
 use crate::limits::MAX_COMPONENT_BYTES;
 use crate::manifest::{OnError, PluginSpec};
 use crate::stage::{Stage, StageSet};
-use crate::state_store::Scratchpad;
+use crate::state_store::StateHandle;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -40,7 +40,7 @@ pub enum LoadError {
     #[error("plugin {plugin}: not a WebAssembly component: {reason}")]
     NotAComponent { plugin: String, reason: String },
     #[error(
-        "plugin {plugin}: does not fit the hedera:agent-kit/agent-plugin@0.1.1 world (or 0.1.0): {reason}"
+        "plugin {plugin}: does not fit the hedera:agent-kit/agent-plugin@0.1.2 world (or 0.1.0, 0.1.1): {reason}"
     )]
     WrongWorld { plugin: String, reason: String },
     #[error("plugin {plugin}: describe rejected its config: {message}")]
@@ -260,8 +260,9 @@ impl LoadedPlugin {
             reason: format!("{e:#}"),
         })?;
 
-        let on_tool_failure = component
-            .get_export_index(None, super::bindings::EVENTS_INTERFACE)
+        let on_tool_failure = super::bindings::EVENTS_INTERFACES
+            .iter()
+            .find_map(|name| component.get_export_index(None, name))
             .and_then(|events| {
                 component.get_export_index(Some(&events), super::bindings::ON_TOOL_FAILURE)
             });
@@ -287,10 +288,8 @@ impl LoadedPlugin {
             hedera,
         };
         // Describe in a throw-away instance with a throw-away scratchpad.
-        let pad = Arc::new(Mutex::new(Scratchpad::with_cap(
-            loaded.spec.limits.max_state_bytes,
-        )));
-        let (_, info) = PluginInstance::instantiate(&loaded, pad, "describe")?;
+        let pad = StateHandle::scratch(&loaded.spec.name, loaded.spec.limits.max_state_bytes);
+        let (_, info) = PluginInstance::instantiate(&loaded, pad)?;
         let info = info.map_err(|message| LoadError::Config {
             plugin: plugin.clone(),
             message,
@@ -333,11 +332,9 @@ impl LoadedPlugin {
     /// A described instance of its own, with a fresh scratchpad, outside any host: for running
     /// a plugin's stages directly (differential tests, tooling).
     pub fn standalone_instance(&self) -> Result<super::PluginInstance, String> {
-        let pad = Arc::new(Mutex::new(Scratchpad::with_cap(
-            self.spec.limits.max_state_bytes,
-        )));
-        let (instance, described) = super::PluginInstance::instantiate(self, pad, "standalone")
-            .map_err(|f| f.to_string())?;
+        let pad = StateHandle::scratch(&self.spec.name, self.spec.limits.max_state_bytes);
+        let (instance, described) =
+            super::PluginInstance::instantiate(self, pad).map_err(|f| f.to_string())?;
         described.map(|_| instance)
     }
 

@@ -1,12 +1,12 @@
 //! What a plugin's `Store` holds: a deny-by-default WASI context (no preopens, env, args or
 //! network; stdout/stderr captured into the log), the memory guard, the per-call log budget,
-//! the scratchpad handle and the granted capabilities. Host import implementations live in
+//! the state handle and the granted capabilities. Host import implementations live in
 //! `host_api` / `hedera_api`; nothing here calls the guest.
 
 use super::bindings::LogLevel;
 use super::hedera_api::CapabilityBudget;
 use crate::limits::{PluginLimits, MAX_LOG_MESSAGE_BYTES};
-use crate::state_store::Scratchpad;
+use crate::state_store::StateHandle;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use wasmtime::component::ResourceTable;
@@ -157,7 +157,8 @@ pub struct PluginState {
     pub(crate) log_budget: usize,
     pub(crate) log_dropped: bool,
     pub(crate) output: CapturedOutput,
-    pub(crate) scratchpad: Arc<Mutex<Scratchpad>>,
+    /// This plugin's state in this agent context (scratchpad and budgets).
+    pub(crate) state: StateHandle,
     /// The network capabilities granted, and what is left of their quotas.
     pub(crate) capability: CapabilityBudget,
     /// Time spent in blocking host calls during the current guest call; the deadline is
@@ -175,7 +176,7 @@ impl PluginState {
         plugin: Arc<str>,
         limits: &PluginLimits,
         sink: Arc<dyn LogSink>,
-        scratchpad: Arc<Mutex<Scratchpad>>,
+        state: StateHandle,
         capability: CapabilityBudget,
     ) -> Self {
         let output = CapturedOutput::default();
@@ -197,7 +198,7 @@ impl PluginState {
             log_budget: limits.max_log_bytes,
             log_dropped: false,
             output,
-            scratchpad,
+            state,
             capability,
             host_time: Duration::ZERO,
             max_log_bytes: limits.max_log_bytes,

@@ -21,10 +21,20 @@ impl TransactionStrategy for ExecuteStrategy {
         }
         let BuiltTransaction { mut tx, .. } = built;
         let client = env.client;
+        tx.freeze_with(client)
+            .map_err(|e| ToolError::message(format!("cannot freeze transaction: {e}")))?;
+        // Known before anything is sent, so an unknown outcome can still name it.
+        let id = tx.get_transaction_id().map(|id| kit_transaction_id(&id));
         block_on(env.runtime, async move {
-            let response = tx.execute(client).await.map_err(sdk_error)?;
+            let response = tx
+                .execute(client)
+                .await
+                .map_err(|e| sdk_error(e, id.clone()))?;
             let transaction_id = kit_transaction_id(&response.transaction_id);
-            let receipt = response.get_receipt(client).await.map_err(sdk_error)?;
+            let receipt = response
+                .get_receipt(client)
+                .await
+                .map_err(|e| sdk_error(e, Some(transaction_id.clone())))?;
             Ok(SecondaryResult::Executed(
                 RawTransactionResponse::from_receipt(&receipt, transaction_id),
             ))
@@ -33,8 +43,11 @@ impl TransactionStrategy for ExecuteStrategy {
 }
 
 /// Map SDK errors as the kit's `BaseTransactionTool.handleError` does: status errors carry
-/// `errorCode` and `transactionId`, with the JS SDK's message wording.
-fn sdk_error(e: hedera::Error) -> StrategyError {
+/// `errorCode` and `transactionId`, with the JS SDK's message wording. A status (precheck or
+/// receipt) means the network decided and the transaction did not apply; anything else once
+/// the transaction may have been sent (time-outs, broken connections, receipts that never
+/// came) leaves its outcome unknown.
+fn sdk_error(e: hedera::Error, sent: Option<String>) -> StrategyError {
     match e {
         hedera::Error::ReceiptStatus {
             status,
@@ -67,6 +80,9 @@ fn sdk_error(e: hedera::Error) -> StrategyError {
                 transaction_id: id,
             }
         }
-        other => StrategyError::Tool(ToolError::message(other.to_string())),
+        other => StrategyError::Unknown {
+            transaction_id: sent,
+            message: other.to_string(),
+        },
     }
 }

@@ -35,6 +35,12 @@ pub enum StrategyError {
         transaction_id: String,
         message: String,
     },
+    /// The transaction may have been sent, and no receipt says what became of it (the SDK
+    /// gave up waiting, the connection broke): it may yet apply.
+    Unknown {
+        transaction_id: Option<String>,
+        message: String,
+    },
 }
 
 impl From<ToolError> for StrategyError {

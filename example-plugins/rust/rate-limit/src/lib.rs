@@ -1,6 +1,9 @@
-//! "Rate Limit Policy": at most `limit` calls per `windowSeconds` (sliding), counted per tool or
-//! per tool type, per agent context (in the host state store, so contexts never share counts).
-//! Blocked calls do not count. Config: `{"limit": 10, "windowSeconds": 60, "per": "tool"}`
+//! "Rate Limit Policy": at most `limit` calls per `windowSeconds` (rolling), counted per tool or
+//! per tool type, per agent context. Each call reserves one unit of the host's atomic budget
+//! (`budget.reserve`), so concurrent calls, `hak call` runs and replicas never pass the limit;
+//! the host gives the unit back when the call's transaction certainly did not happen (blocked
+//! by any policy, refused, failed before submission). A state store that cannot answer
+//! blocks. Config: `{"limit": 10, "windowSeconds": 60, "per": "tool"}`
 //! (`"per": "toolType"` counts all transaction tools together, all queries together);
 //! `relevantTools` (default `["*"]`) narrows it.
 
@@ -32,8 +35,8 @@ fn per_tool() -> Per {
 }
 
 pub struct RateLimit {
-    limit: usize,
-    window_ms: u64,
+    limit: u64,
+    window_seconds: u32,
     per: Per,
 }
 
@@ -65,8 +68,8 @@ impl Plugin for RateLimit {
             info.relevant_tools = tools;
         }
         let plugin = RateLimit {
-            limit: config.limit as usize,
-            window_ms: config.window_seconds * 1000,
+            limit: u64::from(config.limit),
+            window_seconds: config.window_seconds as u32,
             per: config.per,
         };
         Ok((plugin, info))
@@ -84,29 +87,24 @@ impl Plugin for RateLimit {
                 }
             ),
         };
-        let now = host::now_unix_ms();
-        let mut calls: Vec<u64> = host::state_get(&key)
-            .and_then(|s| serde_json::from_str(&s).ok())
-            .unwrap_or_default();
-        calls.retain(|t| now.saturating_sub(*t) < self.window_ms);
-        if calls.len() >= self.limit {
-            let retry_ms = calls
-                .first()
-                .map_or(0, |t| self.window_ms - now.saturating_sub(*t));
-            return Ok(block_with(
+        match host::reserve(&key, 1, self.limit, self.window_seconds) {
+            Ok(_) => Ok(Verdict::Allow),
+            Err(host::ReserveError::OverLimit(calls)) => Ok(block_with(
                 format!(
                     "rate limit reached: {} calls per {} s for {}",
                     self.limit,
-                    self.window_ms / 1000,
+                    self.window_seconds,
                     key.trim_start_matches("calls:")
                 ),
                 "RATE_LIMITED",
-                serde_json::json!({ "limit": self.limit, "windowSeconds": self.window_ms / 1000, "retryAfterMs": retry_ms }),
-            ));
+                serde_json::json!({ "limit": self.limit, "windowSeconds": self.window_seconds, "calls": calls }),
+            )),
+            Err(host::ReserveError::Unavailable(why)) => Ok(block_with(
+                format!("rate limit cannot be checked: {why}"),
+                "RATE_LIMIT_UNAVAILABLE",
+                serde_json::json!({}),
+            )),
         }
-        calls.push(now);
-        host::state_set(&key, &serde_json::to_string(&calls).unwrap_or_default())?;
-        Ok(Verdict::Allow)
     }
 }
 

@@ -1,12 +1,16 @@
 //! "Spend Limit Policy": caps what a call may move (transfers, airdrops, allowances granted,
 //! new accounts' initial balances, a deleted account's remaining balance):
 //! - per recipient and per transaction, for HBAR and per token (base units);
-//! - a rolling budget per agent context (default window 24 h), kept in the host state store:
-//!   what successful calls moved in the window plus this call must stay within it.
+//! - a rolling budget per agent context (default window 24 h): what the window's calls moved
+//!   plus this call must stay within it.
 //!
-//! The check runs as a policy after normalisation; the spend is recorded by the same plugin as
-//! a hook after the tool succeeded (in return-bytes modes "succeeded" means the bytes were
-//! built: the budget counts what the agent was allowed to prepare). NFTs are not capped here.
+//! Everything runs as one policy after normalisation. The budget is the host's atomic
+//! `budget.reserve`: the check and the record are one step, so concurrent calls, `hak call`
+//! runs and replicas sharing a state store never pass it. The host commits the reservation
+//! when the transaction applied, when its outcome is unknown (no receipt) and when its bytes
+//! were handed out (return-bytes modes: the budget counts what the agent was allowed to
+//! prepare); it releases it when the transaction certainly did not apply. A state store that
+//! cannot answer blocks the call. NFTs are not capped here.
 //!
 //! Config (every cap optional, at least one required; HBAR as a number or decimal string):
 //! `{"maxHbarPerRecipient": 10, "maxHbarPerTransaction": 25, "dailyHbarBudget": 100,
@@ -14,10 +18,9 @@
 //!   "dailyBudget": "20000"}}, "budgetWindowSeconds": 86400}`
 
 use hak_guest::facts::{movements, Asset, Movement, VALUE_TOOLS};
-use hak_guest::serde_json::{self, json, Value};
+use hak_guest::serde_json::{json, Value};
 use hak_guest::{
-    block_with, host, parse_config, HookOutcome, HookResult, Plugin, PluginInfo, PolicyOutcome,
-    Stage, StageInput, Verdict,
+    block_with, host, parse_config, Plugin, PluginInfo, PolicyOutcome, Stage, StageInput, Verdict,
 };
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -31,7 +34,7 @@ struct Config {
     #[serde(default)]
     tokens: BTreeMap<String, TokenConfig>,
     #[serde(default = "day")]
-    budget_window_seconds: u64,
+    budget_window_seconds: u32,
 }
 
 #[derive(Deserialize)]
@@ -42,7 +45,7 @@ struct TokenConfig {
     daily_budget: Option<Value>,
 }
 
-fn day() -> u64 {
+fn day() -> u32 {
     86_400
 }
 
@@ -57,7 +60,7 @@ struct Caps {
 pub struct SpendLimit {
     hbar: Caps,
     tokens: BTreeMap<String, Caps>,
-    window_ms: u64,
+    window_seconds: u32,
 }
 
 /// Decimal text with at most `decimals` places → integer units (`"1.5"`, 8 → 150000000).
@@ -147,19 +150,6 @@ impl SpendLimit {
         }
         out
     }
-
-    /// What successful calls moved of `asset` within the window, pruned.
-    fn spent(&self, asset: &str, now: u64) -> (Vec<(u64, String)>, u128) {
-        let mut entries: Vec<(u64, String)> = host::state_get(&format!("spent:{asset}"))
-            .and_then(|s| serde_json::from_str(&s).ok())
-            .unwrap_or_default();
-        entries.retain(|(t, _)| now.saturating_sub(*t) < self.window_ms);
-        let sum = entries
-            .iter()
-            .filter_map(|(_, a)| a.parse::<u128>().ok())
-            .sum();
-        (entries, sum)
-    }
 }
 
 fn movements_of(input: &StageInput) -> Result<Vec<Movement>, String> {
@@ -196,26 +186,24 @@ impl Plugin for SpendLimit {
         if !any(&hbar) && !tokens.values().any(any) {
             return Err("invalid config: set at least one cap (maxHbarPerRecipient, maxHbarPerTransaction, dailyHbarBudget or tokens)".into());
         }
-        if config.budget_window_seconds == 0 {
-            return Err("invalid config: budgetWindowSeconds: must be at least 1".into());
+        if config.budget_window_seconds == 0 || config.budget_window_seconds > 366 * 86_400 {
+            return Err("invalid config: budgetWindowSeconds: must be 1–31622400".into());
         }
-        let mut info = PluginInfo::policy(
+        let info = PluginInfo::policy(
             "Spend Limit Policy",
             "Caps value per recipient, per transaction and per rolling day",
             VALUE_TOOLS,
             [Stage::PostParamsNormalization],
         );
-        info.hook_stages = vec![Stage::PostSecondaryAction];
         let plugin = SpendLimit {
             hbar,
             tokens,
-            window_ms: config.budget_window_seconds * 1000,
+            window_seconds: config.budget_window_seconds,
         };
         Ok((plugin, info))
     }
 
     fn should_block_post_params_normalization(&self, input: &StageInput) -> PolicyOutcome {
-        let now = host::now_unix_ms();
         for (asset, ms) in self.by_asset(movements_of(input)?) {
             let caps = *self.caps(&asset).expect("filtered to capped assets");
             let mut total: u128 = 0;
@@ -246,47 +234,66 @@ impl Plugin for SpendLimit {
                 ));
             }
             if let Some(budget) = caps.budget {
-                let (_, spent) = self.spent(&asset, now);
-                if spent.saturating_add(total) > budget {
-                    return Ok(block_with(
-                        format!(
-                            "{} would exceed the budget of {} per {} s ({} already spent)",
-                            amount_text(&asset, total),
-                            amount_text(&asset, budget),
-                            self.window_ms / 1000,
-                            amount_text(&asset, spent)
-                        ),
-                        "SPEND_LIMIT_BUDGET",
-                        json!({"asset": asset, "amount": total.to_string(), "spent": spent.to_string(), "budget": budget.to_string()}),
+                let limit = u64::try_from(budget).unwrap_or(u64::MAX);
+                let Ok(amount) = u64::try_from(total) else {
+                    return Ok(over_budget(
+                        &asset,
+                        total,
+                        budget,
+                        self.window_seconds,
+                        None,
                     ));
+                };
+                match host::reserve(
+                    &format!("spent:{asset}"),
+                    amount,
+                    limit,
+                    self.window_seconds,
+                ) {
+                    Ok(_) => {}
+                    Err(host::ReserveError::OverLimit(spent)) => {
+                        return Ok(over_budget(
+                            &asset,
+                            total,
+                            budget,
+                            self.window_seconds,
+                            Some(spent),
+                        ))
+                    }
+                    Err(host::ReserveError::Unavailable(why)) => {
+                        return Ok(block_with(
+                            format!("the budget cannot be checked: {why}"),
+                            "SPEND_LIMIT_UNAVAILABLE",
+                            json!({"asset": asset}),
+                        ))
+                    }
                 }
             }
         }
         Ok(Verdict::Allow)
     }
+}
 
-    fn post_tool_execution(&self, input: &StageInput) -> HookOutcome {
-        let params = input.params_value()?;
-        if params["toolResult"]["raw"]["status"] != "SUCCESS" {
-            return Ok(HookResult::Proceed);
-        }
-        let now = host::now_unix_ms();
-        let ms = movements(&input.method, &params["normalisedParams"]);
-        for (asset, ms) in self.by_asset(ms) {
-            if self.caps(&asset).and_then(|c| c.budget).is_none() {
-                continue;
-            }
-            let total: u128 = ms.iter().map(|m| m.amount).fold(0, u128::saturating_add);
-            let (mut entries, _) = self.spent(&asset, now);
-            entries.push((now, total.to_string()));
-            let text = serde_json::to_string(&entries).unwrap_or_default();
-            if let Err(e) = host::state_set(&format!("spent:{asset}"), &text) {
-                // The spend happened; failing the call now would not undo it. Say so loudly.
-                host::warn(&format!("SpendLimitPolicy: could not record spending: {e}"));
-            }
-        }
-        Ok(HookResult::Proceed)
-    }
+/// The block of a call that would pass the budget (`spent`: what the window already holds).
+fn over_budget(
+    asset: &str,
+    total: u128,
+    budget: u128,
+    window_seconds: u32,
+    spent: Option<u64>,
+) -> Verdict {
+    let spent = u128::from(spent.unwrap_or(0));
+    block_with(
+        format!(
+            "{} would exceed the budget of {} per {} s ({} already spent)",
+            amount_text(asset, total),
+            amount_text(asset, budget),
+            window_seconds,
+            amount_text(asset, spent)
+        ),
+        "SPEND_LIMIT_BUDGET",
+        json!({"asset": asset, "amount": total.to_string(), "spent": spent.to_string(), "budget": budget.to_string()}),
+    )
 }
 
 hak_guest::export_plugin!(SpendLimit);

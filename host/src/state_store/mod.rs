@@ -1,0 +1,176 @@
+//! Plugin state: the scratchpad behind `state-get` / `state-set` (a small key/value map per
+//! plugin per agent context, capped in bytes) and the budgets behind `budget.reserve` (amounts
+//! reserved against a limit in a rolling window, checked and recorded in one atomic step).
+//!
+//! One [`StateBackend`] holds both: in memory (one process, gone at exit), in an embedded
+//! SQLite file (durable across `hak call` runs and restarts; every process on the machine
+//! shares it) or on Redis (shared by replicas). Every backend gives the same answers; the
+//! bucket arithmetic they share lives in [`window`]. What must not live here: deciding when a
+//! reservation is committed (the lifecycle does, from the call's outcome).
+
+mod memory;
+pub mod redis;
+pub mod sqlite;
+pub mod window;
+
+pub use memory::MemoryBackend;
+
+use std::sync::{Arc, Mutex};
+
+/// Whose state: one plugin (by the operator's name) in one agent context.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PadKey {
+    pub scope: Arc<str>,
+    pub plugin: Arc<str>,
+}
+
+/// A reservation, as the backend that made it can find it again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReservationId(pub String);
+
+/// What `reserve` answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reserved {
+    /// Made: its id and what is spent or reserved in the window, this reservation included.
+    Granted { id: ReservationId, total: u64 },
+    /// Refused: what is already spent or reserved in the window.
+    OverLimit { spent: u64 },
+}
+
+/// Why the store could not do what was asked. Policies treat every one as a block.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    /// A cap would be passed (scratchpad bytes, budget keys).
+    #[error("{0}")]
+    Full(String),
+    /// The store failed or cannot be reached.
+    #[error("state store unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// The most budget keys one plugin may use in one agent context (each a bounded window).
+pub const MAX_BUDGET_KEYS: usize = 256;
+/// The longest budget window, in seconds (one year).
+pub const MAX_WINDOW_SECONDS: u32 = 366 * 86_400;
+
+/// A state store. Implementations must make `reserve` atomic with every other call on the same
+/// (pad, key, window), across threads and — for shared backends — processes.
+pub trait StateBackend: Send + Sync {
+    fn get(&self, pad: &PadKey, key: &str) -> Result<Option<String>, StateError>;
+    /// Write `key`, refusing with [`StateError::Full`] when the pad's keys + values would pass `cap` bytes.
+    fn set(&self, pad: &PadKey, key: &str, value: &str, cap: usize) -> Result<(), StateError>;
+    fn delete(&self, pad: &PadKey, key: &str) -> Result<(), StateError>;
+    /// Reserve `amount` under (`pad`, `key`, `window_seconds`) if the window's total stays
+    /// within `limit`. Unsettled reservations count like committed ones.
+    fn reserve(
+        &self,
+        pad: &PadKey,
+        key: &str,
+        amount: u64,
+        limit: u64,
+        window_seconds: u32,
+        now_ms: u64,
+    ) -> Result<Reserved, StateError>;
+    /// What is spent or reserved under (`pad`, `key`, `window_seconds`) in the window.
+    fn spent(
+        &self,
+        pad: &PadKey,
+        key: &str,
+        window_seconds: u32,
+        now_ms: u64,
+    ) -> Result<u64, StateError>;
+    /// Commit (`true`: the amounts stay spent) or release (`false`: they are given back).
+    fn settle(&self, ids: &[ReservationId], commit: bool) -> Result<(), StateError>;
+    /// Which backend, for logs and the admin API.
+    fn describe(&self) -> String;
+}
+
+/// The reservations one call made, settled by the lifecycle when the call ends.
+#[derive(Default)]
+pub struct CallReservations(Mutex<Vec<ReservationId>>);
+
+impl CallReservations {
+    pub fn push(&self, id: ReservationId) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(id);
+    }
+
+    pub fn take(&self) -> Vec<ReservationId> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// What a plugin instance holds: its pad in the store, its byte cap, and where the current
+/// call's reservations are listed.
+#[derive(Clone)]
+pub struct StateHandle {
+    pub backend: Arc<dyn StateBackend>,
+    pub pad: PadKey,
+    pub cap: usize,
+    pub reservations: Arc<CallReservations>,
+}
+
+impl StateHandle {
+    /// A handle on a private in-memory store (describe-time and standalone instances).
+    pub fn scratch(plugin: &str, cap: usize) -> Self {
+        StateHandle {
+            backend: Arc::new(MemoryBackend::default()),
+            pad: PadKey {
+                scope: "-".into(),
+                plugin: plugin.into(),
+            },
+            cap,
+            reservations: Arc::default(),
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Result<Option<String>, StateError> {
+        self.backend.get(&self.pad, key)
+    }
+
+    pub fn set(&self, key: &str, value: &str) -> Result<(), StateError> {
+        self.backend.set(&self.pad, key, value, self.cap)
+    }
+
+    pub fn delete(&self, key: &str) -> Result<(), StateError> {
+        self.backend.delete(&self.pad, key)
+    }
+
+    /// Reserve under `key` and list the reservation for this call's settlement.
+    pub fn reserve(
+        &self,
+        key: &str,
+        amount: u64,
+        limit: u64,
+        window_seconds: u32,
+    ) -> Result<Reserved, StateError> {
+        check_window(window_seconds)?;
+        let reserved =
+            self.backend
+                .reserve(&self.pad, key, amount, limit, window_seconds, now_ms())?;
+        if let Reserved::Granted { id, .. } = &reserved {
+            self.reservations.push(id.clone());
+        }
+        Ok(reserved)
+    }
+
+    pub fn spent(&self, key: &str, window_seconds: u32) -> Result<u64, StateError> {
+        check_window(window_seconds)?;
+        self.backend.spent(&self.pad, key, window_seconds, now_ms())
+    }
+}
+
+fn check_window(window_seconds: u32) -> Result<(), StateError> {
+    if window_seconds == 0 || window_seconds > MAX_WINDOW_SECONDS {
+        return Err(StateError::Full(format!(
+            "window-seconds must be between 1 and {MAX_WINDOW_SECONDS}, got {window_seconds}"
+        )));
+    }
+    Ok(())
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}

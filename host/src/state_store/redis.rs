@@ -1,0 +1,325 @@
+//! The shared backend: Redis, so several `hak serve` replicas behind a load balancer hold one
+//! budget. Each operation is one Lua script (Redis runs a script atomically), with the time
+//! taken from the Redis server (`TIME`), so replicas with drifting clocks still agree on the
+//! windows. Amounts are Lua numbers there: reservations above 2^53 base units are refused
+//! (fail closed) rather than rounded.
+//!
+//! Key layout (`<s>`/`<p>`/`<k>` length-prefixed, so no two tuples share a key):
+//! `hak:pad:<s><p>` (hash key → value) and `…:bytes` (the pad's size); `hak:budgets:<s><p>`
+//! (the set of budget keys, capped); `hak:b:<s><p><k>:<window>:b` (committed amounts per
+//! bucket) and `…:r` (unsettled reservations, `bucket:amount` by id), both expiring with
+//! their window; `hak:reservation-ids` (the id counter).
+
+use super::window::width_ms;
+use super::{PadKey, ReservationId, Reserved, StateBackend, StateError, MAX_BUDGET_KEYS};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The largest amount a Lua number holds exactly.
+const MAX_EXACT: u64 = 1 << 53;
+
+pub struct RedisBackend {
+    client: redis::Client,
+    conn: Mutex<Option<redis::Connection>>,
+    url: String,
+    scripts: Scripts,
+}
+
+struct Scripts {
+    set: redis::Script,
+    delete: redis::Script,
+    reserve: redis::Script,
+    spent: redis::Script,
+    settle: redis::Script,
+}
+
+const PRUNE_AND_TOTAL: &str = r"
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function total(buckets, reservations, oldest)
+  local sum = 0
+  local b = redis.call('HGETALL', buckets)
+  for i = 1, #b, 2 do
+    if tonumber(b[i]) < oldest then redis.call('HDEL', buckets, b[i])
+    else sum = sum + tonumber(b[i + 1]) end
+  end
+  local r = redis.call('HGETALL', reservations)
+  for i = 1, #r, 2 do
+    local bucket, amount = string.match(r[i + 1], '^(%d+):(%d+)$')
+    if tonumber(bucket) < oldest then redis.call('HDEL', reservations, r[i])
+    else sum = sum + tonumber(amount) end
+  end
+  return sum
+end
+";
+
+impl Scripts {
+    fn new() -> Self {
+        let with_total = |body: &str| redis::Script::new(&format!("{PRUNE_AND_TOTAL}{body}"));
+        Scripts {
+            // KEYS: pad, bytes. ARGV: key, value, cap.
+            set: redis::Script::new(
+                r"
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+local oldlen = 0
+if old then oldlen = string.len(ARGV[1]) + string.len(old) end
+local total = tonumber(redis.call('GET', KEYS[2]) or '0') - oldlen + string.len(ARGV[1]) + string.len(ARGV[2])
+if total > tonumber(ARGV[3]) then return {0, total} end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('SET', KEYS[2], total)
+return {1, total}
+",
+            ),
+            // KEYS: pad, bytes. ARGV: key.
+            delete: redis::Script::new(
+                r"
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if old then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('DECRBY', KEYS[2], string.len(ARGV[1]) + string.len(old))
+end
+return 1
+",
+            ),
+            // KEYS: buckets, reservations, budget set, id counter.
+            // ARGV: amount, limit, window ms, bucket width ms, budget name, max budget keys.
+            reserve: with_total(
+                r"
+local now = now_ms()
+local width = tonumber(ARGV[4])
+local oldest = math.floor((now - tonumber(ARGV[3])) / width)
+if redis.call('SISMEMBER', KEYS[3], ARGV[5]) == 0 then
+  if redis.call('SCARD', KEYS[3]) >= tonumber(ARGV[6]) then return {-1, 0, 0} end
+  redis.call('SADD', KEYS[3], ARGV[5])
+end
+local sum = total(KEYS[1], KEYS[2], oldest)
+local amount = tonumber(ARGV[1])
+if sum + amount > tonumber(ARGV[2]) then return {0, sum, 0} end
+local id = redis.call('INCR', KEYS[4])
+redis.call('HSET', KEYS[2], id, math.floor(now / width) .. ':' .. ARGV[1])
+local keep = tonumber(ARGV[3]) + 2 * width
+redis.call('PEXPIRE', KEYS[1], keep)
+redis.call('PEXPIRE', KEYS[2], keep)
+return {1, sum + amount, id}
+",
+            ),
+            // KEYS: buckets, reservations. ARGV: window ms, bucket width ms.
+            spent: with_total(
+                r"
+local oldest = math.floor((now_ms() - tonumber(ARGV[1])) / tonumber(ARGV[2]))
+return total(KEYS[1], KEYS[2], oldest)
+",
+            ),
+            // KEYS: buckets, reservations. ARGV: id, commit (1/0).
+            settle: redis::Script::new(
+                r"
+local entry = redis.call('HGET', KEYS[2], ARGV[1])
+if not entry then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[1])
+if ARGV[2] == '1' then
+  local bucket, amount = string.match(entry, '^(%d+):(%d+)$')
+  redis.call('HINCRBY', KEYS[1], bucket, amount)
+end
+return 1
+",
+            ),
+        }
+    }
+}
+
+/// `<len>:<text>`: a component of a key no other tuple can produce.
+fn part(text: &str) -> String {
+    format!("{}:{text}", text.len())
+}
+
+fn pad_base(pad: &PadKey) -> String {
+    format!("{}{}", part(&pad.scope), part(&pad.plugin))
+}
+
+fn budget_base(pad: &PadKey, key: &str, window: u32) -> String {
+    format!("hak:b:{}{}:{window}", pad_base(pad), part(key))
+}
+
+fn unavailable(e: redis::RedisError) -> StateError {
+    StateError::Unavailable(e.to_string())
+}
+
+impl RedisBackend {
+    /// Connect to `url` (`redis://127.0.0.1:6379/0`) and check that it answers.
+    pub fn open(url: &str) -> Result<Self, String> {
+        let client = redis::Client::open(url).map_err(|e| format!("state.url {url:?}: {e}"))?;
+        let backend = RedisBackend {
+            client,
+            conn: Mutex::new(None),
+            url: url.to_owned(),
+            scripts: Scripts::new(),
+        };
+        backend
+            .with_conn(|c| redis::cmd("PING").query::<String>(c))
+            .map_err(|e| format!("state.url {url:?}: {e}"))?;
+        Ok(backend)
+    }
+
+    /// Run `op` on the connection, reconnecting once if the connection broke.
+    fn with_conn<T>(
+        &self,
+        op: impl Fn(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T, StateError> {
+        let mut slot = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        for attempt in 0..2 {
+            if slot.is_none() {
+                let conn = self
+                    .client
+                    .get_connection_with_timeout(Duration::from_secs(2))
+                    .map_err(unavailable)?;
+                conn.set_read_timeout(Some(Duration::from_secs(5)))
+                    .and_then(|_| conn.set_write_timeout(Some(Duration::from_secs(5))))
+                    .map_err(unavailable)?;
+                *slot = Some(conn);
+            }
+            let conn = slot.as_mut().expect("connected above");
+            match op(conn) {
+                Ok(v) => return Ok(v),
+                Err(e) if attempt == 0 && (e.is_io_error() || e.is_connection_dropped()) => {
+                    *slot = None;
+                }
+                Err(e) => return Err(unavailable(e)),
+            }
+        }
+        Err(StateError::Unavailable("redis connection lost".into()))
+    }
+}
+
+impl StateBackend for RedisBackend {
+    fn get(&self, pad: &PadKey, key: &str) -> Result<Option<String>, StateError> {
+        let hash = format!("hak:pad:{}", pad_base(pad));
+        self.with_conn(|c| redis::cmd("HGET").arg(&hash).arg(key).query(c))
+    }
+
+    fn set(&self, pad: &PadKey, key: &str, value: &str, cap: usize) -> Result<(), StateError> {
+        let hash = format!("hak:pad:{}", pad_base(pad));
+        let bytes = format!("{hash}:bytes");
+        let (ok, total): (i64, i64) = self.with_conn(|c| {
+            self.scripts
+                .set
+                .key(&hash)
+                .key(&bytes)
+                .arg(key)
+                .arg(value)
+                .arg(cap)
+                .invoke(c)
+        })?;
+        if ok == 1 {
+            Ok(())
+        } else {
+            Err(StateError::Full(format!(
+                "state limit of {cap} bytes exceeded (would be {total})"
+            )))
+        }
+    }
+
+    fn delete(&self, pad: &PadKey, key: &str) -> Result<(), StateError> {
+        let hash = format!("hak:pad:{}", pad_base(pad));
+        let bytes = format!("{hash}:bytes");
+        self.with_conn(|c| {
+            self.scripts
+                .delete
+                .key(&hash)
+                .key(&bytes)
+                .arg(key)
+                .invoke::<i64>(c)
+        })
+        .map(drop)
+    }
+
+    fn reserve(
+        &self,
+        pad: &PadKey,
+        key: &str,
+        amount: u64,
+        limit: u64,
+        window_seconds: u32,
+        _now_ms: u64,
+    ) -> Result<Reserved, StateError> {
+        if amount > MAX_EXACT {
+            return Err(StateError::Full(format!(
+                "amounts above 2^53 cannot be reserved on the redis backend (got {amount})"
+            )));
+        }
+        let base = budget_base(pad, key, window_seconds);
+        let set = format!("hak:budgets:{}", pad_base(pad));
+        let name = format!("{}:{window_seconds}", part(key));
+        let (state, total, id): (i64, i64, i64) = self.with_conn(|c| {
+            self.scripts
+                .reserve
+                .key(format!("{base}:b"))
+                .key(format!("{base}:r"))
+                .key(&set)
+                .key("hak:reservation-ids")
+                .arg(amount)
+                .arg(limit.min(MAX_EXACT))
+                .arg(u64::from(window_seconds) * 1000)
+                .arg(width_ms(window_seconds))
+                .arg(&name)
+                .arg(MAX_BUDGET_KEYS)
+                .invoke(c)
+        })?;
+        match state {
+            1 => Ok(Reserved::Granted {
+                id: ReservationId(format!("r:{id}:{base}")),
+                total: total.max(0) as u64,
+            }),
+            0 => Ok(Reserved::OverLimit {
+                spent: total.max(0) as u64,
+            }),
+            _ => Err(StateError::Full(format!(
+                "at most {MAX_BUDGET_KEYS} budget keys per plugin and agent context"
+            ))),
+        }
+    }
+
+    fn spent(
+        &self,
+        pad: &PadKey,
+        key: &str,
+        window_seconds: u32,
+        _now_ms: u64,
+    ) -> Result<u64, StateError> {
+        let base = budget_base(pad, key, window_seconds);
+        let total: i64 = self.with_conn(|c| {
+            self.scripts
+                .spent
+                .key(format!("{base}:b"))
+                .key(format!("{base}:r"))
+                .arg(u64::from(window_seconds) * 1000)
+                .arg(width_ms(window_seconds))
+                .invoke(c)
+        })?;
+        Ok(total.max(0) as u64)
+    }
+
+    fn settle(&self, ids: &[ReservationId], commit: bool) -> Result<(), StateError> {
+        for id in ids {
+            let Some((number, base)) = id.0.strip_prefix("r:").and_then(|r| r.split_once(':'))
+            else {
+                continue;
+            };
+            self.with_conn(|c| {
+                self.scripts
+                    .settle
+                    .key(format!("{base}:b"))
+                    .key(format!("{base}:r"))
+                    .arg(number)
+                    .arg(if commit { "1" } else { "0" })
+                    .invoke::<i64>(c)
+            })?;
+        }
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        format!("redis {}", self.url)
+    }
+}

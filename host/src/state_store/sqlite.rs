@@ -1,0 +1,273 @@
+//! The embedded durable backend: one SQLite file (rusqlite, bundled) under the state
+//! directory, shared by every hak process on the machine — `hak call` runs and `hak serve`
+//! alike — so budgets and scratchpads survive restarts and hold across processes.
+//!
+//! Atomicity: every reservation is one `BEGIN IMMEDIATE` transaction (SQLite's write lock,
+//! across processes; waiters retry for up to 5 s, then the plugin is told the store is
+//! unavailable and blocks). Durability: WAL with `synchronous = NORMAL`, i.e. group commit —
+//! no fsync per call; a committed transaction survives the process being killed (`kill -9`),
+//! and the WAL is synced at checkpoints, so an OS crash or power loss can lose only the last
+//! moments. Windows are bucketed sums ([`super::window`]): a budget is at most 61 rows.
+
+use super::window::{bucket, oldest_counted, saturating_sum};
+use super::{PadKey, ReservationId, Reserved, StateBackend, StateError, MAX_BUDGET_KEYS};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+pub struct SqliteBackend {
+    conn: Mutex<Connection>,
+    path: PathBuf,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS pads (
+    scope TEXT NOT NULL, plugin TEXT NOT NULL, key TEXT NOT NULL,
+    value TEXT NOT NULL, bytes INTEGER NOT NULL,
+    PRIMARY KEY (scope, plugin, key));
+CREATE TABLE IF NOT EXISTS budgets (
+    scope TEXT NOT NULL, plugin TEXT NOT NULL, key TEXT NOT NULL, window INTEGER NOT NULL,
+    PRIMARY KEY (scope, plugin, key, window));
+CREATE TABLE IF NOT EXISTS buckets (
+    scope TEXT NOT NULL, plugin TEXT NOT NULL, key TEXT NOT NULL, window INTEGER NOT NULL,
+    bucket INTEGER NOT NULL, amount INTEGER NOT NULL,
+    PRIMARY KEY (scope, plugin, key, window, bucket));
+CREATE TABLE IF NOT EXISTS reservations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    scope TEXT NOT NULL, plugin TEXT NOT NULL, key TEXT NOT NULL, window INTEGER NOT NULL,
+    bucket INTEGER NOT NULL, amount INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS reservations_by_budget ON reservations (scope, plugin, key, window);
+";
+
+fn unavailable(e: rusqlite::Error) -> StateError {
+    StateError::Unavailable(e.to_string())
+}
+
+/// Amounts are int64 in SQLite; Hedera amounts are int64 too.
+fn to_sql(amount: u64) -> Result<i64, StateError> {
+    i64::try_from(amount)
+        .map_err(|_| StateError::Full(format!("amount {amount} is larger than int64")))
+}
+
+impl SqliteBackend {
+    /// Open (or create) `dir/state.sqlite3`.
+    pub fn open(dir: &Path) -> Result<Self, String> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("state directory {}: {e}", dir.display()))?;
+        let path = dir.join("state.sqlite3");
+        let conn = Connection::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        conn.busy_timeout(Duration::from_secs(5))
+            .and_then(|_| conn.pragma_update(None, "journal_mode", "WAL"))
+            .and_then(|_| conn.pragma_update(None, "synchronous", "NORMAL"))
+            .and_then(|_| conn.execute_batch(SCHEMA))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(SqliteBackend {
+            conn: Mutex::new(conn),
+            path,
+        })
+    }
+
+    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Drop what left the window and total the rest, inside an open transaction.
+fn window_total(
+    tx: &rusqlite::Transaction<'_>,
+    pad: &PadKey,
+    key: &str,
+    window: u32,
+    now_ms: u64,
+) -> rusqlite::Result<u64> {
+    let oldest = oldest_counted(now_ms, window) as i64;
+    let who = params![&*pad.scope, &*pad.plugin, key, window, oldest];
+    tx.execute(
+        "DELETE FROM buckets WHERE scope=?1 AND plugin=?2 AND key=?3 AND window=?4 AND bucket<?5",
+        who,
+    )?;
+    tx.execute(
+        "DELETE FROM reservations WHERE scope=?1 AND plugin=?2 AND key=?3 AND window=?4 AND bucket<?5",
+        who,
+    )?;
+    let mut amounts = Vec::new();
+    for table in ["buckets", "reservations"] {
+        let mut stmt = tx.prepare_cached(&format!(
+            "SELECT amount FROM {table} WHERE scope=?1 AND plugin=?2 AND key=?3 AND window=?4"
+        ))?;
+        let rows = stmt.query_map(params![&*pad.scope, &*pad.plugin, key, window], |r| {
+            r.get::<_, i64>(0)
+        })?;
+        for row in rows {
+            amounts.push(row?.max(0) as u64);
+        }
+    }
+    Ok(saturating_sum(amounts))
+}
+
+impl StateBackend for SqliteBackend {
+    fn get(&self, pad: &PadKey, key: &str) -> Result<Option<String>, StateError> {
+        self.conn()
+            .prepare_cached("SELECT value FROM pads WHERE scope=?1 AND plugin=?2 AND key=?3")
+            .and_then(|mut s| {
+                s.query_row(params![&*pad.scope, &*pad.plugin, key], |r| r.get(0))
+                    .optional()
+            })
+            .map_err(unavailable)
+    }
+
+    fn set(&self, pad: &PadKey, key: &str, value: &str, cap: usize) -> Result<(), StateError> {
+        let mut conn = self.conn();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(unavailable)?;
+        let others: i64 = tx
+            .query_row(
+                "SELECT COALESCE(SUM(bytes), 0) FROM pads WHERE scope=?1 AND plugin=?2 AND key<>?3",
+                params![&*pad.scope, &*pad.plugin, key],
+                |r| r.get(0),
+            )
+            .map_err(unavailable)?;
+        let bytes = key.len() + value.len();
+        let new_total = others as usize + bytes;
+        if new_total > cap {
+            return Err(StateError::Full(format!(
+                "state limit of {cap} bytes exceeded (would be {new_total})"
+            )));
+        }
+        tx.execute(
+            "INSERT INTO pads (scope, plugin, key, value, bytes) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (scope, plugin, key) DO UPDATE SET value=excluded.value, bytes=excluded.bytes",
+            params![&*pad.scope, &*pad.plugin, key, value, bytes as i64],
+        )
+        .and_then(|_| tx.commit())
+        .map_err(unavailable)
+    }
+
+    fn delete(&self, pad: &PadKey, key: &str) -> Result<(), StateError> {
+        self.conn()
+            .execute(
+                "DELETE FROM pads WHERE scope=?1 AND plugin=?2 AND key=?3",
+                params![&*pad.scope, &*pad.plugin, key],
+            )
+            .map(drop)
+            .map_err(unavailable)
+    }
+
+    fn reserve(
+        &self,
+        pad: &PadKey,
+        key: &str,
+        amount: u64,
+        limit: u64,
+        window_seconds: u32,
+        now_ms: u64,
+    ) -> Result<Reserved, StateError> {
+        let amount_sql = to_sql(amount)?;
+        let mut conn = self.conn();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(unavailable)?;
+        let known: bool = tx
+            .query_row(
+                "SELECT 1 FROM budgets WHERE scope=?1 AND plugin=?2 AND key=?3 AND window=?4",
+                params![&*pad.scope, &*pad.plugin, key, window_seconds],
+                |_| Ok(()),
+            )
+            .optional()
+            .map_err(unavailable)?
+            .is_some();
+        if !known {
+            let count: i64 = tx
+                .query_row(
+                    "SELECT COUNT(*) FROM budgets WHERE scope=?1 AND plugin=?2",
+                    params![&*pad.scope, &*pad.plugin],
+                    |r| r.get(0),
+                )
+                .map_err(unavailable)?;
+            if count as usize >= MAX_BUDGET_KEYS {
+                return Err(StateError::Full(format!(
+                    "at most {MAX_BUDGET_KEYS} budget keys per plugin and agent context"
+                )));
+            }
+            tx.execute(
+                "INSERT INTO budgets (scope, plugin, key, window) VALUES (?1, ?2, ?3, ?4)",
+                params![&*pad.scope, &*pad.plugin, key, window_seconds],
+            )
+            .map_err(unavailable)?;
+        }
+        let total = window_total(&tx, pad, key, window_seconds, now_ms).map_err(unavailable)?;
+        let answer = if total.saturating_add(amount) > limit {
+            Reserved::OverLimit { spent: total }
+        } else {
+            tx.execute(
+                "INSERT INTO reservations (scope, plugin, key, window, bucket, amount)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    &*pad.scope,
+                    &*pad.plugin,
+                    key,
+                    window_seconds,
+                    bucket(now_ms, window_seconds) as i64,
+                    amount_sql
+                ],
+            )
+            .map_err(unavailable)?;
+            Reserved::Granted {
+                id: ReservationId(format!("s:{}", tx.last_insert_rowid())),
+                total: total.saturating_add(amount),
+            }
+        };
+        tx.commit().map_err(unavailable)?;
+        Ok(answer)
+    }
+
+    fn spent(
+        &self,
+        pad: &PadKey,
+        key: &str,
+        window_seconds: u32,
+        now_ms: u64,
+    ) -> Result<u64, StateError> {
+        let mut conn = self.conn();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(unavailable)?;
+        let total = window_total(&tx, pad, key, window_seconds, now_ms).map_err(unavailable)?;
+        tx.commit().map_err(unavailable)?;
+        Ok(total)
+    }
+
+    fn settle(&self, ids: &[ReservationId], commit: bool) -> Result<(), StateError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.conn();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(unavailable)?;
+        for id in ids {
+            let Some(rowid) = id.0.strip_prefix("s:").and_then(|n| n.parse::<i64>().ok()) else {
+                continue;
+            };
+            if commit {
+                tx.execute(
+                    "INSERT INTO buckets (scope, plugin, key, window, bucket, amount)
+                     SELECT scope, plugin, key, window, bucket, amount FROM reservations WHERE id=?1
+                     ON CONFLICT (scope, plugin, key, window, bucket)
+                     DO UPDATE SET amount = amount + excluded.amount",
+                    params![rowid],
+                )
+                .map_err(unavailable)?;
+            }
+            tx.execute("DELETE FROM reservations WHERE id=?1", params![rowid])
+                .map_err(unavailable)?;
+        }
+        tx.commit().map_err(unavailable)
+    }
+
+    fn describe(&self) -> String {
+        format!("sqlite {}", self.path.display())
+    }
+}
