@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Install what building hak needs on a fresh machine: protoc (the Hedera SDK's build needs it)
-# and the wasm32-wasip2 target (plugins). Idempotent; quiet when everything is there.
+# Install what building and testing hak needs on a fresh machine: protoc (the Hedera SDK's
+# build needs it), redis-server (the shared state store's tests run a real one) and the
+# wasm32-wasip2 target (plugins). Idempotent; quiet when everything is there.
 set -euo pipefail
-if ! command -v protoc >/dev/null 2>&1; then
-  echo "installing protobuf-compiler" >&2
+missing=()
+command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing ${missing[*]}" >&2
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
-  $sudo_cmd apt-get install -y -qq protobuf-compiler >/dev/null
+  $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2; then
   echo "adding the wasm32-wasip2 target" >&2

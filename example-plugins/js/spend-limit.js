@@ -1,5 +1,5 @@
 // "Spend Limit Policy" in JavaScript: the twin of example-plugins/rust/spend-limit (same
-// config, caps, rolling per-context budget in the host state store, messages and codes).
+// config, caps, rolling per-context budget through the host's atomic `budget.reserve`, messages and codes).
 import { definePlugin, Stage, allow, block, host, facts } from '@hak/guest';
 
 const FIELDS = ['maxHbarPerRecipient', 'maxHbarPerTransaction', 'dailyHbarBudget', 'tokens', 'budgetWindowSeconds'];
@@ -47,18 +47,6 @@ function byAsset(state, ms) {
   return [...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-function spent(state, asset, now) {
-  let entries = [];
-  try {
-    entries = JSON.parse(host.stateGet(`spent:${asset}`) ?? '[]');
-  } catch {
-    entries = [];
-  }
-  entries = entries.filter(([t]) => now - t < state.windowMs);
-  const sum = entries.reduce((acc, [, a]) => acc + BigInt(a), 0n);
-  return { entries, sum };
-}
-
 export default definePlugin({
   describe(config) {
     for (const key of Object.keys(config)) {
@@ -87,19 +75,17 @@ export default definePlugin({
       throw 'invalid config: set at least one cap (maxHbarPerRecipient, maxHbarPerTransaction, dailyHbarBudget or tokens)';
     }
     const windowSeconds = config.budgetWindowSeconds ?? 86400;
-    if (!(windowSeconds >= 1)) throw 'invalid config: budgetWindowSeconds: must be at least 1';
+    if (!(windowSeconds >= 1 && windowSeconds <= 366 * 86400)) throw 'invalid config: budgetWindowSeconds: must be 1–31622400';
     return {
       name: 'Spend Limit Policy',
       description: 'Caps value per recipient, per transaction and per rolling day',
       relevantTools: facts.VALUE_TOOLS,
       policyStages: [Stage.POST_PARAMS_NORMALIZATION],
-      hookStages: [Stage.POST_SECONDARY_ACTION],
-      state: { caps, windowMs: windowSeconds * 1000 },
+      state: { caps, windowSeconds },
     };
   },
   policy: {
     postParamsNormalization(input, state) {
-      const now = host.nowUnixMs();
       for (const [asset, ms] of byAsset(state, facts.movements(input.method, input.normalisedParams))) {
         const caps = state.caps.get(asset);
         let total = 0n;
@@ -120,34 +106,22 @@ export default definePlugin({
           });
         }
         if (caps.budget !== undefined) {
-          const { sum } = spent(state, asset, now);
-          if (sum + total > caps.budget) {
-            return block(
-              `${amountText(asset, total)} would exceed the budget of ${amountText(asset, caps.budget)} per ${state.windowMs / 1000} s (${amountText(asset, sum)} already spent)`,
-              { code: 'SPEND_LIMIT_BUDGET', details: { asset, amount: total.toString(), spent: sum.toString(), budget: caps.budget.toString() } },
-            );
+          // One atomic step: the host commits it if the transaction applies (or may have).
+          const overBudget = (sum) => block(
+            `${amountText(asset, total)} would exceed the budget of ${amountText(asset, caps.budget)} per ${state.windowSeconds} s (${amountText(asset, sum)} already spent)`,
+            { code: 'SPEND_LIMIT_BUDGET', details: { asset, amount: total.toString(), spent: sum.toString(), budget: caps.budget.toString() } },
+          );
+          const U64_MAX = (1n << 64n) - 1n;
+          if (total > U64_MAX) return overBudget(0n);
+          const limit = caps.budget > U64_MAX ? U64_MAX : caps.budget;
+          const r = host.reserve(`spent:${asset}`, total, limit, state.windowSeconds);
+          if (r.overLimit !== undefined) return overBudget(r.overLimit);
+          if (r.unavailable !== undefined) {
+            return block(`the budget cannot be checked: ${r.unavailable}`, { code: 'SPEND_LIMIT_UNAVAILABLE', details: { asset } });
           }
         }
       }
       return allow;
-    },
-  },
-  hooks: {
-    postToolExecution(input, state) {
-      if (input.toolResult?.raw?.status !== 'SUCCESS') return undefined;
-      const now = host.nowUnixMs();
-      for (const [asset, ms] of byAsset(state, facts.movements(input.method, input.normalisedParams))) {
-        if (state.caps.get(asset).budget === undefined) continue;
-        const total = ms.reduce((acc, m) => acc + m.amount, 0n);
-        const { entries } = spent(state, asset, now);
-        entries.push([now, total.toString()]);
-        try {
-          host.stateSet(`spent:${asset}`, JSON.stringify(entries));
-        } catch (e) {
-          host.warn(`SpendLimitPolicy: could not record spending: ${e?.payload ?? e}`);
-        }
-      }
-      return undefined;
     },
   },
 });

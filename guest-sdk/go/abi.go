@@ -13,7 +13,7 @@ package guest
 import "unsafe"
 
 const (
-	arenaSize   = 8 << 20  // inputs of one call
+	arenaSize   = 8 << 20   // inputs of one call
 	adapterSize = 256 << 10 // the WASI adapter's allocations, never reset
 )
 

@@ -19,8 +19,8 @@ const (
 // Movement is one recipient's share of a call. To is "" for a new account.
 type Movement struct {
 	Kind, ID, To string
-	Amount      *big.Int
-	Allowance   bool
+	Amount       *big.Int
+	Allowance    bool
 }
 
 var intPattern = regexp.MustCompile(`^-?\d+$`)

@@ -282,3 +282,93 @@ fn hak_call_runs_share_one_budget() {
     assert_eq!(passed, 3, "{outcomes:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One HTTP/1.1 POST; the response body as JSON (`None` when the server is gone).
+fn post(addr: &str, path: &str, body: &str) -> Option<Value> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).ok()?;
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let (_, body) = response.split_once("\r\n\r\n")?;
+    serde_json::from_str(body).ok()
+}
+
+/// `kill -9` of a loaded `hak serve` loses no spend it acknowledged: every SUCCESS a client
+/// received is in the durable store when it comes back (SQLite WAL, group commit).
+#[test]
+fn kill_9_mid_load_loses_no_acknowledged_spend() {
+    use std::io::BufRead;
+    let dir = root().join(format!("target/test-tmp/kill9-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = dir.join("hak.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n\n[[plugins]]\nname = \"spend\"\npath = {:?}\nconfig = {{ dailyHbarBudget = 1000000 }}\n",
+            root().join("target/plugins/rust/spend-limit.wasm").display().to_string()
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hak"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--config"])
+        .arg(&manifest)
+        .env("HAK_STATE_DIR", dir.join("state"))
+        .env("HAK_CACHE_DIR", root().join("target/test-cache"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let listen: Value = serde_json::from_str(&first).unwrap();
+    let addr = listen["listen"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("http://")
+        .to_owned();
+    let acknowledged = std::sync::atomic::AtomicU64::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..8 {
+            let (addr, acknowledged) = (&addr, &acknowledged);
+            s.spawn(move || {
+                let body = r#"{"transfers":[{"accountId":"0.0.1002","amount":1}]}"#;
+                while let Some(out) = post(addr, "/v1/tools/transfer_hbar_tool", body) {
+                    if out["raw"]["status"] == "SUCCESS" {
+                        acknowledged.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        child.kill().unwrap(); // SIGKILL
+        let _ = child.wait();
+    });
+    let acknowledged = acknowledged.into_inner();
+    assert!(acknowledged > 0, "no call finished before the kill");
+    let store = hak_host::state_store::sqlite::SqliteBackend::open(&dir.join("state")).unwrap();
+    use hak_host::state_store::StateBackend;
+    let spent = store
+        .spent(
+            &hak_host::state_store::PadKey {
+                scope: "0.0.1001/returnBytes".into(),
+                plugin: "spend".into(),
+            },
+            "spent:hbar",
+            86_400,
+            hak_host::state_store::now_ms(),
+        )
+        .unwrap();
+    // Acknowledged spends are all there; calls cut mid-way may be counted too (never fewer).
+    assert!(
+        spent >= acknowledged * 100_000_000,
+        "{acknowledged} acknowledged, {spent} tinybars in the store"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

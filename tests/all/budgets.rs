@@ -253,3 +253,89 @@ fn budgets_hold_across_hosts_on_one_durable_store_and_across_restarts() {
     assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn two_replicas_on_one_redis_never_pass_a_budget() {
+    let redis = RedisServer::start();
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}{}\n[state]\nbackend = \"redis\"\nurl = \"{}\"\n",
+        spend_limit(7),
+        redis.url
+    );
+    let replica = || start(&manifest).0;
+    let (a, b) = (replica(), replica());
+    assert!(a.state_backend().describe().starts_with("redis"));
+    let passed = hammer(
+        &[a, b.clone()],
+        &bytes_context(),
+        64,
+        1,
+        &hbar_to("0.0.1002", 1.0),
+    );
+    assert_eq!(
+        passed, 7,
+        "a 7 HBAR budget over two replicas, 64 concurrent calls"
+    );
+    // The scratchpad is shared too, and so is a restart's view.
+    let c = replica();
+    let out = c
+        .session(bytes_context())
+        .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    drop(b);
+}
+
+#[test]
+fn a_state_store_that_cannot_answer_blocks() {
+    let redis = RedisServer::start();
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}{}\n[state]\nbackend = \"redis\"\nurl = \"{}\"\n",
+        spend_limit(7),
+        redis.url
+    );
+    let (host, _) = start(&manifest);
+    let mut session = host.session(bytes_context());
+    let ok = session
+        .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+        .unwrap();
+    assert_eq!(ok["raw"]["status"], "SUCCESS", "{ok}");
+    drop(redis);
+    let out = session
+        .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+        .unwrap();
+    assert_eq!(
+        out["raw"]["policyBlock"]["reasonCode"], "SPEND_LIMIT_UNAVAILABLE",
+        "{out}"
+    );
+}
+
+#[test]
+fn the_js_and_go_sdks_reserve_atomically_too() {
+    for lang in ["js", "go"] {
+        let entry = plugin_entry(
+            "spend",
+            &format!("{lang}/spend-limit"),
+            "[plugins.config]\ndailyHbarBudget = 5",
+        );
+        let backend: Arc<dyn StateBackend> = Arc::new(MemoryBackend::default());
+        let host = host_with(&format!("{RETURN_BYTES_HEADER}{entry}"), backend);
+        let passed = hammer(
+            &[host.clone()],
+            &bytes_context(),
+            16,
+            1,
+            &hbar_to("0.0.1002", 1.0),
+        );
+        assert_eq!(passed, 5, "{lang}");
+        let out = host
+            .session(bytes_context())
+            .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+            .unwrap();
+        assert_eq!(
+            out["raw"]["policyBlock"]["reason"],
+            "1 HBAR would exceed the budget of 5 HBAR per 86400 s (5 HBAR already spent)",
+            "{lang}: {out}"
+        );
+    }
+}

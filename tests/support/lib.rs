@@ -238,3 +238,44 @@ impl Rng {
         self.next_u64() % n
     }
 }
+
+/// A real `redis-server` on a free loopback port, for as long as the value lives (no
+/// persistence). Panics with the install hint when the server is missing.
+pub struct RedisServer {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl RedisServer {
+    pub fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = std::process::Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server runs (scripts/install-deps.sh installs Debian's redis-server)");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "redis-server did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        RedisServer {
+            child,
+            url: format!("redis://127.0.0.1:{port}/0"),
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

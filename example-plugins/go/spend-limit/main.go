@@ -1,11 +1,13 @@
 // "Spend Limit Policy" in Go: the twin of example-plugins/rust/spend-limit (same config, caps,
-// rolling per-context budget in the host state store, messages and codes).
+// rolling per-context budget through the host's atomic budget.reserve, messages and codes).
 package main
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"regexp"
 	"sort"
@@ -31,8 +33,8 @@ type config struct {
 type caps struct{ perRecipient, perTransaction, budget *big.Int }
 
 type policy struct {
-	caps     map[string]caps
-	windowMs int64
+	caps          map[string]caps
+	windowSeconds uint32
 }
 
 var decimal = regexp.MustCompile(`^(\d*)(?:\.(\d*))?$`)
@@ -141,16 +143,15 @@ func (p *policy) Describe(raw []byte) (guest.Info, error) {
 	if c.BudgetWindowSeconds != nil {
 		window = *c.BudgetWindowSeconds
 	}
-	if window == 0 {
-		return guest.Info{}, fmt.Errorf("invalid config: budgetWindowSeconds: must be at least 1")
+	if window == 0 || window > 366*86400 {
+		return guest.Info{}, fmt.Errorf("invalid config: budgetWindowSeconds: must be 1–31622400")
 	}
-	p.windowMs = int64(window) * 1000
+	p.windowSeconds = uint32(window)
 	return guest.Info{
 		Name:          "Spend Limit Policy",
 		Description:   "Caps value per recipient, per transaction and per rolling day",
 		RelevantTools: guest.ValueTools,
 		PolicyStages:  []guest.Stage{guest.PostParamsNormalization},
-		HookStages:    []guest.Stage{guest.PostSecondaryAction},
 	}, nil
 }
 
@@ -187,34 +188,11 @@ func (p *policy) byAsset(ms []guest.Movement) []group {
 	return out
 }
 
-func (p *policy) spent(asset string, now int64) ([][2]any, *big.Int) {
-	var raw [][2]any
-	if s, ok := guest.StateGet("spent:" + asset); ok {
-		dec := json.NewDecoder(strings.NewReader(s))
-		dec.UseNumber()
-		_ = dec.Decode(&raw)
-	}
-	sum := new(big.Int)
-	var kept [][2]any
-	for _, e := range raw {
-		t, _ := e[0].(json.Number).Int64()
-		if now-t >= p.windowMs {
-			continue
-		}
-		if a, ok := new(big.Int).SetString(fmt.Sprint(e[1]), 10); ok {
-			sum.Add(sum, a)
-		}
-		kept = append(kept, e)
-	}
-	return kept, sum
-}
-
 func (p *policy) ShouldBlock(in *guest.StageInput) (guest.Verdict, error) {
 	params, err := in.Params()
 	if err != nil {
 		return guest.Verdict{}, err
 	}
-	now := guest.NowUnixMs()
 	for _, g := range p.byAsset(guest.Movements(in.Method, params["normalisedParams"])) {
 		k := p.caps[g.asset]
 		total := new(big.Int)
@@ -239,45 +217,31 @@ func (p *policy) ShouldBlock(in *guest.StageInput) (guest.Verdict, error) {
 				map[string]any{"asset": g.asset, "amount": total.String(), "limit": k.perTransaction.String()}), nil
 		}
 		if k.budget != nil {
-			_, sum := p.spent(g.asset, now)
-			if new(big.Int).Add(sum, total).Cmp(k.budget) > 0 {
+			// One atomic step: the host commits it if the transaction applies (or may have).
+			overBudget := func(sum *big.Int) guest.Verdict {
 				return guest.Block(
-					fmt.Sprintf("%s would exceed the budget of %s per %d s (%s already spent)", amountText(g.asset, total), amountText(g.asset, k.budget), p.windowMs/1000, amountText(g.asset, sum)),
+					fmt.Sprintf("%s would exceed the budget of %s per %d s (%s already spent)", amountText(g.asset, total), amountText(g.asset, k.budget), p.windowSeconds, amountText(g.asset, sum)),
 					"SPEND_LIMIT_BUDGET",
-					map[string]any{"asset": g.asset, "amount": total.String(), "spent": sum.String(), "budget": k.budget.String()}), nil
+					map[string]any{"asset": g.asset, "amount": total.String(), "spent": sum.String(), "budget": k.budget.String()})
+			}
+			if !total.IsUint64() {
+				return overBudget(new(big.Int)), nil
+			}
+			limit := uint64(math.MaxUint64)
+			if k.budget.IsUint64() {
+				limit = k.budget.Uint64()
+			}
+			_, err := guest.Reserve("spent:"+g.asset, total.Uint64(), limit, p.windowSeconds)
+			var over guest.OverLimit
+			switch {
+			case errors.As(err, &over):
+				return overBudget(new(big.Int).SetUint64(over.Spent)), nil
+			case err != nil:
+				return guest.Block("the budget cannot be checked: "+err.Error(), "SPEND_LIMIT_UNAVAILABLE", map[string]any{"asset": g.asset}), nil
 			}
 		}
 	}
 	return guest.Allow, nil
-}
-
-func (p *policy) Hook(in *guest.StageInput) (guest.HookResult, error) {
-	params, err := in.Params()
-	if err != nil {
-		return guest.Proceed, err
-	}
-	raw, _ := params["toolResult"].(map[string]any)
-	res, _ := raw["raw"].(map[string]any)
-	if res["status"] != "SUCCESS" {
-		return guest.Proceed, nil
-	}
-	now := guest.NowUnixMs()
-	for _, g := range p.byAsset(guest.Movements(in.Method, params["normalisedParams"])) {
-		if p.caps[g.asset].budget == nil {
-			continue
-		}
-		total := new(big.Int)
-		for _, m := range g.ms {
-			total.Add(total, m.Amount)
-		}
-		kept, _ := p.spent(g.asset, now)
-		kept = append(kept, [2]any{now, total.String()})
-		text, _ := json.Marshal(kept)
-		if err := guest.StateSet("spent:"+g.asset, string(text)); err != nil {
-			guest.Log(guest.LevelWarn, "SpendLimitPolicy: could not record spending: "+err.Error())
-		}
-	}
-	return guest.Proceed, nil
 }
 
 func init() { guest.Register(&policy{}) }

@@ -81,6 +81,16 @@ export declare const host: {
   submitTopicMessage(topicId: EntityId, message: string): string;
   /** Capability `hedera:create-topic`; throws the host's message on error. */
   createTopic(memo: string): EntityId;
+  /**
+   * Reserve `amount` under `key` against `limit` within `windowSeconds`, atomically (0.1.2
+   * `budget`); settled by the host from the call's outcome. On `unavailable` a policy must block.
+   */
+  reserve(key: string, amount: bigint | number, limit: bigint | number, windowSeconds: number):
+    | { ok: true; total: bigint }
+    | { ok: false; overLimit: bigint }
+    | { ok: false; unavailable: string };
+  /** What is spent or reserved under `key` in the window; throws if the store cannot answer. */
+  spent(key: string, windowSeconds: number): bigint;
 };
 
 /** Why a call ended badly (`events.on-tool-failure`). */

@@ -5,6 +5,7 @@
 // (proceed / allow); the host only calls the stages `describe` declares.
 import * as hostApi from 'hedera:agent-kit/host@0.1.2';
 import * as hederaApi from 'hedera:agent-kit/hedera@0.1.2';
+import * as budgetApi from 'hedera:agent-kit/budget@0.1.2';
 
 export { facts } from './facts.js';
 
@@ -50,6 +51,23 @@ export const host = Object.freeze({
   nowUnixMs: () => Number(hostApi.nowUnixMs()),
   submitTopicMessage: (topicId, message) => hederaApi.submitTopicMessage(topicId, message),
   createTopic: (memo) => hederaApi.createTopic(memo),
+  /**
+   * Reserve `amount` under `key` against `limit` in a rolling window, atomically (contract
+   * 0.1.2 `budget`); the host commits or releases it by the call's outcome. Amounts are
+   * bigints (numbers are converted). Returns `{ok: true, total}`, `{ok: false, overLimit: spent}`
+   * or `{ok: false, unavailable: reason}` (then a policy must block).
+   */
+  reserve: (key, amount, limit, windowSeconds) => {
+    try {
+      return { ok: true, total: budgetApi.reserve(key, BigInt(amount), BigInt(limit), windowSeconds) };
+    } catch (e) {
+      const error = e?.payload ?? e;
+      if (error?.tag === 'over-limit') return { ok: false, overLimit: error.val };
+      return { ok: false, unavailable: String(error?.val ?? error) };
+    }
+  },
+  /** What is spent or reserved under `key` in the window (a bigint); throws if the store cannot answer. */
+  spent: (key, windowSeconds) => budgetApi.spent(key, windowSeconds),
 });
 
 /** One stage call's input; the params JSON is parsed once, on first use. */
