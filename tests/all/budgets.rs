@@ -97,7 +97,7 @@ fn autonomous_concurrent_transfers_move_no_more_than_the_budget() {
     let host = host_with(&manifest, Arc::new(MemoryBackend::default()));
     let context = host.default_context().clone();
     let before = balance(&base, "0.0.1004");
-    let passed = hammer(&[host], &context, 16, 1, &hbar_to("0.0.1004", 1.0));
+    let passed = hammer(&[host], &context, 64, 1, &hbar_to("0.0.1004", 1.0));
     assert!(passed <= 5, "{passed} passed");
     assert_eq!(
         balance(&base, "0.0.1004") - before,
@@ -209,28 +209,25 @@ fn an_unknown_receipt_counts_as_spent() {
 
 #[test]
 fn a_hundred_thousand_spends_in_one_window_keep_the_store_bounded_and_exact() {
-    let backend = MemoryBackend::default();
-    let pad = hak_host::state_store::PadKey {
-        scope: "s".into(),
-        plugin: "p".into(),
-    };
-    let now = hak_host::state_store::now_ms();
-    for i in 0..100_000u64 {
-        let reserved = backend
-            .reserve(&pad, "spent:hbar", 1, 100_000, 86_400, now + i / 10)
-            .unwrap();
-        let hak_host::state_store::Reserved::Granted { id, total } = reserved else {
-            panic!("refused at {i}")
-        };
-        assert_eq!(total, i + 1);
-        backend.settle(&[id], true).unwrap();
+    // Through spend-limit: a budget of 100,000 tinybars, 1 tinybar per call.
+    let entry = plugin_entry(
+        "spend",
+        "rust/spend-limit",
+        "[plugins.config]\ndailyHbarBudget = \"0.001\"",
+    );
+    let backend = Arc::new(MemoryBackend::default());
+    let host = host_with(&format!("{RETURN_BYTES_HEADER}{entry}"), backend.clone());
+    let mut session = host.session(bytes_context());
+    let tinybar = hbar_to("0.0.1002", 0.000_000_01);
+    for i in 0..100_000 {
+        let out = session.call("transfer_hbar_tool", &tinybar).unwrap();
+        assert_eq!(out["raw"]["status"], "SUCCESS", "spend {i}: {out}");
     }
-    assert!(matches!(
-        backend
-            .reserve(&pad, "spent:hbar", 1, 100_000, 86_400, now + 10_000)
-            .unwrap(),
-        hak_host::state_store::Reserved::OverLimit { spent: 100_000 }
-    ));
+    let out = session.call("transfer_hbar_tool", &tinybar).unwrap();
+    assert_eq!(
+        out["raw"]["policyBlock"]["details"]["spent"], "100000",
+        "{out}"
+    );
     assert!(backend.rows() <= 61, "{} rows", backend.rows());
 }
 
