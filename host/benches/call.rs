@@ -6,7 +6,10 @@
 //! - the cost of a fresh instance per context (instantiate + describe),
 //! - autonomous round trips against the local network inside the host,
 //! - a mix of tools (transfer, token create, topic submit, a balance query against the local
-//!   mirror) in return-bytes mode, with no plugins and with 5 wasm policies.
+//!   mirror) in return-bytes mode, with no plugins and with 5 wasm policies;
+//! - 5 wasm policies one of which is spend-limit (an atomic budget reservation per call,
+//!   settled after it) on each state store: memory, SQLite (the embedded default), Redis
+//!   (a real `redis-server` on loopback, when installed).
 //!
 //! Run `scripts/build-plugins.sh` first. Figures go to docs/BENCHMARKS.md as ratios.
 
@@ -326,9 +329,96 @@ fn bench_languages(c: &mut Criterion) {
     group.finish();
 }
 
+/// 3 max-recipients, 1 reject-tool (for another tool), 1 spend-limit with a budget no call
+/// reaches: every call reserves and settles.
+fn five_wasm_with_budget() -> String {
+    let mut m = HEADER.to_owned();
+    for i in 0..3 {
+        m += &entry(
+            &format!("max-{i}"),
+            "max-recipients",
+            "{ maxRecipients = 5 }",
+        );
+    }
+    m += &entry(
+        "reject",
+        "reject-tool",
+        "{ relevantTools = [\"get_hbar_balance_query_tool\"] }",
+    );
+    m += &entry("spend", "spend-limit", "{ dailyHbarBudget = 1000000000 }");
+    m
+}
+
+/// A `redis-server` on a free loopback port for the bench's lifetime (None if not installed).
+struct Redis(std::process::Child, String);
+
+impl Redis {
+    fn start() -> Option<Self> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .ok()?
+            .local_addr()
+            .ok()?
+            .port();
+        let child = std::process::Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .ok()?;
+        for _ in 0..500 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Some(Redis(child, format!("redis://127.0.0.1:{port}/0")));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        None
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn bench_state_stores(c: &mut Criterion) {
+    use hak_host::state_store::{
+        redis::RedisBackend, sqlite::SqliteBackend, MemoryBackend, StateBackend,
+    };
+    let mut group = c.benchmark_group("5_wasm_policies_with_spend_limit");
+    let dir = root().join(format!("target/bench-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let redis = Redis::start();
+    let mut stores: Vec<(&str, Arc<dyn StateBackend>)> = vec![
+        ("memory", Arc::new(MemoryBackend::default())),
+        ("sqlite", Arc::new(SqliteBackend::open(&dir).unwrap())),
+    ];
+    match &redis {
+        Some(r) => stores.push(("redis", Arc::new(RedisBackend::open(&r.1).unwrap()))),
+        None => eprintln!("redis-server not installed: no redis figure"),
+    }
+    for (name, store) in stores {
+        let manifest = Manifest::parse(&five_wasm_with_budget(), "bench", root()).unwrap();
+        let host = HostBuilder::new(manifest)
+            .cache_dir(Some(root().join("target/test-cache")))
+            .state_backend(store)
+            .build()
+            .unwrap();
+        let mut session = host.default_session();
+        let first = session.call("transfer_hbar_tool", PARAMS).unwrap();
+        assert_eq!(first["raw"]["status"], "SUCCESS", "{first}");
+        group.bench_function(name, |b| {
+            b.iter(|| session.call("transfer_hbar_tool", PARAMS).unwrap())
+        });
+    }
+    group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(50).measurement_time(std::time::Duration::from_secs(4));
-    targets = bench_calls, bench_autonomous, bench_mixed, bench_languages
+    targets = bench_calls, bench_autonomous, bench_mixed, bench_languages, bench_state_stores
 }
 criterion_main!(benches);

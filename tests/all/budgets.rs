@@ -318,7 +318,7 @@ fn the_js_and_go_sdks_reserve_atomically_too() {
         let backend: Arc<dyn StateBackend> = Arc::new(MemoryBackend::default());
         let host = host_with(&format!("{RETURN_BYTES_HEADER}{entry}"), backend);
         let passed = hammer(
-            &[host.clone()],
+            std::slice::from_ref(&host),
             &bytes_context(),
             16,
             1,
