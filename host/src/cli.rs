@@ -68,6 +68,11 @@ enum Command {
         /// `<name>.wasm.sig` signature), loaded after the manifest's in file-name order.
         #[arg(long)]
         plugins_dir: Option<PathBuf>,
+        /// Listen on a non-loopback address without agent keys ([[agents]]) or without
+        /// HAK_ADMIN_TOKEN (refused otherwise: anyone on the network could call tools or
+        /// remove a policy).
+        #[arg(long)]
+        insecure: bool,
     },
     /// Work with plugin components.
     Plugin {
@@ -188,7 +193,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             host,
             listen,
             plugins_dir,
-        } => serve(&host, listen, plugins_dir)?,
+            insecure,
+        } => serve(&host, listen, plugins_dir, insecure)?,
         Command::Plugin {
             command:
                 PluginCommand::New {
@@ -313,8 +319,27 @@ fn serve(
     args: &HostArgs,
     listen: std::net::SocketAddr,
     plugins_dir: Option<PathBuf>,
+    insecure: bool,
 ) -> anyhow::Result<()> {
     let (host, _) = build_host(args)?;
+    let admin_token = std::env::var("HAK_ADMIN_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty());
+    if !listen.ip().is_loopback() && !insecure {
+        let mut missing = Vec::new();
+        if host.manifest().agents.is_empty() {
+            missing.push("agent keys ([[agents]] in the manifest)");
+        }
+        if admin_token.is_none() {
+            missing.push("an admin token ($HAK_ADMIN_TOKEN)");
+        }
+        if !missing.is_empty() {
+            anyhow::bail!(
+                "refusing to listen on {listen} without {}: anyone who can reach it could call tools or change plugins (pass --insecure to do it anyway)",
+                missing.join(" and ")
+            );
+        }
+    }
     let registry = Arc::new(
         crate::registry::Registry::new(host, plugins_dir.clone()).map_err(anyhow::Error::msg)?,
     );
@@ -339,22 +364,55 @@ fn serve(
         ),
         None => None,
     };
-    let admin_token = std::env::var("HAK_ADMIN_TOKEN")
-        .ok()
-        .filter(|t| !t.is_empty());
+    let options = crate::serve::ServeOptions::from_manifest(&registry, admin_token.as_deref())
+        .map_err(anyhow::Error::msg)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    runtime.block_on(async move {
+    // The host (and the network runtime inside it) must be dropped here, outside the server's
+    // runtime: the last reference stays with this thread.
+    let keep = registry.clone();
+    let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen).await?;
         let addr = listener.local_addr()?;
         println!("{}", json!({"listen": format!("http://{addr}"), "chainVersion": registry.host().chain_version()}));
         use std::io::Write;
         std::io::stdout().flush()?;
-        crate::serve::serve(listener, registry, admin_token).await?;
+        let drained = crate::serve::serve(listener, registry, options, shutdown_signal()).await?;
+        if drained {
+            tracing::info!("stopped: every call in flight finished");
+        } else {
+            tracing::warn!("stopped: the drain time ran out with calls still in flight");
+        }
         Ok::<_, anyhow::Error>(())
-    })
+    });
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    drop(keep);
+    served
+}
+
+/// SIGTERM or SIGINT.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 fn run_emulator(args: EmuArgs) -> anyhow::Result<()> {

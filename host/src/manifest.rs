@@ -8,6 +8,7 @@ use crate::limits::PluginLimits;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 /// The manifest used when no `--config` is given: the local network emulated inside hak,
 /// autonomous mode for its operator account 0.0.1001, no plugins. Needs no key and no
@@ -47,6 +48,11 @@ pub struct Manifest {
     pub trust: TrustSection,
     #[serde(default)]
     pub state: StateSection,
+    /// Who may call tools through `hak serve`, each bound to its context.
+    #[serde(default)]
+    pub agents: Vec<AgentSpec>,
+    #[serde(default)]
+    pub server: ServerSection,
     /// Directory the manifest was read from; relative plugin paths resolve against it.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -136,6 +142,61 @@ pub enum StateBackendKind {
     Memory,
     Sqlite,
     Redis,
+}
+
+/// One agent allowed to call tools through `hak serve` (`[[agents]]`). When any is configured,
+/// every tool call needs `Authorization: Bearer <key>`, and the key decides the context.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSpec {
+    /// Used in logs.
+    pub name: String,
+    /// The NAME of the env var holding the agent's key (never the key itself)…
+    pub key_env: Option<String>,
+    /// …or the sha256 (hex) of the key, so the server never holds the key at all.
+    pub key_sha256: Option<String>,
+    /// The context's account (default: `[context] account_id`).
+    pub account_id: Option<String>,
+    /// The context's mode (default: `[context] mode`); the custom modes need the library API.
+    pub mode: Option<AgentMode>,
+    /// The tools it may call (default: all).
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// Let this agent pick its account per request with `x-hak-account-id` (default: no).
+    #[serde(default)]
+    pub allow_account_header: bool,
+}
+
+/// `hak serve`'s HTTP settings (`[server]`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerSection {
+    /// Host names (with port) requests may address besides IP literals and `localhost`
+    /// (any other `Host` is refused: DNS rebinding).
+    pub hosts: Vec<String>,
+    /// Browser origins allowed to call (default none: a request with an `Origin` is refused).
+    pub allowed_origins: Vec<String>,
+    /// Tool calls running at once; more wait their turn.
+    pub max_concurrent_calls: usize,
+    /// Idle agent contexts (with their plugin instances) are evicted after this long.
+    pub idle_session_seconds: u64,
+    /// The memory limits of the plugin instances kept by idle contexts may add up to this much.
+    pub idle_memory_mib: u64,
+    /// On SIGTERM/SIGINT, how long in-flight calls may take to finish.
+    pub drain_seconds: u64,
+}
+
+impl Default for ServerSection {
+    fn default() -> Self {
+        ServerSection {
+            hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            max_concurrent_calls: 32,
+            idle_session_seconds: 300,
+            idle_memory_mib: 1024,
+            drain_seconds: 30,
+        }
+    }
 }
 
 /// Who may sign plugins that a running host loads from its plugins directory or admin API.
@@ -322,6 +383,38 @@ impl Manifest {
                 return Err("state.url applies to backend = \"redis\" only".into())
             }
             _ => {}
+        }
+        let mut agent_names = std::collections::HashSet::new();
+        for (i, a) in self.agents.iter().enumerate() {
+            let at = format!("agents[{i}] ({})", a.name);
+            if a.name.trim().is_empty() {
+                return Err(format!("agents[{i}].name must not be empty"));
+            }
+            if !agent_names.insert(&a.name) {
+                return Err(format!("{at}: duplicate agent name"));
+            }
+            match (&a.key_env, &a.key_sha256) {
+                (Some(_), None) => {}
+                (None, Some(digest)) => {
+                    if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+                        return Err(format!("{at}: key_sha256 must be 64 hex digits"));
+                    }
+                }
+                _ => return Err(format!("{at}: set exactly one of key_env and key_sha256")),
+            }
+            if a.mode.is_some_and(AgentMode::is_custom) {
+                return Err(format!(
+                    "{at}: mode {} needs a transaction strategy, which only the library API can supply",
+                    a.mode.unwrap_or_default()
+                ));
+            }
+            if let Some(id) = &a.account_id {
+                hedera::AccountId::from_str(id)
+                    .map_err(|e| format!("{at}: account_id: invalid account id {id:?}: {e}"))?;
+            }
+        }
+        if self.server.max_concurrent_calls == 0 {
+            return Err("server.max_concurrent_calls must be at least 1".into());
         }
         if self.trust.require_signatures && self.trust.public_keys.is_empty() {
             return Err(

@@ -372,3 +372,86 @@ fn kill_9_mid_load_loses_no_acknowledged_spend() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Off loopback, `hak serve` refuses to start without agent keys and an admin token.
+#[test]
+fn serve_refuses_a_public_address_without_keys() {
+    let out = Command::new(env!("CARGO_BIN_EXE_hak"))
+        .args(["serve", "--listen", "0.0.0.0:0"])
+        .env_remove("HAK_ADMIN_TOKEN")
+        .env(
+            "HAK_STATE_DIR",
+            root().join(format!("target/test-tmp/public-{}", std::process::id())),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("refusing to listen on 0.0.0.0:0 without agent keys"),
+        "{stderr}"
+    );
+}
+
+/// SIGTERM during load: the server stops accepting, every call in flight finishes and is
+/// answered, and the process exits 0.
+#[test]
+fn sigterm_drains_in_flight_calls() {
+    use std::io::BufRead;
+    let dir = root().join(format!("target/test-tmp/drain-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = dir.join("hak.toml");
+    // A policy that takes a second over each call (a WASI sleep within its deadline).
+    std::fs::write(
+        &manifest,
+        format!(
+            "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n\n[[plugins]]\nname = \"slow\"\npath = {:?}\nconfig = {{ mode = \"sleep-policy\" }}\n[plugins.limits]\ndeadline_ms = 5000\n",
+            root().join("target/plugins/fixtures/hostile.wasm").display().to_string()
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hak"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--config"])
+        .arg(&manifest)
+        .env("HAK_STATE_DIR", dir.join("state"))
+        .env("HAK_CACHE_DIR", root().join("target/test-cache"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let listen: Value = serde_json::from_str(&first).unwrap();
+    let addr = listen["listen"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("http://")
+        .to_owned();
+    let answers: Vec<Option<Value>> = std::thread::scope(|s| {
+        let calls: Vec<_> = (0..8)
+            .map(|_| {
+                let addr = &addr;
+                s.spawn(move || {
+                    let body = r#"{"transfers":[{"accountId":"0.0.1002","amount":1}],"transactionMemo":"attack"}"#;
+                    post(addr, "/v1/tools/transfer_hbar_tool", body)
+                })
+            })
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        let killed = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        calls.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    let status = child.wait().unwrap();
+    for answer in &answers {
+        let answer = answer.as_ref().expect("every call in flight was answered");
+        assert_eq!(answer["raw"]["status"], "SUCCESS", "{answer}");
+    }
+    assert!(status.success(), "{status:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

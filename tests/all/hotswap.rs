@@ -5,6 +5,7 @@
 use base64::Engine;
 use hak_host::manifest::PluginSidecar;
 use hak_host::registry::{Registry, Source};
+use hak_host::serve::ServeOptions;
 use hak_host::{Host, HostBuilder};
 use hak_tests::*;
 use serde_json::{json, Value};
@@ -355,7 +356,7 @@ fn http(
 ) -> (u16, String, Value) {
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     let mut request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
     );
     for (k, v) in headers {
@@ -388,10 +389,12 @@ fn the_http_api_serves_calls_and_admin_changes() {
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let addr = listener.local_addr().unwrap();
+    let options = ServeOptions::from_manifest(&registry, Some("s3cret")).unwrap();
     runtime.spawn(hak_host::serve::serve(
         listener,
         registry,
-        Some("s3cret".into()),
+        options,
+        std::future::pending(),
     ));
     let auth = [("authorization", "Bearer s3cret")];
 

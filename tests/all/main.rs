@@ -19,6 +19,7 @@ mod policies;
 mod return_bytes;
 mod runtime;
 mod scaffold;
+mod server;
 mod strategies;
 mod tokens;
 mod transactions;

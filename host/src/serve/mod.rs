@@ -1,4 +1,4 @@
-//! `hak serve`: the long-running host's local HTTP API over a [`Registry`].
+//! `hak serve`: the long-running host's HTTP API over a [`Registry`].
 //! - `POST /v1/tools/{method}` (body: the params JSON) → the result envelope, with the chain
 //!   version it ran on in the `x-hak-chain-version` header; `GET /v1/tools`.
 //! - Admin (bearer token when configured): `GET /v1/plugins`, `PUT /v1/plugins/{name}`
@@ -6,74 +6,81 @@
 //!   "signature": hex}`), `DELETE /v1/plugins/{name}`, `POST /v1/plugins/{name}/rollback`,
 //!   `POST /v1/reload` (re-sync the plugins directory).
 //!
-//! Tool calls run on blocking threads with pooled sessions (one per concurrent caller and
-//! context), so a swap never waits for calls and calls never wait for a swap.
+//! Who may call, and in which context: [`auth`] (`[[agents]]`, bearer keys). What requests a
+//! browser could forge are refused: [`guard`]. Sessions are pooled and bounded: [`pool`].
+//! Tool calls run on blocking threads, at most `[server] max_concurrent_calls` at once, so a
+//! swap never waits for calls and calls never wait for a swap. [`serve`] drains in-flight
+//! calls on shutdown.
 
-use crate::context::AgentContext;
-use crate::lifecycle::Session;
+pub mod auth;
+pub mod guard;
+pub mod pool;
+
 use crate::manifest::PluginSidecar;
 use crate::registry::{Registry, Source};
+use auth::Callers;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use base64::Engine;
+use guard::Guard;
+use pool::SessionPool;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::collections::HashMap;
-use std::str::FromStr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Header naming the chain version a call ran on.
 pub const CHAIN_VERSION_HEADER: &str = "x-hak-chain-version";
-/// Header choosing the agent context's account (default: the manifest's).
-pub const ACCOUNT_HEADER: &str = "x-hak-account-id";
+pub use auth::ACCOUNT_HEADER;
+
+/// How a server treats its callers; built from the manifest by [`ServeOptions::from_manifest`].
+pub struct ServeOptions {
+    pub callers: Callers,
+    pub guard: Guard,
+    pub max_concurrent_calls: usize,
+    pub idle_session: Duration,
+    pub idle_memory_mib: u64,
+    pub drain: Duration,
+}
+
+impl ServeOptions {
+    /// The manifest's `[[agents]]` and `[server]`, with `admin_token` guarding admin routes.
+    pub fn from_manifest(registry: &Registry, admin_token: Option<&str>) -> Result<Self, String> {
+        let host = registry.host();
+        let manifest = host.manifest();
+        let server = &manifest.server;
+        for (i, agent) in manifest.agents.iter().enumerate() {
+            for tool in &agent.tools {
+                if host.tools().get(tool).is_none() {
+                    return Err(format!(
+                        "agents[{i}] ({}): tools: unknown tool {tool:?}",
+                        agent.name
+                    ));
+                }
+            }
+        }
+        Ok(ServeOptions {
+            callers: Callers::from_manifest(manifest, host.default_context(), admin_token)?,
+            guard: Guard {
+                hosts: server.hosts.clone(),
+                allowed_origins: server.allowed_origins.clone(),
+            },
+            max_concurrent_calls: server.max_concurrent_calls,
+            idle_session: Duration::from_secs(server.idle_session_seconds),
+            idle_memory_mib: server.idle_memory_mib,
+            drain: Duration::from_secs(server.drain_seconds),
+        })
+    }
+}
 
 struct App {
     registry: Arc<Registry>,
-    admin_token: Option<String>,
-    sessions: Mutex<HashMap<String, Vec<Session>>>,
-}
-
-impl App {
-    fn context(&self, headers: &HeaderMap) -> Result<AgentContext, String> {
-        let mut context = self.registry.host().default_context().clone();
-        if let Some(account) = headers.get(ACCOUNT_HEADER) {
-            let text = account.to_str().map_err(|_| "bad account header")?;
-            context.account_id = Some(
-                hedera::AccountId::from_str(text)
-                    .map_err(|e| format!("{ACCOUNT_HEADER}: invalid account id {text:?}: {e}"))?,
-            );
-        }
-        Ok(context)
-    }
-
-    fn take(&self, context: AgentContext) -> Session {
-        let key = context.scope_key();
-        let pooled = self.lock().get_mut(&key).and_then(Vec::pop);
-        pooled.unwrap_or_else(|| self.registry.host().session(context))
-    }
-
-    fn give_back(&self, session: Session) {
-        let key = session.context().scope_key();
-        self.lock().entry(key).or_default().push(session);
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<Session>>> {
-        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn authorised(&self, headers: &HeaderMap) -> bool {
-        match &self.admin_token {
-            None => true,
-            Some(token) => headers
-                .get("authorization")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.strip_prefix("Bearer "))
-                .is_some_and(|given| given == token),
-        }
-    }
+    callers: Callers,
+    pool: SessionPool,
+    calls: tokio::sync::Semaphore,
 }
 
 fn error(status: StatusCode, message: impl Into<String>) -> Response {
@@ -86,16 +93,27 @@ async fn call_tool(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    let context = match app.context(&headers) {
+    let context = match app.callers.context_for(&headers, &method) {
         Ok(c) => c,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e),
+        Err((status, why)) => {
+            return error(
+                StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN),
+                why,
+            )
+        }
+    };
+    let Ok(_turn) = app.calls.acquire().await else {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is shutting down",
+        );
     };
     let worker = app.clone();
     let done = tokio::task::spawn_blocking(move || {
-        let mut session = worker.take(context);
+        let mut session = worker.pool.take(context);
         let out = session.call(&method, if body.trim().is_empty() { "{}" } else { &body });
         let version = session.chain_version();
-        worker.give_back(session);
+        worker.pool.give_back(session);
         (out, version)
     })
     .await;
@@ -118,7 +136,7 @@ async fn list_tools(State(app): State<Arc<App>>) -> Response {
 }
 
 async fn list_plugins(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    if !app.authorised(&headers) {
+    if !app.callers.is_admin(&headers) {
         return error(
             StatusCode::UNAUTHORIZED,
             "admin routes need the bearer token",
@@ -127,6 +145,10 @@ async fn list_plugins(State(app): State<Arc<App>>, headers: HeaderMap) -> Respon
     Json(json!({
         "chainVersion": app.registry.host().chain_version(),
         "plugins": app.registry.list(),
+        "sessions": {
+            "idle": app.pool.idle_count(),
+            "evicted": app.pool.evicted.load(std::sync::atomic::Ordering::Relaxed),
+        },
     }))
     .into_response()
 }
@@ -147,7 +169,7 @@ async fn change(
     headers: HeaderMap,
     work: impl FnOnce(&Registry) -> Result<Value, String> + Send + 'static,
 ) -> Response {
-    if !app.authorised(&headers) {
+    if !app.callers.is_admin(&headers) {
         return error(
             StatusCode::UNAUTHORIZED,
             "admin routes need the bearer token",
@@ -223,11 +245,18 @@ async fn reload(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
 }
 
 /// The API's router.
-pub fn router(registry: Arc<Registry>, admin_token: Option<String>) -> Router {
+pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
+    let pool = SessionPool::new(
+        registry.host().clone(),
+        options.idle_session,
+        options.idle_memory_mib,
+        options.max_concurrent_calls,
+    );
     let app = Arc::new(App {
         registry,
-        admin_token,
-        sessions: Mutex::new(HashMap::new()),
+        callers: options.callers,
+        pool,
+        calls: tokio::sync::Semaphore::new(options.max_concurrent_calls),
     });
     Router::new()
         .route("/v1/tools", get(list_tools))
@@ -237,13 +266,36 @@ pub fn router(registry: Arc<Registry>, admin_token: Option<String>) -> Router {
         .route("/v1/plugins/:name/rollback", post(rollback_plugin))
         .route("/v1/reload", post(reload))
         .with_state(app)
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(options.guard),
+            guard::guard,
+        ))
 }
 
-/// Serve on `listener` until the process ends.
+/// Serve on `listener` until `shutdown` resolves, then stop accepting and let in-flight calls
+/// finish for up to `options.drain`. Returns whether every call finished.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     registry: Arc<Registry>,
-    admin_token: Option<String>,
-) -> std::io::Result<()> {
-    axum::serve(listener, router(registry, admin_token)).await
+    options: ServeOptions,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<bool> {
+    let drain = options.drain;
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = axum::serve(listener, router(registry, options)).with_graceful_shutdown(async {
+        let _ = stop_rx.await;
+    });
+    let mut running = tokio::spawn(async move { server.await });
+    tokio::select! {
+        finished = &mut running => return finished.map_err(std::io::Error::other)?.map(|()| true),
+        () = shutdown => {}
+    }
+    let _ = stop_tx.send(());
+    match tokio::time::timeout(drain, &mut running).await {
+        Ok(finished) => finished.map_err(std::io::Error::other)?.map(|()| true),
+        Err(_) => {
+            running.abort();
+            Ok(false)
+        }
+    }
 }

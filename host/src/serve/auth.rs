@@ -1,0 +1,169 @@
+//! Who is calling `hak serve`: the agents of the manifest's `[[agents]]`, each known only by
+//! the sha256 of its bearer key and bound to its context (account, mode, allowed tools), and
+//! the admin token. Keys are compared as digests in constant time (`subtle`), every agent
+//! checked, so neither timing nor the order of entries tells a caller anything.
+
+use crate::context::AgentContext;
+use crate::manifest::Manifest;
+use axum::http::HeaderMap;
+use hedera::AccountId;
+use sha2::{Digest, Sha256};
+use std::str::FromStr;
+use subtle::ConstantTimeEq;
+
+/// Header an agent that is allowed to may use to pick its account.
+pub const ACCOUNT_HEADER: &str = "x-hak-account-id";
+
+/// One configured agent, ready to check.
+pub struct Agent {
+    pub name: String,
+    digest: [u8; 32],
+    pub context: AgentContext,
+    /// Empty: every tool.
+    pub tools: Vec<String>,
+    pub allow_account_header: bool,
+}
+
+/// Why a request is refused: (HTTP status, message).
+pub type Refusal = (u16, String);
+
+/// The callers a server accepts.
+pub struct Callers {
+    agents: Vec<Agent>,
+    admin: Option<[u8; 32]>,
+    default_context: AgentContext,
+}
+
+fn digest(text: &str) -> [u8; 32] {
+    Sha256::digest(text.as_bytes()).into()
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+}
+
+impl Callers {
+    /// The manifest's agents (keys read from their env vars now) and the admin token.
+    pub fn from_manifest(
+        manifest: &Manifest,
+        default_context: &AgentContext,
+        admin_token: Option<&str>,
+    ) -> Result<Self, String> {
+        let mut agents = Vec::new();
+        for (i, spec) in manifest.agents.iter().enumerate() {
+            let at = format!("agents[{i}] ({})", spec.name);
+            let digest = match (&spec.key_env, &spec.key_sha256) {
+                (Some(var), _) => match std::env::var(var) {
+                    Ok(key) if key.trim().len() >= 16 => digest(key.trim()),
+                    Ok(_) => {
+                        return Err(format!(
+                            "{at}: ${var} must hold a key of at least 16 characters"
+                        ))
+                    }
+                    Err(_) => return Err(format!("{at}: ${var} is not set")),
+                },
+                (None, Some(hex_digest)) => {
+                    let mut out = [0u8; 32];
+                    hex::decode_to_slice(hex_digest, &mut out)
+                        .map_err(|e| format!("{at}: key_sha256: {e}"))?;
+                    out
+                }
+                (None, None) => return Err(format!("{at}: no key")),
+            };
+            let mut context = default_context.clone();
+            if let Some(id) = &spec.account_id {
+                context.account_id =
+                    Some(AccountId::from_str(id).map_err(|e| format!("{at}: account_id: {e}"))?);
+            }
+            if let Some(mode) = spec.mode {
+                context.mode = mode;
+            }
+            agents.push(Agent {
+                name: spec.name.clone(),
+                digest,
+                context,
+                tools: spec.tools.clone(),
+                allow_account_header: spec.allow_account_header,
+            });
+        }
+        Ok(Callers {
+            agents,
+            admin: admin_token.map(digest),
+            default_context: default_context.clone(),
+        })
+    }
+
+    pub fn has_agents(&self) -> bool {
+        !self.agents.is_empty()
+    }
+
+    pub fn has_admin_token(&self) -> bool {
+        self.admin.is_some()
+    }
+
+    /// The agent whose key is the request's bearer token (every agent is compared).
+    fn agent(&self, headers: &HeaderMap) -> Option<&Agent> {
+        let given = digest(bearer(headers)?);
+        let mut found = None;
+        for agent in &self.agents {
+            if bool::from(agent.digest.ct_eq(&given)) {
+                found = Some(agent);
+            }
+        }
+        found
+    }
+
+    /// The context a tool call runs in, or why it is refused. Without agents configured every
+    /// caller gets the manifest's context and may pick the account with `x-hak-account-id`
+    /// (the server then listens on loopback only, unless started with `--insecure`).
+    pub fn context_for(&self, headers: &HeaderMap, method: &str) -> Result<AgentContext, Refusal> {
+        let (mut context, header_allowed) = if self.agents.is_empty() {
+            (self.default_context.clone(), true)
+        } else {
+            let Some(agent) = self.agent(headers) else {
+                let why = if bearer(headers).is_some() {
+                    "unknown agent key"
+                } else {
+                    "tool calls need `Authorization: Bearer <agent key>`"
+                };
+                return Err((401, why.into()));
+            };
+            if !agent.tools.is_empty() && !agent.tools.iter().any(|t| t == method) {
+                return Err((403, format!("agent {} may not call {method}", agent.name)));
+            }
+            (agent.context.clone(), agent.allow_account_header)
+        };
+        if let Some(account) = headers.get(ACCOUNT_HEADER) {
+            if !header_allowed {
+                return Err((
+                    403,
+                    format!("{ACCOUNT_HEADER} is not allowed for this agent: its context is fixed"),
+                ));
+            }
+            let text = account
+                .to_str()
+                .map_err(|_| (400, format!("{ACCOUNT_HEADER}: not text")))?;
+            context.account_id = Some(AccountId::from_str(text).map_err(|e| {
+                (
+                    400,
+                    format!("{ACCOUNT_HEADER}: invalid account id {text:?}: {e}"),
+                )
+            })?);
+        }
+        Ok(context)
+    }
+
+    /// Whether the request carries the admin token (always, when none is configured).
+    pub fn is_admin(&self, headers: &HeaderMap) -> bool {
+        match &self.admin {
+            None => true,
+            Some(expected) => bearer(headers)
+                .map(digest)
+                .is_some_and(|given| bool::from(expected.ct_eq(&given))),
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Requests a browser could be tricked into sending are refused before any handler runs:
+//! any `Origin` not listed in `[server] allowed_origins` (cross-site requests, even "simple"
+//! `text/plain` POSTs), and any `Host` that is not an IP literal, `localhost` or a name listed
+//! in `[server] hosts` (DNS rebinding points a hostile name at the server's address).
+
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+use std::sync::Arc;
+
+/// What the guard allows.
+#[derive(Clone, Default)]
+pub struct Guard {
+    pub hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+}
+
+impl Guard {
+    fn host_allowed(&self, host: &str) -> bool {
+        let name = match host.rsplit_once(':') {
+            Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+            _ => host,
+        };
+        let name = name.trim_start_matches('[').trim_end_matches(']');
+        name.parse::<std::net::IpAddr>().is_ok()
+            || name.eq_ignore_ascii_case("localhost")
+            || self
+                .hosts
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case(host) || h.eq_ignore_ascii_case(name))
+    }
+
+    /// Why this request is refused, if it is.
+    pub fn check(&self, request: &Request) -> Option<String> {
+        let headers = request.headers();
+        if let Some(origin) = headers.get("origin") {
+            let origin = origin.to_str().unwrap_or("");
+            if !self.allowed_origins.iter().any(|o| o == origin) {
+                return Some(format!(
+                    "origin {origin:?} is not allowed (list it in [server] allowed_origins)"
+                ));
+            }
+        }
+        let host = headers
+            .get("host")
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("");
+        if !self.host_allowed(host) {
+            return Some(format!(
+                "host {host:?} is not served here (list it in [server] hosts)"
+            ));
+        }
+        None
+    }
+}
+
+/// The middleware: 403 with a JSON error for a refused request.
+pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    match guard.check(&request) {
+        Some(why) => (StatusCode::FORBIDDEN, Json(json!({"error": why}))).into_response(),
+        None => next.run(request).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Guard;
+
+    #[test]
+    fn hosts_are_ip_literals_localhost_or_listed() {
+        let g = Guard {
+            hosts: vec!["hak.internal:8787".into()],
+            allowed_origins: vec![],
+        };
+        for ok in [
+            "127.0.0.1:8787",
+            "[::1]:8787",
+            "localhost:8787",
+            "10.0.0.5",
+            "hak.internal:8787",
+        ] {
+            assert!(g.host_allowed(ok), "{ok}");
+        }
+        for bad in [
+            "evil.example",
+            "evil.example:8787",
+            "",
+            "hak.internal.evil.example:8787",
+        ] {
+            assert!(!g.host_allowed(bad), "{bad}");
+        }
+    }
+}

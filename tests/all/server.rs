@@ -1,0 +1,241 @@
+//! `hak serve` you can expose: callers are agents with keys bound to their contexts, requests a
+//! browser could forge are refused, and contexts are bounded (idle ones are evicted, so new
+//! ones never lock out, and idle instances cannot hold memory without bound).
+
+use hak_host::registry::Registry;
+use hak_host::serve::pool::SessionPool;
+use hak_host::serve::ServeOptions;
+use hak_host::{AgentContext, AgentMode};
+use hak_tests::*;
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::sync::Arc;
+use std::time::Duration;
+
+const TRANSFER: &str = r#"{"transfers":[{"accountId":"0.0.2001","amount":1}]}"#;
+
+/// A server on a free port for `manifest` (admin token `s3cret`); its address.
+fn serve(manifest: &str) -> (std::net::SocketAddr, tokio::runtime::Runtime) {
+    let (host, _) = start(manifest);
+    let registry = Arc::new(Registry::new(host, None).unwrap());
+    let options = ServeOptions::from_manifest(&registry, Some("s3cret")).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    runtime.spawn(hak_host::serve::serve(
+        listener,
+        registry,
+        options,
+        std::future::pending(),
+    ));
+    (addr, runtime)
+}
+
+/// One raw HTTP/1.1 request: (status, body).
+fn request(addr: std::net::SocketAddr, head: &str, body: &str) -> (u16, Value) {
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let text = format!(
+        "{head}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(text.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    (
+        head[9..12].parse().unwrap(),
+        serde_json::from_str(body).unwrap_or(Value::Null),
+    )
+}
+
+fn post(addr: std::net::SocketAddr, tool: &str, headers: &str, body: &str) -> (u16, Value) {
+    let mut head = format!("POST /v1/tools/{tool} HTTP/1.1\r\nHost: {addr}");
+    if !headers.is_empty() {
+        head += "\r\n";
+        head += headers;
+    }
+    request(addr, &head, body)
+}
+
+const AGENTS: &str = r#"
+[[agents]]
+name = "payer"
+key_env = "HAK_TEST_AGENT_PAYER"
+tools = ["transfer_hbar_tool"]
+
+[[agents]]
+name = "other"
+key_sha256 = "SHA"
+account_id = "0.0.1002"
+"#;
+
+fn agents_manifest() -> String {
+    std::env::set_var("HAK_TEST_AGENT_PAYER", "payer-key-0123456789abcdef");
+    let other_digest = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
+        b"other-key-0123456789abcdef",
+    ));
+    format!(
+        "{RETURN_BYTES_HEADER}{}",
+        AGENTS.replace("SHA", &other_digest)
+    )
+}
+
+#[test]
+fn agents_need_their_key_and_get_the_context_it_is_bound_to() {
+    let (addr, _rt) = serve(&agents_manifest());
+    let payer = "Authorization: Bearer payer-key-0123456789abcdef";
+    let other = "Authorization: Bearer other-key-0123456789abcdef";
+
+    let (status, body) = post(addr, "transfer_hbar_tool", "", TRANSFER);
+    assert_eq!(status, 401, "{body}");
+    let (status, _) = post(
+        addr,
+        "transfer_hbar_tool",
+        "Authorization: Bearer guess-guess-guess",
+        TRANSFER,
+    );
+    assert_eq!(status, 401);
+
+    let (status, out) = post(addr, "transfer_hbar_tool", payer, TRANSFER);
+    assert_eq!(
+        (status, &out["raw"]["payerAccountId"]),
+        (200, &"0.0.1001".into()),
+        "{out}"
+    );
+    let (status, body) = post(addr, "get_hbar_balance_query_tool", payer, "{}");
+    assert_eq!(status, 403, "not in its tools: {body}");
+
+    // The context comes from the key; a header cannot move it.
+    let (status, out) = post(addr, "transfer_hbar_tool", other, TRANSFER);
+    assert_eq!(
+        (status, &out["raw"]["payerAccountId"]),
+        (200, &"0.0.1002".into()),
+        "{out}"
+    );
+    let (status, body) = post(
+        addr,
+        "transfer_hbar_tool",
+        &format!("{other}\r\nx-hak-account-id: 0.0.1003"),
+        TRANSFER,
+    );
+    assert_eq!(status, 403, "{body}");
+}
+
+#[test]
+fn forged_browser_requests_are_refused_before_any_tool_runs() {
+    let (addr, _rt) = serve(RETURN_BYTES_HEADER);
+    let (status, out) = post(addr, "transfer_hbar_tool", "", TRANSFER);
+    assert_eq!((status, &out["raw"]["status"]), (200, &"SUCCESS".into()));
+    let (status, body) = post(
+        addr,
+        "transfer_hbar_tool",
+        "Origin: http://evil.example\r\nContent-Type: text/plain",
+        TRANSFER,
+    );
+    assert_eq!(status, 403, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("origin"), "{body}");
+    // DNS rebinding: a hostile name pointed at the server.
+    let (status, body) = request(
+        addr,
+        "POST /v1/tools/transfer_hbar_tool HTTP/1.1\r\nHost: evil.example:8787",
+        TRANSFER,
+    );
+    assert_eq!(status, 403, "{body}");
+    let (status, _) = request(
+        addr,
+        &format!("POST /v1/plugins/x/rollback HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://evil.example\r\nAuthorization: Bearer s3cret"),
+        "",
+    );
+    assert_eq!(status, 403);
+}
+
+fn bytes_context(account: u64) -> AgentContext {
+    AgentContext {
+        account_id: Some(hedera::AccountId::new(0, 0, account)),
+        mode: AgentMode::ReturnBytes,
+    }
+}
+
+fn policies(n: usize, extra: &str) -> String {
+    (0..n)
+        .map(|i| {
+            plugin_entry(
+                &format!("max-{i}"),
+                "rust/max-recipients",
+                &format!("{extra}\n[plugins.config]\nmaxRecipients = 5"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn twenty_thousand_contexts_are_served_and_idle_ones_evicted() {
+    for (plugins, contexts) in [(1, 20_000u64), (5, 2_500)] {
+        let (host, _) = start(&format!("{RETURN_BYTES_HEADER}{}", policies(plugins, "")));
+        let pool = SessionPool::new(host, Duration::from_secs(300), 1024, 32);
+        for i in 0..contexts {
+            let mut session = pool.take(bytes_context(100_000 + i));
+            let out = session.call("transfer_hbar_tool", TRANSFER).unwrap();
+            assert_eq!(out["raw"]["status"], "SUCCESS", "context {i}: {out}");
+            pool.give_back(session);
+        }
+        // The manifest's own context still works, and the pool stayed within its bound.
+        let mut session = pool.take(bytes_context(1001));
+        let out = session.call("transfer_hbar_tool", TRANSFER).unwrap();
+        assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+        let idle = pool.idle_count();
+        assert!(
+            idle <= 1024 / (64 * plugins),
+            "{idle} idle with {plugins} plugins"
+        );
+        assert!(pool.evicted.load(std::sync::atomic::Ordering::Relaxed) > 0);
+    }
+}
+
+fn rss_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse::<u64>()
+        .unwrap()
+        / 1024
+}
+
+#[test]
+fn plugins_holding_memory_in_many_contexts_stay_bounded() {
+    // Each instance keeps 48 MiB (inside its 64 MiB cap); 30 contexts would hold 1.4 GiB if
+    // every idle context were kept. The pool keeps idle instances' limits within 256 MiB.
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}{}",
+        plugin_entry(
+            "holder",
+            "fixtures/hostile",
+            "[plugins.config]\nmode = \"hold-memory\"\n[plugins.limits]\nmemory_mib = 64\ndeadline_ms = 5000"
+        )
+    );
+    let (host, _) = start(&manifest);
+    let pool = SessionPool::new(host, Duration::from_secs(300), 256, 32);
+    let before = rss_mib();
+    for i in 0..30 {
+        let mut session = pool.take(bytes_context(200_000 + i));
+        let out = session
+            .call(
+                "transfer_hbar_tool",
+                r#"{"transfers":[{"accountId":"0.0.2001","amount":1}],"transactionMemo":"attack"}"#,
+            )
+            .unwrap();
+        assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+        pool.give_back(session);
+    }
+    assert!(pool.idle_count() <= 4, "{}", pool.idle_count());
+    let grown = rss_mib().saturating_sub(before);
+    assert!(grown < 600, "RSS grew by {grown} MiB");
+}
