@@ -29,6 +29,16 @@ impl GrpcNode {
             return Err(Status::unavailable("hak-emu: injected UNAVAILABLE"));
         }
         let code = self.0.submit(request.get_ref());
+        if self
+            .0
+            .faults
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take_lost_response()
+        {
+            // Applied (or refused), but the answer never reaches the client.
+            return Err(Status::unavailable("hak-emu: injected lost response"));
+        }
         Ok(Response::new(proto::TransactionResponse {
             node_transaction_precheck_code: code as i32,
             cost: 0,

@@ -45,6 +45,8 @@ pub struct Faults {
     pub unavailable: u32,
     /// Answer the next `n` receipt polls with status UNKNOWN.
     pub receipt_unknown: u32,
+    /// Handle the next `n` submissions, then answer UNAVAILABLE as if the answer was lost.
+    pub lost_response: u32,
     /// Mirror answers 404 for entities younger than this.
     pub mirror_lag: Duration,
 }
@@ -63,6 +65,12 @@ impl Faults {
     pub(crate) fn take_unavailable(&mut self) -> bool {
         let hit = self.unavailable > 0;
         self.unavailable = self.unavailable.saturating_sub(1);
+        hit
+    }
+
+    pub(crate) fn take_lost_response(&mut self) -> bool {
+        let hit = self.lost_response > 0;
+        self.lost_response = self.lost_response.saturating_sub(1);
         hit
     }
 

@@ -336,3 +336,25 @@ fn the_js_and_go_sdks_reserve_atomically_too() {
         );
     }
 }
+
+#[test]
+fn a_lost_answer_resolves_to_the_applied_transfer_not_an_error() {
+    let (base, _) = start(LOCAL);
+    let manifest = format!("{}{}", same_network(&base), spend_limit(3));
+    let host = host_with(&manifest, Arc::new(MemoryBackend::default()));
+    let emu = base.local_network().unwrap();
+    let before = balance(&base, "0.0.1005");
+    // The node applies the transfer, the answer is lost, the SDK retries and hears
+    // DUPLICATE_TRANSACTION: hak answers with the first attempt's receipt.
+    emu.inject(|f| f.lost_response = 1);
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", &hbar_to("0.0.1005", 1.0))
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    assert_eq!(
+        balance(&base, "0.0.1005") - before,
+        100_000_000,
+        "applied once"
+    );
+}

@@ -2,9 +2,8 @@
 //! serialised. Nothing is signed or submitted.
 
 use super::{SecondaryResult, StrategyEnv, StrategyError, TransactionStrategy};
-use crate::tools::transaction::kit_transaction_id;
+use crate::tools::transaction::{kit_transaction_id, unique_transaction_id};
 use crate::tools::{BuiltTransaction, ToolError};
-use hedera::TransactionId;
 use serde::Serialize;
 use time::OffsetDateTime;
 
@@ -52,7 +51,7 @@ impl TransactionStrategy for ReturnBytesStrategy {
         let BuiltTransaction {
             mut tx, type_name, ..
         } = built;
-        let id = TransactionId::generate(payer);
+        let id = unique_transaction_id(payer);
         tx.transaction_id(id);
         if tx.get_node_account_ids().is_none() {
             if env.node_account_ids.is_empty() {
@@ -126,7 +125,7 @@ mod tests {
     fn transaction_ids_pad_nanoseconds_like_the_js_sdk() {
         let payer = hedera::AccountId::new(0, 0, 1001);
         let start = OffsetDateTime::from_unix_timestamp_nanos(1_796_046_811_000_012_345).unwrap();
-        let mut id = TransactionId {
+        let mut id = hedera::TransactionId {
             account_id: payer,
             valid_start: start,
             nonce: None,

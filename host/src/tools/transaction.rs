@@ -6,6 +6,33 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 
+/// A fresh transaction id for `payer`, never one this process handed out before: the SDK's
+/// (the clock minus a random 5–8 s, so a node accepts it whatever its clock skew), moved to
+/// 1 ns after the last id of the same payer when it would not be later. Under any concurrency
+/// two calls never share an id (`DUPLICATE_TRANSACTION`).
+pub fn unique_transaction_id(payer: hedera::AccountId) -> TransactionId {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static LAST: OnceLock<Mutex<HashMap<hedera::AccountId, i128>>> = OnceLock::new();
+    let mut id = TransactionId::generate(payer);
+    let mut last = LAST
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if last.len() > 100_000 {
+        // Ids older than any fresh one cannot collide with it: keep the map small.
+        last.clear();
+    }
+    let nanos = id.valid_start.unix_timestamp_nanos();
+    let previous = last.entry(payer).or_insert(i128::MIN);
+    if nanos <= *previous {
+        id.valid_start = time::OffsetDateTime::from_unix_timestamp_nanos(*previous + 1)
+            .unwrap_or(id.valid_start);
+    }
+    *previous = id.valid_start.unix_timestamp_nanos();
+    id
+}
+
 /// A transaction id as the JS SDK prints it (`TransactionId.toString()`): the valid start's
 /// nanoseconds padded to 9 digits (`0.0.1001@1796046811.000012345`), then `?scheduled` and
 /// `/nonce` when set. The Rust SDK's `Display` does not pad, so every id hak reports goes
@@ -126,5 +153,34 @@ impl RawTransactionResponse {
             topic_id: receipt.topic_id.map(|v| v.to_string()),
             schedule_id: receipt.schedule_id.map(|v| v.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ten_thousand_concurrent_ids_of_one_payer_are_distinct() {
+        let payer = hedera::AccountId::new(0, 0, 1001);
+        let ids: Vec<i128> = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..8)
+                .map(|_| {
+                    s.spawn(move || {
+                        (0..1250)
+                            .map(|_| {
+                                super::unique_transaction_id(payer)
+                                    .valid_start
+                                    .unix_timestamp_nanos()
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap())
+                .collect()
+        });
+        let distinct: std::collections::HashSet<_> = ids.iter().collect();
+        assert_eq!(distinct.len(), 10_000);
     }
 }
