@@ -8,7 +8,8 @@
 //! - a mix of tools (transfer, token create, topic submit, a balance query against the local
 //!   mirror) in return-bytes mode, with no plugins and with 5 wasm policies;
 //! - 5 wasm policies one of which is spend-limit (an atomic budget reservation per call,
-//!   settled after it) on each state store: memory, SQLite (the embedded default), Redis
+//!   settled after it) on each state store: memory, the journal (the embedded default),
+//!   SQLite (shared by processes), Redis
 //!   (a real `redis-server` on loopback, when installed).
 //!
 //! Run `scripts/build-plugins.sh` first. Figures go to docs/BENCHMARKS.md as ratios.
@@ -384,7 +385,8 @@ impl Drop for Redis {
 
 fn bench_state_stores(c: &mut Criterion) {
     use hak_host::state_store::{
-        redis::RedisBackend, sqlite::SqliteBackend, MemoryBackend, StateBackend,
+        journal::JournalBackend, redis::RedisBackend, sqlite::SqliteBackend, MemoryBackend,
+        StateBackend,
     };
     let mut group = c.benchmark_group("5_wasm_policies_with_spend_limit");
     let dir = root().join(format!("target/bench-state-{}", std::process::id()));
@@ -392,6 +394,7 @@ fn bench_state_stores(c: &mut Criterion) {
     let redis = Redis::start();
     let mut stores: Vec<(&str, Arc<dyn StateBackend>)> = vec![
         ("memory", Arc::new(MemoryBackend::default())),
+        ("journal", Arc::new(JournalBackend::open(&dir).unwrap())),
         ("sqlite", Arc::new(SqliteBackend::open(&dir).unwrap())),
     ];
     match &redis {

@@ -46,7 +46,7 @@ pub struct HostBuilder {
 enum StateChoice {
     /// In memory (the library's default).
     Memory,
-    /// SQLite under this directory (`hak call` and `hak serve`: `.hak/state`).
+    /// The journal under this directory (`hak call` and `hak serve`: `.hak/state`).
     DefaultDir(PathBuf),
     /// This backend, whatever the manifest says (tests sharing one store between hosts).
     Given(Arc<dyn StateBackend>),
@@ -64,7 +64,7 @@ impl HostBuilder {
         }
     }
 
-    /// Keep plugin state in SQLite under `dir` unless the manifest's `[state]` says otherwise
+    /// Keep plugin state in a journal under `dir` unless the manifest's `[state]` says otherwise
     /// (what `hak call` and `hak serve` do, with `.hak/state`).
     pub fn default_state_dir(mut self, dir: PathBuf) -> Self {
         self.state = StateChoice::DefaultDir(dir);
@@ -171,7 +171,7 @@ fn open_state(
     manifest: &Manifest,
     choice: StateChoice,
 ) -> Result<Arc<dyn StateBackend>, HostError> {
-    use crate::state_store::{redis::RedisBackend, sqlite::SqliteBackend};
+    use crate::state_store::{journal::JournalBackend, redis::RedisBackend, sqlite::SqliteBackend};
     let config = |e: String| HostError::Config(format!("state: {e}"));
     let section = &manifest.state;
     Ok(match (section.backend, choice) {
@@ -179,15 +179,20 @@ fn open_state(
         (Some(StateBackendKind::Memory), _) | (None, StateChoice::Memory) => {
             Arc::new(MemoryBackend::default())
         }
-        (Some(StateBackendKind::Sqlite), _) => {
+        (Some(kind @ (StateBackendKind::Journal | StateBackendKind::Sqlite)), _) => {
             let dir = section
                 .dir
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(".hak/state"));
-            Arc::new(SqliteBackend::open(&manifest.resolve(&dir)).map_err(config)?)
+            let dir = manifest.resolve(&dir);
+            if kind == StateBackendKind::Journal {
+                Arc::new(JournalBackend::open(&dir).map_err(config)?)
+            } else {
+                Arc::new(SqliteBackend::open(&dir).map_err(config)?)
+            }
         }
         (None, StateChoice::DefaultDir(dir)) => {
-            Arc::new(SqliteBackend::open(&dir).map_err(config)?)
+            Arc::new(JournalBackend::open(&dir).map_err(config)?)
         }
         (Some(StateBackendKind::Redis), _) => {
             let url = section.url.as_deref().unwrap_or_default();

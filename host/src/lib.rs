@@ -12,6 +12,7 @@
 //! - [`strategy`]: what the secondary action does with a built transaction, per agent mode.
 //! - [`network`]: SDK clients and node ids for the configured network.
 //! - [`componentize`], [`go_plugin`]: core wasm modules (Go's) into plugin components.
+//! - [`intake`]: reading files of the watched plugins directory without being abused by them.
 //! - [`state_store`]: the per-plugin, per-context scratchpad behind `state-get` / `state-set`.
 
 pub mod capabilities;
@@ -20,6 +21,7 @@ pub mod componentize;
 pub mod context;
 pub mod go_plugin;
 pub mod host;
+pub mod intake;
 pub mod lifecycle;
 pub mod limits;
 pub mod manifest;

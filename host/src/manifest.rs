@@ -126,11 +126,12 @@ pub struct EngineSection {
 #[derive(Clone, Debug, Deserialize, Default, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct StateSection {
-    /// `memory` (one process), `sqlite` (a durable file under `dir`, shared by every hak
-    /// process on the machine) or `redis` (shared by replicas, at `url`). Unset: the caller's
-    /// default (`hak call` and `hak serve`: sqlite under `.hak/state`; the library: memory).
+    /// `memory` (one process), `journal` (durable under `dir`, owned by one process at a
+    /// time), `sqlite` (durable under `dir`, shared by processes at once) or `redis` (shared
+    /// by replicas, at `url`). Unset: the caller's default (`hak call` and `hak serve`:
+    /// journal under `.hak/state`; the library: memory).
     pub backend: Option<StateBackendKind>,
-    /// The sqlite backend's directory (relative to the manifest; default `.hak/state`).
+    /// The journal or sqlite backend's directory (relative to the manifest; default `.hak/state`).
     pub dir: Option<PathBuf>,
     /// The redis backend's URL, e.g. `redis://127.0.0.1:6379/0`.
     pub url: Option<String>,
@@ -140,6 +141,7 @@ pub struct StateSection {
 #[serde(rename_all = "lowercase")]
 pub enum StateBackendKind {
     Memory,
+    Journal,
     Sqlite,
     Redis,
 }
@@ -376,7 +378,7 @@ impl Manifest {
             }
             (Some(StateBackendKind::Redis), _, Some(_))
             | (Some(StateBackendKind::Memory), _, Some(_)) => {
-                return Err("state.dir applies to backend = \"sqlite\" only".into())
+                return Err("state.dir applies to the journal and sqlite backends only".into())
             }
             (Some(StateBackendKind::Sqlite | StateBackendKind::Memory), Some(_), _)
             | (None, Some(_), _) => {

@@ -7,7 +7,9 @@
 //! What must not live here: the HTTP API (`serve`) and file watching (`watch`).
 
 use crate::host::Host;
+use crate::intake;
 use crate::lifecycle::chain::Member;
+use crate::limits::MAX_COMPONENT_BYTES;
 use crate::manifest::PluginSidecar;
 use crate::runtime::LoadedPlugin;
 use crate::signing;
@@ -36,6 +38,8 @@ pub enum RegistryError {
     Unsigned { plugin: String },
     #[error("plugin {plugin}: bad signature: {message}")]
     BadSignature { plugin: String, message: String },
+    #[error("plugin {plugin}: its settings must be signed too (a `<name>.toml.sig` beside the sidecar, `settingsSignature` in an upload): {message}")]
+    UnsignedSettings { plugin: String, message: String },
     #[error(transparent)]
     Load(#[from] crate::runtime::LoadError),
 }
@@ -177,12 +181,15 @@ impl Registry {
     }
 
     /// Validate and load a plugin without touching the chain.
+    #[allow(clippy::too_many_arguments)]
     fn validate(
         &self,
         name: &str,
         bytes: &[u8],
         settings: PluginSidecar,
+        settings_text: &str,
         signature: Option<&str>,
+        settings_signature: Option<&str>,
         path: PathBuf,
     ) -> Result<(Arc<LoadedPlugin>, f64), RegistryError> {
         if !valid_name(name) {
@@ -211,6 +218,17 @@ impl Registry {
             }
             None => {}
         }
+        // A signed plugin's settings (config, capabilities, limits) are signed too: otherwise
+        // an unsigned sidecar could loosen a signed policy or widen what it may do.
+        let trivial = matches!(settings_text.trim(), "" | "{}");
+        if (signature.is_some() || self.require_signatures) && !trivial {
+            let unsigned = |message: String| RegistryError::UnsignedSettings {
+                plugin: name.to_owned(),
+                message,
+            };
+            let sig = settings_signature.ok_or_else(|| unsigned("no signature".into()))?;
+            signing::verify(&self.trusted, settings_text.as_bytes(), sig).map_err(unsigned)?;
+        }
         let started = Instant::now();
         let plugin =
             LoadedPlugin::from_bytes(self.host.runtime(), spec, bytes, self.host.capability())?;
@@ -228,13 +246,45 @@ impl Registry {
         signature: Option<&str>,
         source: Source,
     ) -> Result<u64, RegistryError> {
+        self.put_signed(
+            name,
+            bytes,
+            settings,
+            settings_text,
+            signature,
+            None,
+            source,
+        )
+    }
+
+    /// [`Registry::put`] with a signature over the settings text too (required for a signed
+    /// plugin whose settings are not empty).
+    #[allow(clippy::too_many_arguments)]
+    pub fn put_signed(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        settings: PluginSidecar,
+        settings_text: String,
+        signature: Option<&str>,
+        settings_signature: Option<&str>,
+        source: Source,
+    ) -> Result<u64, RegistryError> {
         let path = self
             .plugins_dir
             .as_ref()
             .map_or_else(|| PathBuf::from(name), |d| d.join(format!("{name}.wasm")));
         // Validation runs under the lock so changes apply in order; calls never take it.
         let mut state = self.lock();
-        let (plugin, load_ms) = self.validate(name, bytes, settings, signature, path)?;
+        let (plugin, load_ms) = self.validate(
+            name,
+            bytes,
+            settings,
+            &settings_text,
+            signature,
+            settings_signature,
+            path,
+        )?;
         let entry = Entry {
             plugin,
             settings_text,
@@ -323,11 +373,27 @@ impl Registry {
 
     /// Load one directory file if it changed; `Ok(true)` when the chain changed.
     fn sync_file(&self, name: &str, path: &Path) -> Result<bool, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+        let dir = self.plugins_dir.as_deref().unwrap_or(Path::new("."));
+        let bytes = intake::read(dir, path, MAX_COMPONENT_BYTES)?
+            .ok_or_else(|| "cannot read: it went away".to_owned())?;
         let sha = hex::encode(signing::digest(&bytes));
         let settings_path = path.with_extension("toml");
-        let settings_text = std::fs::read_to_string(&settings_path).unwrap_or_default();
-        let signature = std::fs::read_to_string(path.with_extension("wasm.sig")).ok();
+        let text = |path: &Path, max| -> Result<Option<String>, String> {
+            intake::read(dir, path, max)?
+                .map(|b| {
+                    String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", path.display()))
+                })
+                .transpose()
+        };
+        let settings_text = text(&settings_path, intake::MAX_SIDECAR_BYTES)?.unwrap_or_default();
+        let signature = text(
+            &path.with_extension("wasm.sig"),
+            intake::MAX_SIGNATURE_BYTES,
+        )?;
+        let settings_signature = text(
+            &path.with_extension("toml.sig"),
+            intake::MAX_SIGNATURE_BYTES,
+        )?;
         {
             let state = self.lock();
             if let Some(e) = state.extra.get(name) {
@@ -336,14 +402,15 @@ impl Registry {
                 }
             }
         }
-        let settings: PluginSidecar = toml::from_str(&settings_text)
-            .map_err(|e| format!("{}: {e}", settings_path.display()))?;
-        self.put(
+        let settings: PluginSidecar =
+            toml::from_str(&settings_text).map_err(|e| intake::toml_error(&settings_path, &e))?;
+        self.put_signed(
             name,
             &bytes,
             settings,
             settings_text,
             signature.as_deref(),
+            settings_signature.as_deref(),
             Source::Directory,
         )
         .map(|_| true)

@@ -299,7 +299,8 @@ fn post(addr: &str, path: &str, body: &str) -> Option<Value> {
 }
 
 /// `kill -9` of a loaded `hak serve` loses no spend it acknowledged: every SUCCESS a client
-/// received is in the durable store when it comes back (SQLite WAL, group commit).
+/// received is in the durable store when it comes back (the journal: a record reaches the
+/// kernel before the call answers; fsync is grouped).
 #[test]
 fn kill_9_mid_load_loses_no_acknowledged_spend() {
     use std::io::BufRead;
@@ -352,7 +353,7 @@ fn kill_9_mid_load_loses_no_acknowledged_spend() {
     });
     let acknowledged = acknowledged.into_inner();
     assert!(acknowledged > 0, "no call finished before the kill");
-    let store = hak_host::state_store::sqlite::SqliteBackend::open(&dir.join("state")).unwrap();
+    let store = hak_host::state_store::journal::JournalBackend::open(&dir.join("state")).unwrap();
     use hak_host::state_store::StateBackend;
     let spent = store
         .spent(

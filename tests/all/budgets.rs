@@ -358,3 +358,25 @@ fn a_lost_answer_resolves_to_the_applied_transfer_not_an_error() {
         "applied once"
     );
 }
+
+#[test]
+fn the_journal_store_holds_budgets_across_concurrency_and_restarts() {
+    use hak_host::state_store::journal::JournalBackend;
+    let dir = root().join(format!("target/test-tmp/journal-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let manifest = format!("{RETURN_BYTES_HEADER}{}", spend_limit(10));
+    {
+        let host = host_with(&manifest, Arc::new(JournalBackend::open(&dir).unwrap()));
+        let passed = hammer(&[host], &bytes_context(), 32, 1, &hbar_to("0.0.1002", 1.0));
+        assert_eq!(passed, 10);
+    }
+    // A restart replays the journal: the budget is still spent.
+    let host = host_with(&manifest, Arc::new(JournalBackend::open(&dir).unwrap()));
+    let out = host
+        .session(bytes_context())
+        .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    drop(host);
+    let _ = std::fs::remove_dir_all(&dir);
+}

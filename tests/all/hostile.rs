@@ -326,3 +326,57 @@ fn a_sha256_pin_mismatch_is_refused() {
         "{err}"
     );
 }
+
+fn leb(mut n: usize, out: &mut Vec<u8>) {
+    loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+fn section(id: u8, body: &[u8], out: &mut Vec<u8>) {
+    out.push(id);
+    leb(body.len(), out);
+    out.extend_from_slice(body);
+}
+
+/// A component holding one core module of `n` empty functions.
+fn many_functions(n: usize) -> Vec<u8> {
+    let mut module = b"\0asm\x01\0\0\0".to_vec();
+    section(1, &[1, 0x60, 0, 0], &mut module); // one type: () -> ()
+    let mut funcs = Vec::new();
+    leb(n, &mut funcs);
+    funcs.extend(std::iter::repeat_n(0u8, n));
+    section(3, &funcs, &mut module);
+    let mut code = Vec::new();
+    leb(n, &mut code);
+    for _ in 0..n {
+        code.extend_from_slice(&[2, 0, 0x0b]); // size 2: no locals, end
+    }
+    section(10, &code, &mut module);
+    let mut component = b"\0asm\x0d\0\x01\0".to_vec();
+    section(1, &module, &mut component);
+    component
+}
+
+#[test]
+fn a_compile_bomb_is_refused_before_compiling() {
+    let started = std::time::Instant::now();
+    let err = load_bytes(&many_functions(100_000));
+    assert!(err.contains("more than 50000 functions"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // The project's own plugins pass with room to spare.
+    for rel in ["js/max-recipients", "go/max-recipients", "rust/spend-limit"] {
+        let bytes = std::fs::read(plugin(rel)).unwrap();
+        let (functions, _) = hak_host::runtime::structure::check(&bytes).unwrap();
+        assert!(
+            functions * 2 < hak_host::runtime::structure::MAX_FUNCTIONS,
+            "{rel}: {functions}"
+        );
+    }
+}

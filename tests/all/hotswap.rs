@@ -237,6 +237,17 @@ fn half_written_unsigned_and_badly_signed_files_never_load() {
         hak_host::signing::sign(&key, &bytes),
     )
     .unwrap();
+    // …but its sidecar is not: a signed plugin's settings are signed too.
+    let report = registry.sync_dir();
+    assert!(
+        report.rejected[0].1.contains("settings must be signed too"),
+        "{report:?}"
+    );
+    std::fs::write(
+        dir.join("gate.toml.sig"),
+        hak_host::signing::sign(&key, BLOCK.as_bytes()),
+    )
+    .unwrap();
     let report = registry.sync_dir();
     assert_eq!(report.loaded, ["gate"], "{report:?}");
     let out = host
@@ -244,6 +255,19 @@ fn half_written_unsigned_and_badly_signed_files_never_load() {
         .call("transfer_hbar_tool", TRANSFER)
         .unwrap();
     assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    // Editing only the sidecar (loosening the policy) is refused; the signed version stays.
+    std::fs::write(dir.join("gate.toml"), ALLOW).unwrap();
+    let report = registry.sync_dir();
+    assert!(
+        report.rejected[0].1.contains("settings must be signed too"),
+        "{report:?}"
+    );
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", TRANSFER)
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    std::fs::write(dir.join("gate.toml"), BLOCK).unwrap();
     // The API refuses unsigned uploads alike.
     let err = registry
         .put(
@@ -458,4 +482,50 @@ fn the_http_api_serves_calls_and_admin_changes() {
     assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED");
     let (status, _, _) = http(addr, "POST", "/v1/tools/no_such_tool", &[], "{}");
     assert_eq!(status, 404);
+}
+
+#[test]
+fn hostile_directory_entries_are_refused_clearly_and_unread() {
+    let (host, _) = start(RETURN_BYTES_HEADER);
+    let dir = tmp_dir("hostile-entries");
+    // A 1 GiB file (sparse: nothing is written, nothing may be read).
+    std::fs::File::create(dir.join("huge.wasm"))
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    // A FIFO: opening it would block the server forever.
+    assert!(std::process::Command::new("mkfifo")
+        .arg(dir.join("fifo.wasm"))
+        .status()
+        .unwrap()
+        .success());
+    // Symlinks out of the directory: a component and a sidecar pointing at a secret.
+    let outside = tmp_dir("hostile-outside");
+    std::fs::write(outside.join("secret.txt"), "root:hunter2").unwrap();
+    std::fs::write(outside.join("real.wasm"), wasm("rust/reject-tool")).unwrap();
+    std::os::unix::fs::symlink(outside.join("real.wasm"), dir.join("linked.wasm")).unwrap();
+    std::fs::write(dir.join("gate.wasm"), wasm("rust/reject-tool")).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.txt"), dir.join("gate.toml")).unwrap();
+
+    let started = Instant::now();
+    let registry = Registry::new(host.clone(), Some(dir.clone())).unwrap();
+    let report = registry.sync_dir();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let why = |name: &str| {
+        report
+            .rejected
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, w)| w.clone())
+            .unwrap_or_else(|| panic!("{name} not rejected: {report:?}"))
+    };
+    assert!(why("huge").contains("more than the 67108864-byte limit; refused unread"));
+    assert!(why("fifo").contains("not a regular file"));
+    assert!(why("linked").contains("symlink out of the plugins directory"));
+    assert!(why("gate").contains("symlink out of the plugins directory"));
+    assert!(
+        !format!("{report:?}").contains("hunter2"),
+        "a file's content leaked: {report:?}"
+    );
+    assert!(report.loaded.is_empty(), "{report:?}");
 }

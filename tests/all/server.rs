@@ -14,8 +14,23 @@ use std::time::Duration;
 
 const TRANSFER: &str = r#"{"transfers":[{"accountId":"0.0.2001","amount":1}]}"#;
 
-/// A server on a free port for `manifest` (admin token `s3cret`); its address.
-fn serve(manifest: &str) -> (std::net::SocketAddr, tokio::runtime::Runtime) {
+/// A server on a free port for its manifest (admin token `s3cret`). Dropped, it stops its
+/// runtime before the host goes (a host must not be dropped on a runtime thread).
+struct Server {
+    addr: std::net::SocketAddr,
+    runtime: Option<tokio::runtime::Runtime>,
+    _registry: Arc<Registry>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_timeout(Duration::from_secs(5));
+        }
+    }
+}
+
+fn serve(manifest: &str) -> (std::net::SocketAddr, Server) {
     let (host, _) = start(manifest);
     let registry = Arc::new(Registry::new(host, None).unwrap());
     let options = ServeOptions::from_manifest(&registry, Some("s3cret")).unwrap();
@@ -30,11 +45,16 @@ fn serve(manifest: &str) -> (std::net::SocketAddr, tokio::runtime::Runtime) {
     let addr = listener.local_addr().unwrap();
     runtime.spawn(hak_host::serve::serve(
         listener,
-        registry,
+        registry.clone(),
         options,
         std::future::pending(),
     ));
-    (addr, runtime)
+    let server = Server {
+        addr,
+        runtime: Some(runtime),
+        _registry: registry,
+    };
+    (server.addr, server)
 }
 
 /// One raw HTTP/1.1 request: (status, body).
@@ -238,4 +258,38 @@ fn plugins_holding_memory_in_many_contexts_stay_bounded() {
     assert!(pool.idle_count() <= 4, "{}", pool.idle_count());
     let grown = rss_mib().saturating_sub(before);
     assert!(grown < 600, "RSS grew by {grown} MiB");
+}
+
+#[test]
+fn a_12_mb_js_plugin_uploads_raw_and_oversized_uploads_get_json_errors() {
+    let (addr, _rt) = serve(RETURN_BYTES_HEADER);
+    let component = std::fs::read(plugin("js/max-recipients")).unwrap();
+    assert!(component.len() > 8 << 20, "{} bytes", component.len());
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let head = format!(
+        "PUT /v1/plugins/js-max HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer s3cret\r\nContent-Type: application/wasm\r\nx-hak-settings: {{\"config\": {{\"maxRecipients\": 1}}}}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        component.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(&component).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let two = r#"{"transfers":[{"accountId":"0.0.2001","amount":1},{"accountId":"0.0.2002","amount":1}]}"#;
+    let (_, out) = post(addr, "transfer_hbar_tool", "", two);
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let head = format!(
+        "PUT /v1/plugins/big HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer s3cret\r\nContent-Type: application/wasm\r\nConnection: close\r\nContent-Length: 200000000\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    assert!(response.starts_with("HTTP/1.1 413"), "{response}");
+    let body: Value = serde_json::from_str(response.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert!(
+        body["error"].as_str().unwrap().contains("upload refused"),
+        "{body}"
+    );
 }

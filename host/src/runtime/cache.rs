@@ -69,11 +69,13 @@ impl ArtifactCache {
     }
 
     /// The compiled component for `bytes` (whose hash is `sha256`), from disk when possible.
+    /// `precheck` runs only when there is no usable artifact, before compiling.
     pub fn load_or_compile(
         &self,
         engine: &Engine,
         bytes: &[u8],
         sha256: &str,
+        precheck: impl FnOnce() -> Result<(), String>,
     ) -> wasmtime::Result<Component> {
         let path = self.artifact_path(sha256);
         if let Some(path) = &path {
@@ -93,6 +95,7 @@ impl ArtifactCache {
                 }
             }
         }
+        precheck().map_err(wasmtime::Error::msg)?;
         let component = Component::from_binary(engine, bytes)?;
         self.compiles.fetch_add(1, Ordering::Relaxed);
         if let Some(path) = &path {

@@ -13,6 +13,7 @@ mod host_api;
 pub mod instance;
 pub mod plugin;
 pub mod sandbox;
+pub mod structure;
 
 pub use cache::ArtifactCache;
 pub use engine::{Runtime, RuntimeConfig};

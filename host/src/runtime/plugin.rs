@@ -242,7 +242,9 @@ impl LoadedPlugin {
         })?;
         let component = runtime
             .cache
-            .load_or_compile(&runtime.engine, bytes, &sha256)
+            .load_or_compile(&runtime.engine, bytes, &sha256, || {
+                super::structure::check(bytes).map(drop)
+            })
             .map_err(|e| LoadError::NotAComponent {
                 plugin: plugin.clone(),
                 reason: format!("{e:#}"),

@@ -161,6 +161,10 @@ struct Upload {
     #[serde(default)]
     settings: Option<Value>,
     signature: Option<String>,
+    /// Over the settings' JSON text as sent (`settings` must then be that text, verbatim):
+    /// required when the component is signed and has settings.
+    #[serde(rename = "settingsSignature")]
+    settings_signature: Option<String>,
 }
 
 /// Run a registry change off the async threads; `{chainVersion}` or the refusal.
@@ -183,28 +187,73 @@ async fn change(
     }
 }
 
+/// The largest upload body: a component at the size limit, base64-encoded in JSON.
+const MAX_UPLOAD_BYTES: usize = crate::limits::MAX_COMPONENT_BYTES / 3 * 4 + 1024 * 1024;
+
+/// `PUT /v1/plugins/{name}`: either JSON (`{"component": base64, "settings", "signature",
+/// "settingsSignature"}`) or the raw component with `Content-Type: application/wasm` (settings
+/// as JSON in `x-hak-settings`, signatures in `x-hak-signature` / `x-hak-settings-signature`).
 async fn put_plugin(
     State(app): State<Arc<App>>,
     Path(name): Path<String>,
     headers: HeaderMap,
-    body: String,
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) => {
+            return error(
+                rejection.status(),
+                format!(
+                    "upload refused: {} (at most {MAX_UPLOAD_BYTES} bytes)",
+                    rejection.body_text()
+                ),
+            )
+        }
+    };
+    let header = |key: &str| {
+        headers
+            .get(key)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let raw = header("content-type").is_some_and(|t| t.starts_with("application/wasm"));
+    let (x_settings, x_signature, x_settings_signature) = (
+        header("x-hak-settings"),
+        header("x-hak-signature"),
+        header("x-hak-settings-signature"),
+    );
     change(app, headers, move |registry| {
-        let upload: Upload =
-            serde_json::from_str(&body).map_err(|e| format!("invalid upload: {e}"))?;
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(upload.component.trim())
-            .map_err(|e| format!("component: not base64: {e}"))?;
-        let settings_value = upload.settings.unwrap_or_else(|| json!({}));
+        let (bytes, settings_value, signature, settings_signature) = if raw {
+            let settings = match x_settings {
+                Some(text) => serde_json::from_str(&text)
+                    .map_err(|e| format!("x-hak-settings: not JSON: {e}"))?,
+                None => json!({}),
+            };
+            (body.to_vec(), settings, x_signature, x_settings_signature)
+        } else {
+            let upload: Upload =
+                serde_json::from_slice(&body).map_err(|e| format!("invalid upload: {e}"))?;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(upload.component.trim())
+                .map_err(|e| format!("component: not base64: {e}"))?;
+            (
+                bytes,
+                upload.settings.unwrap_or_else(|| json!({})),
+                upload.signature,
+                upload.settings_signature,
+            )
+        };
         let settings: PluginSidecar =
             serde_json::from_value(settings_value.clone()).map_err(|e| format!("settings: {e}"))?;
         let version = registry
-            .put(
+            .put_signed(
                 &name,
                 &bytes,
                 settings,
                 settings_value.to_string(),
-                upload.signature.as_deref(),
+                signature.as_deref(),
+                settings_signature.as_deref(),
                 Source::Api,
             )
             .map_err(|e| e.to_string())?;
@@ -262,7 +311,12 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
         .route("/v1/tools", get(list_tools))
         .route("/v1/tools/:method", post(call_tool))
         .route("/v1/plugins", get(list_plugins))
-        .route("/v1/plugins/:name", put(put_plugin).delete(delete_plugin))
+        .route(
+            "/v1/plugins/:name",
+            put(put_plugin)
+                .delete(delete_plugin)
+                .layer(axum::extract::DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
+        )
         .route("/v1/plugins/:name/rollback", post(rollback_plugin))
         .route("/v1/reload", post(reload))
         .with_state(app)

@@ -57,7 +57,105 @@ impl Budget {
     }
 }
 
+/// One committed bucket or unsettled reservation, as [`MemoryBackend::dump`] lists them.
+pub enum Row {
+    Entry {
+        pad: PadKey,
+        key: String,
+        value: String,
+    },
+    Bucket {
+        pad: PadKey,
+        key: String,
+        window: u32,
+        bucket: u64,
+        amount: u64,
+    },
+    Pending {
+        id: u64,
+        pad: PadKey,
+        key: String,
+        window: u32,
+        bucket: u64,
+        amount: u64,
+    },
+}
+
 impl MemoryBackend {
+    /// Put back a reservation as it was recorded (replaying a journal).
+    pub fn restore_pending(
+        &self,
+        id: u64,
+        pad: PadKey,
+        key: String,
+        window: u32,
+        bucket: u64,
+        amount: u64,
+    ) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.next_id = inner.next_id.max(id);
+        let budget_key = (key, window);
+        inner
+            .pad(&pad)
+            .budgets
+            .entry(budget_key.clone())
+            .or_default()
+            .pending
+            .insert(id, (bucket, amount));
+        inner.pending.insert(id, (pad, budget_key));
+    }
+
+    /// Put back a committed bucket as it was recorded (replaying a journal).
+    pub fn restore_bucket(&self, pad: PadKey, key: String, window: u32, bucket: u64, amount: u64) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = inner
+            .pad(&pad)
+            .budgets
+            .entry((key, window))
+            .or_default()
+            .buckets
+            .entry(bucket)
+            .or_default();
+        *slot = slot.saturating_add(amount);
+    }
+
+    /// Every scratchpad entry, committed bucket and unsettled reservation (a snapshot).
+    pub fn dump(&self) -> Vec<Row> {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut rows = Vec::new();
+        for (pad, p) in &inner.pads {
+            for (key, value) in &p.entries {
+                rows.push(Row::Entry {
+                    pad: pad.clone(),
+                    key: key.clone(),
+                    value: value.clone(),
+                });
+            }
+            for ((key, window), b) in &p.budgets {
+                for (bucket, amount) in &b.buckets {
+                    rows.push(Row::Bucket {
+                        pad: pad.clone(),
+                        key: key.clone(),
+                        window: *window,
+                        bucket: *bucket,
+                        amount: *amount,
+                    });
+                }
+                for (id, (bucket, amount)) in &b.pending {
+                    rows.push(Row::Pending {
+                        id: *id,
+                        pad: pad.clone(),
+                        key: key.clone(),
+                        window: *window,
+                        bucket: *bucket,
+                        amount: *amount,
+                    });
+                }
+            }
+        }
+        rows
+    }
+
     /// Budget rows held: committed buckets plus unsettled reservations, over every pad (what
     /// bounds the store's size, whatever the traffic).
     pub fn rows(&self) -> usize {

@@ -2,18 +2,20 @@
 //! plugin per agent context, capped in bytes) and the budgets behind `budget.reserve` (amounts
 //! reserved against a limit in a rolling window, checked and recorded in one atomic step).
 //!
-//! One [`StateBackend`] holds both: in memory (one process, gone at exit), in an embedded
-//! SQLite file (durable across `hak call` runs and restarts; every process on the machine
-//! shares it) or on Redis (shared by replicas). Every backend gives the same answers; the
+//! One [`StateBackend`] holds both: in memory (one process, gone at exit), in memory with an
+//! append-only journal (durable across runs and restarts, owned by one process at a time: the
+//! embedded default), in an SQLite file (durable, shared by processes at once, slower) or on
+//! Redis (shared by replicas). Every backend gives the same answers; the
 //! bucket arithmetic they share lives in [`window`]. What must not live here: deciding when a
 //! reservation is committed (the lifecycle does, from the call's outcome).
 
+pub mod journal;
 mod memory;
 pub mod redis;
 pub mod sqlite;
 pub mod window;
 
-pub use memory::MemoryBackend;
+pub use memory::{MemoryBackend, Row};
 
 use std::sync::{Arc, Mutex};
 
