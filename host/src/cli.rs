@@ -140,7 +140,8 @@ enum PluginCommand {
         #[arg(long)]
         sdk: Option<PathBuf>,
     },
-    /// Sign a component: writes `<file>.sig` with the key in the named environment variable.
+    /// Sign a component, or a plugin's settings sidecar (`<name>.toml`; a signed plugin's
+    /// settings must be signed too): writes `<file>.sig` with the key in the named variable.
     Sign {
         file: PathBuf,
         /// Environment variable holding the private key (hex).

@@ -351,6 +351,9 @@ impl Manifest {
                 "network.grpc and network.state_dir apply to the local network only".into(),
             );
         }
+        if self.network.grpc.is_some() && self.network.mirror_url.is_none() {
+            return Err("network.grpc names a running `hak emu`: set network.mirror_url to its mirror too (both are on the first line `hak emu` prints); otherwise queries would go to another network".into());
+        }
         if self.network.grpc.is_some() && self.network.state_dir.is_some() {
             return Err("network.state_dir applies to the emulator inside hak; a running `hak emu` keeps its own (--state)".into());
         }
@@ -469,6 +472,15 @@ mod tests {
                 .contains("plugins[0] (a): limits.memory_mib"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_running_emulator_needs_its_mirror_named() {
+        let text = "[network]\nname = \"local\"\ngrpc = \"127.0.0.1:50299\"\n";
+        let err = Manifest::parse(text, "m", PathBuf::from(".")).unwrap_err();
+        assert!(err.to_string().contains("set network.mirror_url"), "{err}");
+        let text = "[network]\nname = \"local\"\ngrpc = \"127.0.0.1:50299\"\nmirror_url = \"http://127.0.0.1:38099/api/v1\"\n";
+        Manifest::parse(text, "m", PathBuf::from(".")).unwrap();
     }
 
     #[test]
