@@ -113,8 +113,89 @@ impl Node {
             return Code::InsufficientPayerBalance;
         }
 
-        // Precheck passed: the transaction reaches consensus now.
+        // Precheck passed: the transaction reaches consensus now. It is journaled before the
+        // node answers, so a restart replays it (`persist`).
         let consensus = ledger.next_consensus();
+        if let Some(state) = &self.state {
+            if let Err(e) = state.append(consensus, bytes) {
+                tracing::error!("hak-emu: cannot journal the transaction: {e}");
+                return Code::Busy;
+            }
+        }
+        self.apply(
+            &mut ledger,
+            &signed,
+            &body,
+            id,
+            consensus,
+            active,
+            hash,
+            fee,
+            duration,
+        );
+        if let Some(state) = &self.state {
+            if state.wants_snapshot() {
+                if let Err(e) = state.snapshot(&ledger) {
+                    tracing::error!("hak-emu: cannot snapshot the ledger: {e}");
+                }
+            }
+        }
+        Code::Ok
+    }
+
+    /// Replay a journaled transaction at its recorded consensus time (restart).
+    pub fn replay(&self, ledger: &mut Ledger, bytes: &[u8], consensus: Ts) -> Result<(), String> {
+        let signed = proto::SignedTransaction::decode(bytes).map_err(|e| e.to_string())?;
+        let body = proto::TransactionBody::decode(signed.body_bytes.as_slice())
+            .map_err(|e| e.to_string())?;
+        let id = body
+            .transaction_id
+            .as_ref()
+            .and_then(TxId::from_proto)
+            .ok_or("no transaction id")?;
+        let data = body.data.as_ref().ok_or("no body")?;
+        let kind = Kind::of(data).ok_or("not supported")?;
+        let active = keys::verify(&signed.body_bytes, signed.sig_map.as_ref());
+        let hash = Sha384::digest(bytes).to_vec();
+        let duration = body.transaction_valid_duration.map_or(0, |d| d.seconds);
+        if consensus > ledger.last_consensus {
+            ledger.last_consensus = consensus;
+        }
+        self.apply(
+            ledger,
+            &signed,
+            &body,
+            id,
+            consensus,
+            active,
+            hash,
+            kind.fee(),
+            duration,
+        );
+        Ok(())
+    }
+
+    /// Reach consensus on a prechecked transaction: charge the fee, run the body, record it.
+    #[allow(clippy::too_many_arguments)]
+    fn apply(
+        &self,
+        ledger: &mut Ledger,
+        _signed: &proto::SignedTransaction,
+        body: &proto::TransactionBody,
+        id: TxId,
+        consensus: Ts,
+        active: keys::ActiveKeys,
+        hash: Vec<u8>,
+        fee: i64,
+        duration: i64,
+    ) {
+        let Some(data) = body.data.as_ref() else {
+            return;
+        };
+        let Some(kind) = Kind::of(data) else {
+            return;
+        };
+        let mut ledger = ledger;
         let fee_legs = charge_fee(&mut ledger, id.payer, self.account, fee);
         let ctx = Ctx {
             payer: id.payer,
@@ -141,12 +222,6 @@ impl Node {
             outcome,
             meta,
         );
-        if let Some(state) = &self.state {
-            if let Err(e) = state.save(&ledger) {
-                tracing::error!("hak-emu: cannot save the ledger: {e}");
-            }
-        }
-        Code::Ok
     }
 }
 

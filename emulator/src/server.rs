@@ -132,12 +132,12 @@ pub fn genesis_ledger() -> Ledger {
 impl Emulator {
     /// Bind both servers and start serving on the current tokio runtime.
     pub async fn start(config: EmulatorConfig) -> anyhow::Result<Self> {
-        let (state, saved) = match &config.state_dir {
+        let (state, saved, replay) = match &config.state_dir {
             Some(dir) => {
-                let (state, saved) = crate::persist::StateDir::open(dir)?;
-                (Some(state), saved)
+                let (state, saved, replay) = crate::persist::StateDir::open(dir)?;
+                (Some(state), saved, replay)
             }
-            None => (None, None),
+            None => (None, None, Vec::new()),
         };
         let node = Arc::new(Node {
             ledger: Mutex::new(saved.unwrap_or_else(genesis_ledger)),
@@ -145,6 +145,15 @@ impl Emulator {
             account: NODE_ACCOUNT,
             state,
         });
+        if let Some(state) = &node.state {
+            let mut ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+            for (at, bytes) in &replay {
+                if let Err(e) = node.replay(&mut ledger, bytes, *at) {
+                    tracing::warn!("hak-emu: journal entry not replayed: {e}");
+                }
+            }
+            state.snapshot(&ledger)?;
+        }
         let grpc_listener = TcpListener::bind(config.grpc).await?;
         let mirror_listener = TcpListener::bind(config.mirror).await?;
         let grpc_addr = grpc_listener.local_addr()?;

@@ -10,8 +10,9 @@
 //! flusher thread `fsync`s the journal every 200 ms when it changed (group commit), so an OS
 //! crash or power loss can lose only that much. Opening replays the journal and rewrites it
 //! as a compact snapshot (written aside, synced, renamed over); it is compacted again when it
-//! grows past 32 MiB. Records are JSON lines: `set`/`del` (scratchpads), `res`/`com`/`rel`
-//! (reservations made, committed, released), `bkt` (a committed bucket, in snapshots). A torn
+//! grows past 32 MiB. Records are JSON lines: `set`/`del` (scratchpads), `res`/`rel`
+//! (reservations made, released; a commit changes no total, so it is not written and a
+//! replayed reservation counts as spent either way), `bkt` (a committed bucket, in snapshots). A torn
 //! last line (the process died mid-write) is ignored.
 //!
 //! For several processes sharing state at once on one machine use the `sqlite` store; for
@@ -351,13 +352,13 @@ impl StateBackend for JournalBackend {
     fn settle(&self, ids: &[ReservationId], commit: bool) -> Result<(), StateError> {
         let mut journal = self.journal();
         self.memory.settle(ids, commit)?;
+        if commit {
+            // A committed reservation counts exactly like an unsettled one, so the journal
+            // needs no record: after a restart it is counted as reserved (one write per call).
+            return Ok(());
+        }
         for id in ids.iter().filter_map(mem_id) {
-            let record = if commit {
-                Record::Commit { id }
-            } else {
-                Record::Release { id }
-            };
-            self.append(&mut journal, &record)?;
+            self.append(&mut journal, &Record::Release { id })?;
         }
         Ok(())
     }
