@@ -11,6 +11,8 @@ pub const MAX_MEMORY_MIB: u32 = 512;
 pub const MAX_DEADLINE_MS: u64 = 60_000;
 /// Component instances the pooling allocator keeps room for (plugins × live agent contexts).
 pub const POOL_INSTANCES: u32 = 1_000;
+/// Longest a component may take to compile before it is refused.
+pub const MAX_COMPILE_SECONDS: u64 = 120;
 /// Largest component file hak agrees to load.
 pub const MAX_COMPONENT_BYTES: usize = 64 * 1024 * 1024;
 /// Wasm stack for guests: deep recursion traps instead of overflowing the host.

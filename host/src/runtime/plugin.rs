@@ -8,7 +8,7 @@ use super::failure::PluginFailure;
 use super::hedera_api::HederaCapability;
 use super::instance::PluginInstance;
 use crate::capabilities::Capability;
-use crate::limits::MAX_COMPONENT_BYTES;
+use crate::limits::{MAX_COMPILE_SECONDS, MAX_COMPONENT_BYTES};
 use crate::manifest::{OnError, PluginSpec};
 use crate::stage::{Stage, StageSet};
 use crate::state_store::StateHandle;
@@ -170,6 +170,37 @@ pub struct MinuteWindow {
     pub used: u32,
 }
 
+/// Compile (or load the precompiled artifact) on a thread of its own, waiting at most
+/// [`MAX_COMPILE_SECONDS`]: a component that takes longer is refused and the caller (a hot
+/// swap, a load) goes on; the compilation itself runs to its end in the background, bounded
+/// in effort by the shape check before it (`runtime::structure`).
+fn compile_bounded(
+    runtime: &Arc<Runtime>,
+    bytes: &[u8],
+    sha256: &str,
+) -> Result<Component, String> {
+    let (done, answer) = std::sync::mpsc::channel();
+    let (rt, owned, sha) = (runtime.clone(), bytes.to_vec(), sha256.to_owned());
+    std::thread::Builder::new()
+        .name("hak-compile".into())
+        .spawn(move || {
+            let compiled = rt
+                .cache
+                .load_or_compile(&rt.engine, &owned, &sha, || {
+                    super::structure::check(&owned).map(drop)
+                })
+                .map_err(|e| format!("{e:#}"));
+            let _ = done.send(compiled);
+        })
+        .map_err(|e| format!("cannot start compiling: {e}"))?;
+    match answer.recv_timeout(std::time::Duration::from_secs(MAX_COMPILE_SECONDS)) {
+        Ok(compiled) => compiled,
+        Err(_) => Err(format!(
+            "compiling took longer than {MAX_COMPILE_SECONDS} s; refused"
+        )),
+    }
+}
+
 /// A compiled, type-checked, described plugin. Cheap to share; instances come from `pre`.
 pub struct LoadedPlugin {
     pub spec: PluginSpec,
@@ -240,15 +271,12 @@ impl LoadedPlugin {
             plugin: plugin.clone(),
             reason,
         })?;
-        let component = runtime
-            .cache
-            .load_or_compile(&runtime.engine, bytes, &sha256, || {
-                super::structure::check(bytes).map(drop)
-            })
-            .map_err(|e| LoadError::NotAComponent {
+        let component = compile_bounded(runtime, bytes, &sha256).map_err(|reason| {
+            LoadError::NotAComponent {
                 plugin: plugin.clone(),
-                reason: format!("{e:#}"),
-            })?;
+                reason,
+            }
+        })?;
         let instance_pre =
             runtime
                 .linker
