@@ -199,6 +199,7 @@ fn twenty_thousand_contexts_are_served_and_idle_ones_evicted() {
     for (plugins, contexts) in [(1, 20_000u64), (5, 2_500)] {
         let (host, _) = start(&format!("{RETURN_BYTES_HEADER}{}", policies(plugins, "")));
         let pool = SessionPool::new(host, Duration::from_secs(300), 1024, 32);
+        let before = rss_mib();
         for i in 0..contexts {
             let mut session = pool.take(bytes_context(100_000 + i));
             let out = session.call("transfer_hbar_tool", TRANSFER).unwrap();
@@ -215,6 +216,10 @@ fn twenty_thousand_contexts_are_served_and_idle_ones_evicted() {
             "{idle} idle with {plugins} plugins"
         );
         assert!(pool.evicted.load(std::sync::atomic::Ordering::Relaxed) > 0);
+        eprintln!(
+            "{contexts} contexts, {plugins} plugins: {idle} idle sessions kept, RSS {before} → {} MiB",
+            rss_mib()
+        );
     }
 }
 
