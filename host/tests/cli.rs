@@ -298,22 +298,16 @@ fn post(addr: &str, path: &str, body: &str) -> Option<Value> {
     serde_json::from_str(body).ok()
 }
 
-/// `kill -9` of a loaded `hak serve` loses no spend it acknowledged: every SUCCESS a client
-/// received is in the durable store when it comes back (the journal: a record reaches the
-/// kernel before the call answers; fsync is grouped).
-#[test]
-fn kill_9_mid_load_loses_no_acknowledged_spend() {
+/// `hak serve` on a free loopback port with `plugins` (a `[[plugins]]` TOML fragment) after a
+/// return-bytes header, state under `dir/state`: the child and its address.
+fn serve_child(dir: &std::path::Path, plugins: &str) -> (std::process::Child, String) {
     use std::io::BufRead;
-    let dir = root().join(format!("target/test-tmp/kill9-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
     let manifest = dir.join("hak.toml");
     std::fs::write(
         &manifest,
-        format!(
-            "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n\n[[plugins]]\nname = \"spend\"\npath = {:?}\nconfig = {{ dailyHbarBudget = 1000000 }}\n",
-            root().join("target/plugins/rust/spend-limit.wasm").display().to_string()
-        ),
+        format!("[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n\n{plugins}"),
     )
     .unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_hak"))
@@ -334,6 +328,21 @@ fn kill_9_mid_load_loses_no_acknowledged_spend() {
         .unwrap()
         .trim_start_matches("http://")
         .to_owned();
+    (child, addr)
+}
+
+/// `kill -9` of a loaded `hak serve` loses no spend it acknowledged: every SUCCESS a client
+/// received is in the durable store when it comes back (the journal: a record reaches the
+/// kernel before the call answers; fsync is grouped).
+#[test]
+fn kill_9_mid_load_loses_no_acknowledged_spend() {
+    let dir = root().join(format!("target/test-tmp/kill9-{}", std::process::id()));
+    let plugin =
+        format!(
+        "[[plugins]]\nname = \"spend\"\npath = {:?}\nconfig = {{ dailyHbarBudget = 1000000 }}\n",
+        root().join("target/plugins/rust/spend-limit.wasm").display().to_string()
+    );
+    let (mut child, addr) = serve_child(&dir, &plugin);
     let acknowledged = std::sync::atomic::AtomicU64::new(0);
     std::thread::scope(|s| {
         for _ in 0..8 {
@@ -398,38 +407,13 @@ fn serve_refuses_a_public_address_without_keys() {
 /// answered, and the process exits 0.
 #[test]
 fn sigterm_drains_in_flight_calls() {
-    use std::io::BufRead;
     let dir = root().join(format!("target/test-tmp/drain-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let manifest = dir.join("hak.toml");
-    // A policy that takes a second over each call (a WASI sleep within its deadline).
-    std::fs::write(
-        &manifest,
-        format!(
-            "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n\n[[plugins]]\nname = \"slow\"\npath = {:?}\nconfig = {{ mode = \"sleep-policy\" }}\n[plugins.limits]\ndeadline_ms = 5000\n",
-            root().join("target/plugins/fixtures/hostile.wasm").display().to_string()
-        ),
-    )
-    .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hak"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--config"])
-        .arg(&manifest)
-        .env("HAK_STATE_DIR", dir.join("state"))
-        .env("HAK_CACHE_DIR", root().join("target/test-cache"))
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let listen: Value = serde_json::from_str(&first).unwrap();
-    let addr = listen["listen"]
-        .as_str()
-        .unwrap()
-        .trim_start_matches("http://")
-        .to_owned();
+    // A policy that takes seconds over each call (a WASI sleep within its deadline).
+    let plugin = format!(
+        "[[plugins]]\nname = \"slow\"\npath = {:?}\nconfig = {{ mode = \"sleep-policy\" }}\n[plugins.limits]\ndeadline_ms = 5000\n",
+        root().join("target/plugins/fixtures/hostile.wasm").display().to_string()
+    );
+    let (mut child, addr) = serve_child(&dir, &plugin);
     let answers: Vec<Option<Value>> = std::thread::scope(|s| {
         let calls: Vec<_> = (0..8)
             .map(|_| {
