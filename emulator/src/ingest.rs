@@ -124,7 +124,6 @@ impl Node {
         }
         self.apply(
             &mut ledger,
-            &signed,
             &body,
             id,
             consensus,
@@ -163,7 +162,6 @@ impl Node {
         }
         self.apply(
             ledger,
-            &signed,
             &body,
             id,
             consensus,
@@ -180,7 +178,6 @@ impl Node {
     fn apply(
         &self,
         ledger: &mut Ledger,
-        _signed: &proto::SignedTransaction,
         body: &proto::TransactionBody,
         id: TxId,
         consensus: Ts,
@@ -195,8 +192,7 @@ impl Node {
         let Some(kind) = Kind::of(data) else {
             return;
         };
-        let mut ledger = ledger;
-        let fee_legs = charge_fee(&mut ledger, id.payer, self.account, fee);
+        let fee_legs = charge_fee(ledger, id.payer, self.account, fee);
         let ctx = Ctx {
             payer: id.payer,
             active: &active,
@@ -204,7 +200,7 @@ impl Node {
             id,
             node: self.account,
         };
-        let outcome = handlers::handle(&mut ledger, &ctx, data).unwrap_or_else(Outcome::failed);
+        let outcome = handlers::handle(ledger, &ctx, data).unwrap_or_else(Outcome::failed);
         let meta = RecordMeta {
             max_fee: body.transaction_fee,
             memo: body.memo.clone(),
@@ -212,16 +208,7 @@ impl Node {
             valid_duration_seconds: duration,
             hash,
         };
-        settle(
-            &mut ledger,
-            id,
-            consensus,
-            kind,
-            fee,
-            fee_legs,
-            outcome,
-            meta,
-        );
+        settle(ledger, id, consensus, kind, fee, fee_legs, outcome, meta);
     }
 }
 

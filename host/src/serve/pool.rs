@@ -148,17 +148,20 @@ impl SessionPool {
         }
         let plugins = self.host.plugins();
         let per_session = plugins.len();
-        let cap = if per_session == 0 {
-            MAX_IDLE
-        } else {
-            let slots = (POOL_INSTANCES as usize).saturating_sub(self.max_concurrent * per_session)
-                / per_session;
-            let memory: u64 = plugins
-                .iter()
-                .map(|p| p.spec.limits.memory_bytes() as u64)
-                .sum();
-            let by_memory = (self.idle_memory_bytes / memory.max(1)) as usize;
-            slots.min(by_memory).min(MAX_IDLE)
+        // No wasm plugin: sessions hold no instances, only the count cap applies.
+        let cap = match (POOL_INSTANCES as usize)
+            .saturating_sub(self.max_concurrent * per_session)
+            .checked_div(per_session)
+        {
+            None => MAX_IDLE,
+            Some(slots) => {
+                let memory: u64 = plugins
+                    .iter()
+                    .map(|p| p.spec.limits.memory_bytes() as u64)
+                    .sum();
+                let by_memory = (self.idle_memory_bytes / memory.max(1)) as usize;
+                slots.min(by_memory).min(MAX_IDLE)
+            }
         };
         self.lock().cap = (version, cap);
         cap
