@@ -440,3 +440,56 @@ fn sigterm_drains_in_flight_calls() {
     assert!(status.success(), "{status:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Two `hak serve` replicas sharing one real Redis: 64 concurrent calls split across them never
+/// pass the budget.
+#[test]
+fn two_serve_replicas_on_one_redis_hold_one_budget() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut redis = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("redis-server (scripts/install-deps.sh installs it)");
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let plugins = format!(
+        "[state]\nbackend = \"redis\"\nurl = \"redis://127.0.0.1:{port}/0\"\n\n[[plugins]]\nname = \"spend\"\npath = {:?}\nconfig = {{ dailyHbarBudget = 7 }}\n",
+        root().join("target/plugins/rust/spend-limit.wasm").display().to_string()
+    );
+    let pid = std::process::id();
+    let replicas: Vec<_> = (0..2)
+        .map(|i| {
+            serve_child(
+                &root().join(format!("target/test-tmp/replica-{pid}-{i}")),
+                &plugins,
+            )
+        })
+        .collect();
+    let passed = std::sync::atomic::AtomicU64::new(0);
+    std::thread::scope(|s| {
+        for t in 0..64 {
+            let (addr, passed) = (&replicas[t % 2].1, &passed);
+            s.spawn(move || {
+                let body = r#"{"transfers":[{"accountId":"0.0.1002","amount":1}]}"#;
+                let out = post(addr, "/v1/tools/transfer_hbar_tool", body).unwrap();
+                if out["raw"]["status"] == "SUCCESS" {
+                    passed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    for (mut child, _) in replicas {
+        child.kill().unwrap();
+        let _ = child.wait();
+    }
+    let _ = redis.kill();
+    let _ = redis.wait();
+    assert_eq!(passed.into_inner(), 7);
+}

@@ -190,6 +190,22 @@ async fn change(
 /// The largest upload body: a component at the size limit, base64-encoded in JSON.
 const MAX_UPLOAD_BYTES: usize = crate::limits::MAX_COMPONENT_BYTES / 3 * 4 + 1024 * 1024;
 
+/// An upload that announces more than the limit is refused before a byte of it is read.
+async fn announced_size(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let announced = request
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    match announced {
+        Some(size) if size > MAX_UPLOAD_BYTES as u64 => error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("upload refused: {size} bytes announced, at most {MAX_UPLOAD_BYTES}"),
+        ),
+        _ => next.run(request).await,
+    }
+}
+
 /// `PUT /v1/plugins/{name}`: either JSON (`{"component": base64, "settings", "signature",
 /// "settingsSignature"}`) or the raw component with `Content-Type: application/wasm` (settings
 /// as JSON in `x-hak-settings`, signatures in `x-hak-signature` / `x-hak-settings-signature`).
@@ -315,7 +331,8 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
             "/v1/plugins/:name",
             put(put_plugin)
                 .delete(delete_plugin)
-                .layer(axum::extract::DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
+                .layer(axum::extract::DefaultBodyLimit::max(MAX_UPLOAD_BYTES))
+                .layer(axum::middleware::from_fn(announced_size)),
         )
         .route("/v1/plugins/:name/rollback", post(rollback_plugin))
         .route("/v1/reload", post(reload))

@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 
 /// A fresh transaction id for `payer`, never one this process handed out before: the SDK's
 /// (the clock minus a random 5–8 s, so a node accepts it whatever its clock skew), moved to
-/// 1 ns after the last id of the same payer when it would not be later. Under any concurrency
-/// two calls never share an id (`DUPLICATE_TRANSACTION`).
+/// past the last id of the same payer (and the ids its chunks may use) when it would not be
+/// later. Under any concurrency two calls never share an id (`DUPLICATE_TRANSACTION`).
 pub fn unique_transaction_id(payer: hedera::AccountId) -> TransactionId {
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
@@ -29,9 +29,14 @@ pub fn unique_transaction_id(payer: hedera::AccountId) -> TransactionId {
         id.valid_start = time::OffsetDateTime::from_unix_timestamp_nanos(*previous + 1)
             .unwrap_or(id.valid_start);
     }
-    *previous = id.valid_start.unix_timestamp_nanos();
+    // A chunked message uses the ids of its next chunks too (+1 ns each, at most 21): keep
+    // them free.
+    *previous = id.valid_start.unix_timestamp_nanos() + ID_STRIDE_NANOS - 1;
     id
 }
+
+/// Nanoseconds between two ids of one payer: room for every chunk of a chunked message.
+const ID_STRIDE_NANOS: i128 = 32;
 
 /// A transaction id as the JS SDK prints it (`TransactionId.toString()`): the valid start's
 /// nanoseconds padded to 9 digits (`0.0.1001@1796046811.000012345`), then `?scheduled` and
