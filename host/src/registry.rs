@@ -274,8 +274,9 @@ impl Registry {
             .plugins_dir
             .as_ref()
             .map_or_else(|| PathBuf::from(name), |d| d.join(format!("{name}.wasm")));
-        // Validation runs under the lock so changes apply in order; calls never take it.
-        let mut state = self.lock();
+        // Validation (compile, type-check, describe) runs before the lock: a slow or hostile
+        // component never holds up other changes. The swap itself is atomic under the lock;
+        // changes to one name apply in the order they finish validating. Calls never take it.
         let (plugin, load_ms) = self.validate(
             name,
             bytes,
@@ -285,6 +286,7 @@ impl Registry {
             settings_signature,
             path,
         )?;
+        let mut state = self.lock();
         let entry = Entry {
             plugin,
             settings_text,

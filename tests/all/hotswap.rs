@@ -529,3 +529,45 @@ fn hostile_directory_entries_are_refused_clearly_and_unread() {
     );
     assert!(report.loaded.is_empty(), "{report:?}");
 }
+
+#[test]
+fn a_slow_describe_never_holds_up_other_changes() {
+    let (host, _) = start(RETURN_BYTES_HEADER);
+    let registry = Arc::new(Registry::new(host.clone(), None).unwrap());
+    // A plugin whose describe takes 5 s (a sleep within its 6 s deadline).
+    let slow_settings = "config = { mode = \"sleep-describe\" }\n[limits]\ndeadline_ms = 6000";
+    let slow = {
+        let registry = registry.clone();
+        std::thread::spawn(move || {
+            registry.put(
+                "slow",
+                &wasm("fixtures/hostile"),
+                settings(slow_settings),
+                slow_settings.into(),
+                None,
+                Source::Api,
+            )
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    registry
+        .put(
+            "gate",
+            &wasm("rust/reject-tool"),
+            settings(BLOCK),
+            BLOCK.into(),
+            None,
+            Source::Api,
+        )
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "the fast change waited {:?} for the slow one",
+        started.elapsed()
+    );
+    assert!(!slow.is_finished(), "the slow describe is still running");
+    slow.join().unwrap().unwrap();
+    let names: Vec<String> = registry.list().into_iter().map(|p| p.name).collect();
+    assert!(names.contains(&"slow".to_owned()) && names.contains(&"gate".to_owned()));
+}
