@@ -183,7 +183,11 @@ fn an_unknown_receipt_counts_as_spent() {
         .replace("[context]", "request_timeout_ms = 1500\n\n[context]");
     let host = host_with(&manifest, Arc::new(MemoryBackend::default()));
     let emu = base.local_network().unwrap();
-    emu.inject(|f| f.receipt_unknown = 1_000_000);
+    // No receipt, and the mirror does not know the transactions yet either.
+    emu.inject(|f| {
+        f.receipt_unknown = 1_000_000;
+        f.mirror_lag = std::time::Duration::from_secs(600);
+    });
     let mut session = host.default_session();
     let mut unknown = 0;
     for _ in 0..5 {
@@ -202,9 +206,35 @@ fn an_unknown_receipt_counts_as_spent() {
             other => panic!("unexpected {other:?}: {out}"),
         }
     }
-    emu.inject(|f| f.receipt_unknown = 0);
+    emu.inject(|f| {
+        f.receipt_unknown = 0;
+        f.mirror_lag = std::time::Duration::ZERO;
+    });
     // Three unknown outcomes used up the 3 HBAR budget; the rest were blocked.
     assert_eq!(unknown, 3);
+}
+
+#[test]
+fn a_missing_receipt_is_resolved_through_the_mirror() {
+    let (base, _) = start(LOCAL);
+    let manifest = format!("{}{}", same_network(&base), spend_limit(3))
+        .replace("[context]", "request_timeout_ms = 1500\n\n[context]");
+    let host = host_with(&manifest, Arc::new(MemoryBackend::default()));
+    let emu = base.local_network().unwrap();
+    emu.inject(|f| f.receipt_unknown = 1_000_000);
+    let before = balance(&base, "0.0.1003");
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", &hbar_to("0.0.1003", 1.0))
+        .unwrap();
+    emu.inject(|f| f.receipt_unknown = 0);
+    // The node never gave a receipt; the mirror has the record: the transfer applied.
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    assert!(out["raw"]["transactionId"]
+        .as_str()
+        .unwrap()
+        .starts_with("0.0.1001@"));
+    assert_eq!(balance(&base, "0.0.1003") - before, 100_000_000);
 }
 
 #[test]

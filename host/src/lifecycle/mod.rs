@@ -260,6 +260,7 @@ impl Session {
                     node_account_ids: &network.node_account_ids,
                     runtime: network.runtime(),
                     has_operator_key: network.has_operator_key,
+                    mirror: Some(&network.mirror),
                 };
                 // From here a panic or an error may leave the transaction sent: unknown
                 // unless the strategy says otherwise.

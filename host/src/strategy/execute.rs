@@ -1,7 +1,8 @@
 //! AUTONOMOUS: sign with the operator, submit, wait for the receipt. Transaction ids are
 //! unique per payer in this process, so a `DUPLICATE_TRANSACTION` after the SDK's own retry
 //! means the first attempt went through: its receipt is the answer, not an error. When no
-//! receipt comes, the outcome is unknown (`StrategyError::Unknown`, with the id).
+//! receipt comes, the mirror is asked for the transaction (a few tries, for its lag); only if
+//! it does not know it either is the outcome unknown (`StrategyError::Unknown`, with the id).
 
 use super::{SecondaryResult, StrategyEnv, StrategyError, TransactionStrategy};
 use crate::network::block_on;
@@ -34,35 +35,119 @@ impl TransactionStrategy for ExecuteStrategy {
         // Known before anything is sent, so an unknown outcome can still name it.
         let sent_id = tx.get_transaction_id();
         let id = sent_id.as_ref().map(kit_transaction_id);
+        let mirror = env.mirror;
         block_on(env.runtime, async move {
-            let (receipt_of, transaction_id) = match tx.execute(client).await {
-                Ok(response) => (
-                    response.transaction_id,
-                    kit_transaction_id(&response.transaction_id),
-                ),
-                // Our own earlier attempt got through (its answer was lost, the SDK retried):
-                // ids are unique per payer in this process, so the duplicate is this very
-                // transaction — its receipt is the answer.
-                Err(hedera::Error::TransactionPreCheckStatus {
-                    status: hedera::Status::DuplicateTransaction,
-                    transaction_id,
-                    ..
-                }) if Some(*transaction_id) == sent_id => {
-                    (*transaction_id, kit_transaction_id(&transaction_id))
-                }
-                Err(e) => return Err(sdk_error(e, id.clone())),
-            };
-            let receipt = hedera::TransactionReceiptQuery::new()
-                .transaction_id(receipt_of)
-                .validate_status(true)
-                .execute(client)
-                .await
-                .map_err(|e| sdk_error(e, Some(transaction_id.clone())))?;
-            Ok(SecondaryResult::Executed(
-                RawTransactionResponse::from_receipt(&receipt, transaction_id),
-            ))
+            let outcome = submit(tx, client, sent_id, id).await;
+            match (outcome, mirror, sent_id) {
+                // No receipt: ask the mirror before saying "unknown".
+                (
+                    Err(StrategyError::Unknown {
+                        transaction_id,
+                        message,
+                    }),
+                    Some(mirror),
+                    Some(sent),
+                ) => match resolve(mirror, &sent).await {
+                    Some(resolved) => resolved,
+                    None => Err(StrategyError::Unknown {
+                        transaction_id,
+                        message,
+                    }),
+                },
+                (outcome, _, _) => outcome,
+            }
         })
     }
+}
+
+/// Submit and wait for the receipt.
+async fn submit(
+    mut tx: hedera::AnyTransaction,
+    client: &hedera::Client,
+    sent_id: Option<hedera::TransactionId>,
+    id: Option<String>,
+) -> Result<SecondaryResult, StrategyError> {
+    let (receipt_of, transaction_id) = match tx.execute(client).await {
+        Ok(response) => (
+            response.transaction_id,
+            kit_transaction_id(&response.transaction_id),
+        ),
+        // Our own earlier attempt got through (its answer was lost, the SDK retried):
+        // ids are unique per payer in this process, so the duplicate is this very
+        // transaction — its receipt is the answer.
+        Err(hedera::Error::TransactionPreCheckStatus {
+            status: hedera::Status::DuplicateTransaction,
+            transaction_id,
+            ..
+        }) if Some(*transaction_id) == sent_id => {
+            (*transaction_id, kit_transaction_id(&transaction_id))
+        }
+        Err(e) => return Err(sdk_error(e, id.clone())),
+    };
+    let receipt = hedera::TransactionReceiptQuery::new()
+        .transaction_id(receipt_of)
+        .validate_status(true)
+        .execute(client)
+        .await
+        .map_err(|e| sdk_error(e, Some(transaction_id.clone())))?;
+    Ok(SecondaryResult::Executed(
+        RawTransactionResponse::from_receipt(&receipt, transaction_id),
+    ))
+}
+
+/// What the mirror knows of a transaction whose receipt never came: its result (a few tries,
+/// for the mirror's lag), or `None` when it does not know it either.
+async fn resolve(
+    mirror: &crate::mirror::MirrorClient,
+    id: &hedera::TransactionId,
+) -> Option<Result<SecondaryResult, StrategyError>> {
+    let mirror_id = format!(
+        "{}-{}-{:09}",
+        id.account_id,
+        id.valid_start.unix_timestamp(),
+        id.valid_start.nanosecond()
+    );
+    for attempt in 0..3 {
+        if attempt > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        }
+        let Ok(found) = mirror.get(&format!("/transactions/{mirror_id}")).await else {
+            continue;
+        };
+        let Some(record) = found["transactions"].as_array().and_then(|t| t.first()) else {
+            continue;
+        };
+        let transaction_id = kit_transaction_id(id);
+        let result = record["result"].as_str().unwrap_or("UNKNOWN").to_owned();
+        if result != "SUCCESS" {
+            return Some(Err(StrategyError::Transaction {
+                message: format!(
+                    "receipt for transaction {transaction_id} contained error status {result}"
+                ),
+                status: result,
+                transaction_id,
+            }));
+        }
+        let entity = record["entity_id"].as_str().map(str::to_owned);
+        let mut raw = RawTransactionResponse {
+            status: result,
+            account_id: None,
+            token_id: None,
+            serials: Vec::new(),
+            transaction_id,
+            topic_id: None,
+            schedule_id: None,
+        };
+        match record["name"].as_str() {
+            Some("CRYPTOCREATEACCOUNT") => raw.account_id = entity,
+            Some("TOKENCREATION") => raw.token_id = entity,
+            Some("CONSENSUSCREATETOPIC") => raw.topic_id = entity,
+            Some("SCHEDULECREATE") => raw.schedule_id = entity,
+            _ => {}
+        }
+        return Some(Ok(SecondaryResult::Executed(raw)));
+    }
+    None
 }
 
 /// Map SDK errors as the kit's `BaseTransactionTool.handleError` does: status errors carry

@@ -57,6 +57,8 @@ pub struct StrategyEnv<'a> {
     pub node_account_ids: &'a [AccountId],
     pub runtime: &'a tokio::runtime::Handle,
     pub has_operator_key: bool,
+    /// The mirror, to resolve what became of a transaction whose receipt never came.
+    pub mirror: Option<&'a crate::mirror::MirrorClient>,
 }
 
 /// The kit's `TransactionStrategy`: custom modes plug in here (a human approval step, a remote
