@@ -108,6 +108,8 @@ pub struct PluginStats {
     pub capability_refusals: AtomicU64,
     /// Consecutive failures per context scope (only contexts whose last call failed).
     failing: Mutex<HashMap<String, u64>>,
+    /// How many contexts `failing` holds: while none does, the call path takes no lock.
+    failing_count: AtomicU64,
 }
 
 impl PluginStats {
@@ -120,6 +122,9 @@ impl PluginStats {
         self.calls.fetch_add(1, Ordering::Relaxed);
         if blocked {
             self.blocks.fetch_add(1, Ordering::Relaxed);
+        }
+        if !failed && self.failing_count.load(Ordering::Acquire) == 0 {
+            return; // the common case: nothing failing anywhere, no lock
         }
         let mut failing = self.failing.lock().unwrap_or_else(|e| e.into_inner());
         if failed {
@@ -136,13 +141,18 @@ impl PluginStats {
             } else if failing.len() < Self::MAX_TRACKED {
                 failing.insert(scope.to_owned(), 1);
             }
-        } else if !failing.is_empty() {
+        } else {
             failing.remove(scope);
         }
+        self.failing_count
+            .store(failing.len() as u64, Ordering::Release);
     }
 
     /// Whether the plugin failed [`Self::TRIP_AFTER`] times in a row in the context `scope`.
     pub fn tripped(&self, scope: &str) -> bool {
+        if self.failing_count.load(Ordering::Acquire) == 0 {
+            return false;
+        }
         self.failing
             .lock()
             .unwrap_or_else(|e| e.into_inner())

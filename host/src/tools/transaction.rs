@@ -19,11 +19,13 @@ pub fn unique_transaction_id(payer: hedera::AccountId) -> TransactionId {
         .get_or_init(Mutex::default)
         .lock()
         .unwrap_or_else(|e| e.into_inner());
-    if last.len() > 100_000 {
-        // Ids older than any fresh one cannot collide with it: keep the map small.
-        last.clear();
-    }
     let nanos = id.valid_start.unix_timestamp_nanos();
+    if last.len() > 100_000 {
+        // A fresh id is at most 8 s before now, so payers whose last id is older than 10 s
+        // cannot collide with it: forget only those (clearing all could reissue a recent id).
+        let horizon = time::OffsetDateTime::now_utc().unix_timestamp_nanos() - 10_000_000_000;
+        last.retain(|_, previous| *previous > horizon);
+    }
     let previous = last.entry(payer).or_insert(i128::MIN);
     if nanos <= *previous {
         id.valid_start = time::OffsetDateTime::from_unix_timestamp_nanos(*previous + 1)
