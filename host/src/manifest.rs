@@ -109,6 +109,10 @@ pub struct ContextSection {
     pub account_id: Option<String>,
     /// Unset means the kit's default, autonomous.
     pub mode: Option<AgentMode>,
+    /// Refuse params with keys a tool's schema does not name (`Field "x" - Unrecognized
+    /// key`) instead of ignoring them as the kit's zod schemas do (default false).
+    #[serde(default)]
+    pub strict_params: bool,
 }
 
 #[derive(Clone, Debug, Deserialize, Default)]

@@ -15,6 +15,8 @@ pub const BYTES_READY: &str = "Transaction bytes are ready for signing.";
 pub enum Abort {
     /// A tool stage, or a plugin that answered `err` (the kit's "throw").
     Error(String),
+    /// A tool refused its params: the kit's message, and the param it is about.
+    Invalid { message: String, field: String },
     /// The network rejected the transaction.
     Transaction {
         status: String,
@@ -54,10 +56,25 @@ fn error_envelope(
     json!({ "raw": raw, "humanMessage": error })
 }
 
+impl From<crate::tools::ToolError> for Abort {
+    fn from(e: crate::tools::ToolError) -> Self {
+        match e.field {
+            Some(field) => Abort::Invalid {
+                message: e.message,
+                field,
+            },
+            None => Abort::Error(e.message),
+        }
+    }
+}
+
 impl Abort {
     pub fn into_envelope(self, tool_name: &str) -> Value {
         match self {
             Abort::Error(message) => error_envelope(tool_name, &message, |_| {}),
+            Abort::Invalid { message, field } => error_envelope(tool_name, &message, |raw| {
+                raw.insert("field".into(), field.into());
+            }),
             Abort::Unknown {
                 transaction_id,
                 message,

@@ -22,6 +22,7 @@ use crate::runtime::{FailureCause, PluginFailure, PluginInstance};
 use crate::stage::Stage;
 use crate::state_store::{CallReservations, PadKey, StateHandle};
 use crate::strategy::{SecondaryResult, StrategyEnv, StrategyError};
+use crate::tools::schema::UnknownKeys;
 use crate::tools::{CoreOutput, DynTool, ToolContext, ToolType};
 use call_state::CallState;
 use chain::{Chain, Member, Plan};
@@ -217,6 +218,11 @@ impl Session {
                 || plan.has_steps(Stage::PostSecondaryAction),
             mirror: &network.mirror,
             runtime: network.runtime(),
+            unknown_keys: if host.manifest().context.strict_params {
+                UnknownKeys::Refuse
+            } else {
+                UnknownKeys::Strip
+            },
         };
 
         // 1. pre-tool-execution (sees the agent's unvalidated params)
@@ -227,7 +233,7 @@ impl Session {
             guarded(method, "normalising its params", || {
                 tool.normalise(&state.raw, &tool_ctx)
             })?
-            .map_err(|e| Abort::Error(e.message))?,
+            .map_err(Abort::from)?,
         );
         // 3. post-params-normalization
         self.stage(Stage::PostParamsNormalization, tool, plan, state)?;
@@ -236,7 +242,7 @@ impl Session {
         let core = guarded(method, "building its transaction or query", || {
             tool.core_action(normalised, &tool_ctx)
         })?
-        .map_err(|e| Abort::Error(e.message))?;
+        .map_err(Abort::from)?;
         // The summary is rendered only if a plugin will see it (stages 5 and 7).
         if tool_ctx.wants_summary {
             state.core_json = Some(match &core {

@@ -56,6 +56,8 @@ pub struct ToolContext<'a> {
     pub mirror: &'a MirrorClient,
     /// The runtime network calls run on.
     pub runtime: &'a tokio::runtime::Handle,
+    /// What validation does with keys a tool's schema does not name (`[context] strict_params`).
+    pub unknown_keys: schema::UnknownKeys,
 }
 
 impl ToolContext<'_> {
@@ -76,12 +78,16 @@ impl ToolContext<'_> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError {
     pub message: String,
+    /// The param it is about, when the kit's words do not name it (`failed to parse entity
+    /// id: 1.2`): envelopes carry it as `raw.field`.
+    pub field: Option<String>,
 }
 
 impl ToolError {
     pub fn message(message: impl Into<String>) -> Self {
         ToolError {
             message: message.into(),
+            field: None,
         }
     }
 
@@ -89,7 +95,14 @@ impl ToolError {
     pub fn invalid_field(field: &str, reason: impl fmt::Display) -> Self {
         ToolError {
             message: format!("Invalid parameters: Field \"{field}\" - {reason}"),
+            field: Some(field.to_owned()),
         }
+    }
+
+    /// Name the param this error is about (unless it names one already).
+    pub fn in_field(mut self, field: &str) -> Self {
+        self.field.get_or_insert_with(|| field.to_owned());
+        self
     }
 }
 
@@ -223,7 +236,10 @@ impl<T: Tool> DynTool for Erased<T> {
     }
 
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Normalised, ToolError> {
-        self.spec.schema.validate(raw).map_err(ToolError::message)?;
+        self.spec
+            .schema
+            .validate_with(raw, ctx.unknown_keys)
+            .map_err(ToolError::message)?;
         let value = self.tool.normalise(raw, ctx)?;
         self.tool.check_normalised(&value)?;
         Ok(Normalised::new(value, None))

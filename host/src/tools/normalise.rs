@@ -4,24 +4,145 @@
 use super::{ToolContext, ToolError};
 use hedera::AccountId;
 use std::fmt::Write as _;
-use std::str::FromStr;
 
-/// Parse an account id, naming the field on error.
+/// An ISO 8601 time as the kit's `new Date(text)` reads it: a full RFC 3339 date-time, or a
+/// date alone (midnight UTC). hak refuses what `Date` misreads or cannot read (other forms,
+/// days that roll over into the next month, local times: docs/CONFORMANCE.md).
+pub fn iso_time(field: &str, text: &str) -> Result<time::OffsetDateTime, ToolError> {
+    use time::format_description::well_known::Rfc3339;
+    let date_only = || {
+        let mut parts = text.split('-');
+        let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+        let digits = |p: &str, n: usize| p.len() == n && p.bytes().all(|b| b.is_ascii_digit());
+        if parts.next().is_some() || !digits(y, 4) || !digits(m, 2) || !digits(d, 2) {
+            return None;
+        }
+        let month = time::Month::try_from(m.parse::<u8>().ok()?).ok()?;
+        let date = time::Date::from_calendar_date(y.parse().ok()?, month, d.parse().ok()?).ok()?;
+        Some(date.midnight().assume_utc())
+    };
+    time::OffsetDateTime::parse(text, &Rfc3339)
+        .ok()
+        .or_else(date_only)
+        .ok_or_else(|| ToolError::invalid_field(field, format!("Invalid ISO 8601 date: {text}")))
+}
+
+/// zod's `z.string().datetime()` (3.25, no options): `YYYY-MM-DDTHH:MM[:SS[.fraction]]Z`, a
+/// real calendar date, UTC only (no offsets).
+pub fn zod_datetime(text: &str) -> Option<time::OffsetDateTime> {
+    let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    let (date, clock) = text.strip_suffix('Z')?.split_once('T')?;
+    let mut d = date.split('-');
+    let (y, m, day) = (d.next()?, d.next()?, d.next()?);
+    if d.next().is_some() || y.len() != 4 || m.len() != 2 || day.len() != 2 {
+        return None;
+    }
+    if !(digits(y) && digits(m) && digits(day)) {
+        return None;
+    }
+    let date = time::Date::from_calendar_date(
+        y.parse().ok()?,
+        time::Month::try_from(m.parse::<u8>().ok()?).ok()?,
+        day.parse().ok()?,
+    )
+    .ok()?;
+    let (hm, seconds) = match clock.len() {
+        5 => (clock, None),
+        _ => (clock.get(..5)?, Some(clock.get(5..)?.strip_prefix(':')?)),
+    };
+    let (h, min) = hm.split_once(':')?;
+    if h.len() != 2 || min.len() != 2 || !digits(h) || !digits(min) {
+        return None;
+    }
+    let (sec, fraction) = match seconds {
+        None => ("00", None),
+        Some(s) => match s.split_once('.') {
+            Some((sec, fraction)) => (sec, Some(fraction)),
+            None => (s, None),
+        },
+    };
+    if sec.len() != 2 || !digits(sec) || fraction.is_some_and(|f| !digits(f)) {
+        return None;
+    }
+    let nanos = fraction.map_or(Some(0), |f| {
+        let padded: String = f.chars().chain(std::iter::repeat('0')).take(9).collect();
+        padded.parse::<u32>().ok()
+    })?;
+    let clock =
+        time::Time::from_hms_nano(h.parse().ok()?, min.parse().ok()?, sec.parse().ok()?, nanos)
+            .ok()?;
+    Some(date.with_time(clock).assume_utc())
+}
+
+/// The JS SDK's entity id grammar (`EntityIdHelper.fromString`): `num`, or
+/// `shard.realm.num`, with an optional `-abcde` checksum (read, not checked, as the kit
+/// does). Refused with the SDK's words, `failed to parse entity id: <text>`; hak also refuses
+/// what the SDK misreads (a hexadecimal or beyond-int64 number, which `Long.fromString`
+/// turns into another id: docs/CONFORMANCE.md).
+pub fn entity_id(text: &str) -> Result<(u64, u64, u64), ToolError> {
+    let bad = || ToolError::message(format!("failed to parse entity id: {text}"));
+    let body = match text.rsplit_once('-') {
+        Some((body, checksum))
+            if checksum.len() == 5 && checksum.bytes().all(|b| b.is_ascii_lowercase()) =>
+        {
+            body
+        }
+        _ => text,
+    };
+    let number = |part: &str| -> Result<u64, ToolError> {
+        if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        part.parse::<i64>()
+            .ok()
+            .and_then(|n| u64::try_from(n).ok())
+            .ok_or_else(bad)
+    };
+    let mut parts = body.split('.');
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(num), None, None, None) => Ok((0, 0, number(num)?)),
+        (Some(shard), Some(realm), Some(num), None) => {
+            Ok((number(shard)?, number(realm)?, number(num)?))
+        }
+        _ => Err(bad()),
+    }
+}
+
+/// Parse an account id as the JS SDK's `AccountId.fromString` does: an entity id, or an EVM
+/// address (`0x` + 40 hex digits, or the 40 digits alone). A long-zero address is the account
+/// it encodes; any other EVM address is refused, because the Rust SDK would write it as
+/// account 0.0.0 (docs/CONFORMANCE.md).
 pub fn account_id(field: &str, value: &str) -> Result<AccountId, ToolError> {
-    AccountId::from_str(value.trim())
-        .map_err(|_| ToolError::invalid_field(field, format!("Invalid account ID: {value}")))
+    let evm = value.strip_prefix("0x").filter(|hex| hex.len() == 40);
+    if let Some(hex) = evm.or(Some(value).filter(|v| v.len() == 40)) {
+        let bytes = hex::decode(hex).map_err(|_| {
+            ToolError::message(format!("Invalid EVM address hex string: {value}")).in_field(field)
+        })?;
+        if bytes[..12].iter().all(|b| *b == 0) {
+            let num = u64::from_be_bytes(bytes[12..].try_into().unwrap_or_default());
+            return Ok(AccountId::new(0, 0, num));
+        }
+        return Err(ToolError::invalid_field(
+            field,
+            format!(
+                "{value} is an EVM address alias, which hak cannot write into a transaction; use the account's 0.0.x id"
+            ),
+        ));
+    }
+    let (shard, realm, num) = entity_id(value).map_err(|e| e.in_field(field))?;
+    Ok(AccountId::new(shard, realm, num))
 }
 
-/// Parse a topic id, naming the field on error.
+/// Parse a topic id (the JS SDK's `TopicId.fromString`).
 pub fn topic_id(field: &str, value: &str) -> Result<hedera::TopicId, ToolError> {
-    hedera::TopicId::from_str(value.trim())
-        .map_err(|_| ToolError::invalid_field(field, format!("Invalid topic ID: {value}")))
+    let (shard, realm, num) = entity_id(value).map_err(|e| e.in_field(field))?;
+    Ok(hedera::TopicId::new(shard, realm, num))
 }
 
-/// Parse a token id, naming the field on error.
+/// Parse a token id (the JS SDK's `TokenId.fromString`).
 pub fn token_id(field: &str, value: &str) -> Result<hedera::TokenId, ToolError> {
-    hedera::TokenId::from_str(value.trim())
-        .map_err(|_| ToolError::invalid_field(field, format!("Invalid token ID: {value}")))
+    let (shard, realm, num) = entity_id(value).map_err(|e| e.in_field(field))?;
+    Ok(hedera::TokenId::new(shard, realm, num))
 }
 
 /// Parse a list of token ids (at least one), naming the failing element (`tokenIds.1`, the kit's path style).
@@ -401,6 +522,56 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn entity_ids_read_as_the_js_sdk_reads_them() {
+        assert_eq!(entity_id("0.0.1002").unwrap(), (0, 0, 1002));
+        assert_eq!(entity_id("1002").unwrap(), (0, 0, 1002));
+        assert_eq!(entity_id("0.0.1002-abcde").unwrap(), (0, 0, 1002));
+        for bad in [
+            "1.2",
+            "",
+            " 0.0.1002 ",
+            "0.0.-3",
+            "0.0.x",
+            "0.0.abc",
+            "0.0.99999999999999999999",
+        ] {
+            assert_eq!(
+                entity_id(bad).unwrap_err().message,
+                format!("failed to parse entity id: {bad}")
+            );
+        }
+        let long_zero = account_id("a", "0x00000000000000000000000000000000000003ea").unwrap();
+        assert_eq!(long_zero, AccountId::new(0, 0, 1002));
+        let alias = account_id("a", "0x7f3b1c2d4e5f60718293a4b5c6d7e8f901234567").unwrap_err();
+        assert!(
+            alias.message.contains("EVM address alias"),
+            "{}",
+            alias.message
+        );
+    }
+
+    #[test]
+    fn times_read_as_the_kit_reads_them() {
+        let at = |t: &str| zod_datetime(t).map(|d| d.unix_timestamp());
+        assert_eq!(at("2027-01-01T00:00:00Z"), Some(1_798_761_600));
+        assert_eq!(at("2027-01-01T00:00Z"), Some(1_798_761_600));
+        assert_eq!(at("2027-01-01T00:00:00.123456789Z"), Some(1_798_761_600));
+        for bad in [
+            "2027-01-01",
+            "2027-01-01T00:00:00+02:00",
+            "2027-02-30T00:00:00Z",
+            "2027-01-01T24:00:00Z",
+            "tomorrow",
+        ] {
+            assert_eq!(at(bad), None, "{bad}");
+        }
+        let iso = |t: &str| iso_time("f", t).map(|d| d.unix_timestamp()).ok();
+        assert_eq!(iso("2027-01-01"), Some(1_798_761_600));
+        assert_eq!(iso("2027-01-01T02:00:00+02:00"), Some(1_798_761_600));
+        assert_eq!(iso("2027-02-30"), None);
     }
 
     #[test]

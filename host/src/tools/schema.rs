@@ -1,15 +1,29 @@
 //! Validation of tool parameters against the kit's JSON schemas (the subset the kit's zod
 //! schemas produce: type, properties, required, additionalProperties, items, min/maxItems,
-//! minimum, maxLength, enum). Every bad field is reported, zod-style:
+//! minimum, maxLength, enum), the way zod parses: keys in the schema's order, unknown keys
+//! ignored unless refused, lengths in UTF-16 units, unions failing as "Invalid input". Every
+//! bad field is reported, zod-style:
 //! `Invalid parameters: Field "transfers.0.amount" - Expected number, received string; …`.
 
 use serde_json::{Map, Value};
+
+/// What validation does with keys an object's schema does not name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnknownKeys {
+    /// Ignore them, as the kit's zod schemas do (they strip unknown keys): the default.
+    #[default]
+    Strip,
+    /// Refuse them (`[context] strict_params = true`): `Field "x" - Unrecognized key`.
+    Refuse,
+}
 
 /// A JSON schema compiled once (per tool, at start-up) into a tree the validator walks
 /// without looking anything up by name.
 #[derive(Debug, Clone, Default)]
 pub struct Schema {
     types: Vec<JsonType>,
+    /// From `anyOf`: a zod union, which fails as a whole ("Invalid input").
+    union: bool,
     enum_values: Option<Vec<Value>>,
     properties: Vec<(String, Schema)>,
     required: Vec<String>,
@@ -20,6 +34,8 @@ pub struct Schema {
     minimum: Option<f64>,
     exclusive_minimum: Option<f64>,
     max_length: Option<u64>,
+    /// `format: date-time`: zod's `datetime()`.
+    datetime: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +103,17 @@ impl Schema {
                 .collect(),
             _ => Vec::new(),
         };
+        // `anyOf` (a zod union; branches without a type, such as `instanceof Date`, admit no
+        // JSON value here).
+        let branches = s.get("anyOf").and_then(Value::as_array);
+        let types = match branches {
+            Some(branches) => branches
+                .iter()
+                .filter_map(|b| b.get("type").and_then(Value::as_str))
+                .filter_map(JsonType::parse)
+                .collect(),
+            None => types,
+        };
         let properties = s
             .get("properties")
             .and_then(Value::as_object)
@@ -108,6 +135,7 @@ impl Schema {
             .unwrap_or_default();
         Schema {
             types,
+            union: branches.is_some(),
             enum_values: s.get("enum").and_then(Value::as_array).cloned(),
             properties,
             required,
@@ -118,13 +146,20 @@ impl Schema {
             minimum: s.get("minimum").and_then(Value::as_f64),
             exclusive_minimum: s.get("exclusiveMinimum").and_then(Value::as_f64),
             max_length: s.get("maxLength").and_then(Value::as_u64),
+            datetime: s.get("format").and_then(Value::as_str) == Some("date-time"),
         }
     }
 
-    /// Validate `value`; `Err` holds the kit-style message naming every bad field.
+    /// Validate `value` the way the kit's zod schemas parse it: keys the schema does not name
+    /// are ignored (zod strips them); `Err` holds the kit-style message naming every bad field.
     pub fn validate(&self, value: &Value) -> Result<(), String> {
+        self.validate_with(value, UnknownKeys::Strip)
+    }
+
+    /// Validate `value`, treating keys the schema does not name as `unknown` says.
+    pub fn validate_with(&self, value: &Value, unknown: UnknownKeys) -> Result<(), String> {
         let mut issues = Vec::new();
-        self.check(value, &mut String::new(), &mut issues);
+        self.check(value, &mut String::new(), unknown, &mut issues);
         if issues.is_empty() {
             return Ok(());
         }
@@ -135,19 +170,15 @@ impl Schema {
         Err(format!("Invalid parameters: {}", fields.join("; ")))
     }
 
-    fn check(&self, value: &Value, path: &mut String, issues: &mut Vec<(String, String)>) {
+    fn check(
+        &self,
+        value: &Value,
+        path: &mut String,
+        unknown: UnknownKeys,
+        issues: &mut Vec<(String, String)>,
+    ) {
         if !self.types.is_empty() && !self.types.iter().any(|t| t.matches(value)) {
-            let message = if self.types == [JsonType::Integer] && value.is_number() {
-                "Expected integer, received float".to_owned()
-            } else {
-                let expected: Vec<&str> = self.types.iter().map(|t| t.name()).collect();
-                format!(
-                    "Expected {}, received {}",
-                    expected.join(" | "),
-                    received(value)
-                )
-            };
-            issues.push((path.clone(), message));
+            issues.push((path.clone(), self.type_mismatch(value)));
             return;
         }
         if let Some(options) = &self.enum_values {
@@ -164,8 +195,8 @@ impl Schema {
             }
         }
         match value {
-            Value::Object(map) => self.check_object(map, path, issues),
-            Value::Array(items) => self.check_array(items, path, issues),
+            Value::Object(map) => self.check_object(map, path, unknown, issues),
+            Value::Array(items) => self.check_array(items, path, unknown, issues),
             Value::Number(n) => {
                 let x = n.as_f64().unwrap_or(0.0);
                 if let Some(min) = self.minimum.filter(|min| x < *min) {
@@ -177,11 +208,25 @@ impl Schema {
                 if let Some(min) = self.exclusive_minimum.filter(|min| x <= *min) {
                     issues.push((path.clone(), format!("Number must be greater than {min}")));
                 }
+                // Integers become int64 on the wire (the kit's `Long.fromNumber` would clamp).
+                if self.types.contains(&JsonType::Integer) && x.abs() >= 9_223_372_036_854_775_808.0
+                {
+                    let bound = if x < 0.0 {
+                        format!("greater than or equal to {}", i64::MIN)
+                    } else {
+                        format!("less than or equal to {}", i64::MAX)
+                    };
+                    issues.push((path.clone(), format!("Number must be {bound}")));
+                }
             }
             Value::String(s) => {
+                if self.datetime && super::normalise::zod_datetime(s).is_none() {
+                    issues.push((path.clone(), "Invalid datetime".into()));
+                }
+                // JavaScript strings count UTF-16 code units ("😀" is 2).
                 if let Some(max) = self
                     .max_length
-                    .filter(|max| s.chars().count() as u64 > *max)
+                    .filter(|max| s.encode_utf16().count() as u64 > *max)
                 {
                     issues.push((
                         path.clone(),
@@ -193,31 +238,76 @@ impl Schema {
         }
     }
 
+    /// zod's words for a value of the wrong type: a union says only "Invalid input"; an
+    /// integer is a number (`z.number().int()`) unless the value is a number with a fraction.
+    fn type_mismatch(&self, value: &Value) -> String {
+        let types: Vec<JsonType> = self
+            .types
+            .iter()
+            .copied()
+            .filter(|t| *t != JsonType::Null)
+            .collect();
+        if let Some(options) = &self.enum_values {
+            let expected: Vec<String> = options.iter().map(quote).collect();
+            return format!(
+                "Expected {}, received {}",
+                expected.join(" | "),
+                received(value)
+            );
+        }
+        if self.union {
+            return "Invalid input".into();
+        }
+        match types.as_slice() {
+            [JsonType::Integer] if value.is_number() => "Expected integer, received float".into(),
+            [only] => {
+                let expected = match only {
+                    JsonType::Integer => "number",
+                    other => other.name(),
+                };
+                format!("Expected {expected}, received {}", received(value))
+            }
+            _ => "Invalid input".into(),
+        }
+    }
+
     fn check_object(
         &self,
         map: &Map<String, Value>,
         path: &mut String,
+        unknown: UnknownKeys,
         issues: &mut Vec<(String, String)>,
     ) {
-        for key in &self.required {
-            if !map.contains_key(key) {
-                let len = push_path(path, key);
-                issues.push((path.clone(), "Required".into()));
-                path.truncate(len);
-            }
-        }
-        for (key, item) in map {
+        // zod reports in the order the schema declares its keys.
+        for (key, sub) in &self.properties {
             let len = push_path(path, key);
-            match self.properties.iter().find(|(name, _)| name == key) {
-                Some((_, sub)) => sub.check(item, path, issues),
-                None if self.closed => issues.push((path.clone(), "Unrecognized key".into())),
+            match map.get(key) {
+                Some(item) => sub.check(item, path, unknown, issues),
+                None if self.required.iter().any(|r| r == key) => {
+                    issues.push((path.clone(), "Required".into()))
+                }
                 None => {}
             }
             path.truncate(len);
         }
+        if self.closed && unknown == UnknownKeys::Refuse {
+            for key in map.keys() {
+                if !self.properties.iter().any(|(name, _)| name == key) {
+                    let len = push_path(path, key);
+                    issues.push((path.clone(), "Unrecognized key".into()));
+                    path.truncate(len);
+                }
+            }
+        }
     }
 
-    fn check_array(&self, items: &[Value], path: &mut String, issues: &mut Vec<(String, String)>) {
+    fn check_array(
+        &self,
+        items: &[Value],
+        path: &mut String,
+        unknown: UnknownKeys,
+        issues: &mut Vec<(String, String)>,
+    ) {
         if let Some(min) = self.min_items.filter(|min| (items.len() as u64) < *min) {
             issues.push((
                 path.clone(),
@@ -233,7 +323,7 @@ impl Schema {
         if let Some(item_schema) = &self.items {
             for (i, item) in items.iter().enumerate() {
                 let len = push_path(path, &i.to_string());
-                item_schema.check(item, path, issues);
+                item_schema.check(item, path, unknown, issues);
                 path.truncate(len);
             }
         }
@@ -299,7 +389,8 @@ mod tests {
     #[test]
     fn names_every_bad_field() {
         let v = json!({"transfers":[{"accountId":2,"amount":"1"},{"amount":1}],"memo":"toolong","extra":1,"key":3,"kind":"x"});
-        let err = validate(&schema(), &v).unwrap_err();
+        let compiled = Schema::compile(&schema());
+        let err = compiled.validate_with(&v, UnknownKeys::Refuse).unwrap_err();
         assert!(err.starts_with("Invalid parameters: "), "{err}");
         for part in [
             "Field \"transfers.0.accountId\" - Expected string, received number",
@@ -307,11 +398,35 @@ mod tests {
             "Field \"transfers.1.accountId\" - Required",
             "Field \"memo\" - String must contain at most 3 character(s)",
             "Field \"extra\" - Unrecognized key",
-            "Field \"key\" - Expected boolean | string, received number",
+            "Field \"key\" - Invalid input",
             "Field \"kind\" - Invalid enum value. Expected 'finite' | 'infinite', received 'x'",
         ] {
             assert!(err.contains(part), "missing {part:?} in {err}");
         }
+        // By default unknown keys are ignored, as zod strips them.
+        let err = compiled.validate(&v).unwrap_err();
+        assert!(!err.contains("extra"), "{err}");
+        assert_eq!(
+            compiled.validate(
+                &json!({"transfers":[{"accountId":"0.0.2","amount":1,"note":1}],"extra":1})
+            ),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn issues_follow_the_schema_order_and_zod_wording() {
+        let s = json!({"type":"object","properties":{
+            "b":{"type":"integer"},"a":{"type":"string","maxLength":2},"c":{"type":"integer"}},
+            "required":["c"]});
+        assert_eq!(
+            validate(&s, &json!({"a":"😀😀","b":"1"})).unwrap_err(),
+            "Invalid parameters: Field \"b\" - Expected number, received string; Field \"a\" - String must contain at most 2 character(s); Field \"c\" - Required"
+        );
+        assert_eq!(
+            validate(&s, &json!({"a":"éé","b":1.5,"c":1})).unwrap_err(),
+            "Invalid parameters: Field \"b\" - Expected integer, received float"
+        );
     }
 
     #[test]

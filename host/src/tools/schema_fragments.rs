@@ -17,3 +17,13 @@ pub fn scheduling_params() -> Value {
         "description": "Optional scheduling parameters."
     })
 }
+
+/// Move `transactionMemo` after the fields added since (the kit's schemas declare it last, and
+/// zod reports fields in declaration order).
+pub fn memo_last(properties: &mut Value) {
+    if let Some(map) = properties.as_object_mut() {
+        if let Some(memo) = map.shift_remove("transactionMemo") {
+            map.insert("transactionMemo".into(), memo);
+        }
+    }
+}

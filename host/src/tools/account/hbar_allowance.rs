@@ -41,6 +41,7 @@ fn schema(with_amount: bool) -> Value {
             json!({"type": "number", "description": "Amount of HBAR to approve as allowance"});
         required.push("amount");
     }
+    crate::tools::schema_fragments::memo_last(&mut properties);
     json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
 }
 

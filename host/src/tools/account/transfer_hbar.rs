@@ -60,6 +60,7 @@ impl Tool for TransferHbar {
         json!({
             "type": "object",
             "properties": {
+                "schedulingParams": crate::tools::schema_fragments::scheduling_params(),
                 "transfers": {
                     "type": "array",
                     "items": {
@@ -75,8 +76,7 @@ impl Tool for TransferHbar {
                     "description": "Array of HBAR transfers to RECIPIENTS. Do NOT include the sender/source account in this array."
                 },
                 "sourceAccountId": {"type": "string", "description": "Account ID of the sender/owner — the balance will be deducted from this account. Use this INSTEAD of adding a negative transfer."},
-                "transactionMemo": {"type": "string", "description": "Memo to include with the transaction"},
-                "schedulingParams": crate::tools::schema_fragments::scheduling_params()
+                "transactionMemo": {"type": "string", "description": "Memo to include with the transaction"}
             },
             "required": ["transfers"],
             "additionalProperties": false
@@ -87,8 +87,6 @@ impl Tool for TransferHbar {
         let scheduling = scheduling::raw_from(raw)?;
         let raw = Raw::deserialize(raw)
             .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
-        let source =
-            normalise::resolve_account("sourceAccountId", raw.source_account_id.as_deref(), ctx)?;
         let mut hbar_transfers = Vec::with_capacity(raw.transfers.len() + 1);
         let mut total: i64 = 0;
         for (i, t) in raw.transfers.iter().enumerate() {
@@ -109,6 +107,9 @@ impl Tool for TransferHbar {
                 amount: tinybars,
             });
         }
+        // The kit parses the source after checking the amounts.
+        let source =
+            normalise::resolve_account("sourceAccountId", raw.source_account_id.as_deref(), ctx)?;
         hbar_transfers.push(HbarTransfer {
             account_id: source,
             amount: -total,

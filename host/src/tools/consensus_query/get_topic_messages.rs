@@ -7,8 +7,6 @@ use base64::Engine;
 use hedera::TopicId;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use time::format_description::well_known::Rfc3339;
-use time::OffsetDateTime;
 
 pub struct GetTopicMessages;
 
@@ -30,8 +28,8 @@ pub struct GetTopicMessagesNormalised {
 
 /// An ISO 8601 datetime (the kit's `z.string().datetime()`), as `seconds.000000000`.
 fn mirror_seconds(field: &str, iso: &str) -> Result<String, ToolError> {
-    let at = OffsetDateTime::parse(iso, &Rfc3339)
-        .map_err(|_| ToolError::invalid_field(field, "Invalid datetime"))?;
+    let at = crate::tools::normalise::zod_datetime(iso)
+        .ok_or_else(|| ToolError::invalid_field(field, "Invalid datetime"))?;
     Ok(format!("{}.000000000", at.unix_timestamp()))
 }
 
