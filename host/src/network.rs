@@ -155,10 +155,15 @@ impl Network {
             node_account_ids.sort_by_key(|id| id.num);
             node_account_ids.dedup();
         }
-        // The kit waits 1 s before retrying a lagging mirror; a loopback mirror needs far less.
-        let backoff = match section.name {
-            NetworkName::Local => Duration::from_millis(20),
-            _ => Duration::from_secs(1),
+        // The kit waits 1 s before retrying a lagging mirror; a loopback mirror (the local
+        // network's, in or out of process) needs far less.
+        let loopback = ["http://127.0.0.1:", "http://localhost:", "http://[::1]:"]
+            .iter()
+            .any(|prefix| mirror_url.starts_with(prefix));
+        let backoff = if section.name == NetworkName::Local || loopback {
+            Duration::from_millis(20)
+        } else {
+            Duration::from_secs(1)
         };
         let mirror = MirrorClient::new(&mirror_url, backoff)?;
         drop(_guard);

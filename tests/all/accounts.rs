@@ -117,7 +117,10 @@ fn schedule_tools_sign_and_delete_pending_schedules() {
     let out = session
         .call("schedule_delete_tool", r#"{"scheduleId":"nope"}"#)
         .unwrap();
-    assert_eq!(out["raw"]["error"], "Failed to execute Delete Scheduled Transaction: Invalid parameters: Field \"scheduleId\" - Invalid schedule ID: nope");
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Delete Scheduled Transaction: failed to parse entity id: nope"
+    );
 }
 
 #[test]

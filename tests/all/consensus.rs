@@ -60,7 +60,10 @@ fn topics_are_created_used_and_deleted_autonomously() {
             r#"{"topicId":"not-a-topic","message":"x"}"#,
         )
         .unwrap();
-    assert_eq!(out["raw"]["error"], "Failed to execute Submit Topic Message: Invalid parameters: Field \"topicId\" - Invalid topic ID: not-a-topic");
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Submit Topic Message: failed to parse entity id: not-a-topic"
+    );
 }
 
 #[test]

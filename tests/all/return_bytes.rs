@@ -117,7 +117,12 @@ fn invalid_amounts_fail_with_the_kits_messages() {
             r#"{"transfers":[{"accountId":"bob","amount":1}]}"#,
         )
         .unwrap();
-    assert_eq!(out["raw"]["error"], "Failed to execute Transfer HBAR: Invalid parameters: Field \"transfers.0.accountId\" - Invalid account ID: bob");
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Transfer HBAR: failed to parse entity id: bob"
+    );
+    // The kit's words do not name the param; the envelope does.
+    assert_eq!(out["raw"]["field"], "transfers.0.accountId");
     let out = session
         .call("transfer_hbar_tool", r#"{"transfers":[]}"#)
         .unwrap();

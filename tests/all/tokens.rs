@@ -191,7 +191,7 @@ fn tokens_are_associated_and_dissociated() {
         .unwrap();
     assert_eq!(
         out["raw"]["error"],
-        "Failed to execute Associate Token(s): Invalid parameters: Field \"tokenIds.1\" - Invalid token ID: nope"
+        "Failed to execute Associate Token(s): failed to parse entity id: nope"
     );
 }
 

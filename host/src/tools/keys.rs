@@ -52,9 +52,20 @@ pub fn resolve_key(
         .ok()
         .or_else(|| PublicKey::from_str_ecdsa(text).ok())
         .or_else(|| PublicKey::from_str(text).ok());
-    parsed
-        .map(Some)
-        .ok_or_else(|| ToolError::invalid_field(field, format!("Invalid public key: {text}")))
+    parsed.map(Some).ok_or_else(|| {
+        // The kit's words, with its `substring(0, 20)` (UTF-16 units).
+        let mut units = 0;
+        let start: String = text
+            .chars()
+            .take_while(|c| {
+                units += c.len_utf16();
+                units <= 20
+            })
+            .collect();
+        ToolError::message(format!(
+            "Failed to parse public key from string: {start}..."
+        ))
+    })
 }
 
 /// The kit's `getDefaultPublicKey`.
@@ -64,6 +75,12 @@ pub fn default_public_key(ctx: &ToolContext<'_>) -> Result<PublicKey, ToolError>
             .operator_public_key
             .ok_or_else(|| ToolError::message("No public key available for the default account"));
     }
+    mirror_public_key(ctx)
+}
+
+/// The default account's key as the mirror node reports it (the kit's fallback when a key
+/// param is empty).
+pub fn mirror_public_key(ctx: &ToolContext<'_>) -> Result<PublicKey, ToolError> {
     let account = default_account(ctx)?;
     let details = ctx
         .mirror_get(&format!("/accounts/{account}"))

@@ -8,7 +8,6 @@ use super::{BuiltTransaction, ToolContext, ToolError};
 use hedera::{AccountId, ScheduleCreateTransaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 /// The agent's `schedulingParams` (already valid against the schema).
@@ -121,12 +120,7 @@ impl Scheduling {
 }
 
 fn parse_time(text: &str) -> Result<OffsetDateTime, ToolError> {
-    OffsetDateTime::parse(text, &Rfc3339).map_err(|_| {
-        ToolError::invalid_field(
-            "schedulingParams.expirationTime",
-            format!("Invalid ISO 8601 date: {text}"),
-        )
-    })
+    super::normalise::iso_time("schedulingParams.expirationTime", text)
 }
 
 /// Pull `schedulingParams` out of raw params (schema-valid) as typed input.

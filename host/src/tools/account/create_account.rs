@@ -63,16 +63,24 @@ impl Tool for CreateAccount {
         let scheduling = scheduling::raw_from(raw)?;
         let raw = Raw::deserialize(raw)
             .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
-        let key = match raw.public_key {
-            Some(text) => text
-                .parse::<PublicKey>()
-                .map_err(|_| ToolError::invalid_field("publicKey", format!("Invalid public key: {text}")))?,
+        let unresolved = || {
+            ToolError::message("Unable to resolve public key: no param, mirror node, or client operator key available.")
+        };
+        let key = match raw.public_key.as_deref() {
+            // The kit: `publicKey ?? operatorKey`, then an empty one falls to the mirror.
+            Some("") => crate::tools::keys::mirror_public_key(ctx).map_err(|_| unresolved())?,
+            Some(text) => text.parse::<PublicKey>().map_err(|_| {
+                if text.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    ToolError::invalid_field("publicKey", format!("Invalid public key: {text}"))
+                } else {
+                    // The JS SDK's words for a key that is not hex.
+                    ToolError::message(format!("Invalid hex string: {text}"))
+                }
+            })?,
             None => ctx
                 .operator_public_key
                 .or_else(|| crate::tools::keys::default_public_key(ctx).ok())
-                .ok_or_else(|| {
-                    ToolError::message("Unable to resolve public key: no param, mirror node, or client operator key available.")
-                })?,
+                .ok_or_else(unresolved)?,
         };
         let max = raw.max_automatic_token_associations.unwrap_or(-1.0);
         if max.fract() != 0.0 || max < -1.0 || max > f64::from(i32::MAX) {

@@ -42,9 +42,18 @@ impl Tool for DeleteAccount {
 
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
         let account = raw["accountId"].as_str().unwrap_or_default();
-        let account_id = normalise::account_id("accountId", account)
-            .map_err(|_| ToolError::message("Account ID must be a Hedera address"))?;
+        // The kit's `isHederaAddress`: the id must start with "0.".
+        if !account.starts_with("0.") {
+            return Err(ToolError::message("Account ID must be a Hedera address"));
+        }
+        let account_id = normalise::account_id("accountId", account)?;
         let transfer = raw.get("transferAccountId").and_then(Value::as_str);
+        // The kit: `transferAccountId ?? default`, and an empty one is undetermined.
+        if transfer == Some("") {
+            return Err(ToolError::message(
+                "Could not determine transfer account ID",
+            ));
+        }
         let transfer_account_id = normalise::resolve_account("transferAccountId", transfer, ctx)?;
         Ok(DeleteAccountNormalised {
             account_id,

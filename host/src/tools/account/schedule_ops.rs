@@ -7,7 +7,6 @@ use crate::tools::{
 use hedera::{ScheduleDeleteTransaction, ScheduleId, ScheduleSignTransaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::str::FromStr;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -27,9 +26,11 @@ fn schema(what: &str) -> Value {
 
 fn schedule_ref(raw: &Value) -> Result<ScheduleRef, ToolError> {
     let text = raw["scheduleId"].as_str().unwrap_or_default();
-    ScheduleId::from_str(text.trim())
-        .map(|schedule_id| ScheduleRef { schedule_id })
-        .map_err(|_| ToolError::invalid_field("scheduleId", format!("Invalid schedule ID: {text}")))
+    let (shard, realm, num) =
+        crate::tools::normalise::entity_id(text).map_err(|e| e.in_field("scheduleId"))?;
+    Ok(ScheduleRef {
+        schedule_id: ScheduleId::new(shard, realm, num),
+    })
 }
 
 fn with_nodes<D>(mut tx: hedera::Transaction<D>, ctx: &ToolContext<'_>) -> hedera::Transaction<D> {

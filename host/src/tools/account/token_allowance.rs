@@ -48,19 +48,26 @@ fn normalise(
     approvals: &[(String, &str, f64)],
     ctx: &ToolContext<'_>,
 ) -> Result<TokenAllowanceNormalised, ToolError> {
-    let owner = normalise::resolve_account(
-        "ownerAccountId",
-        raw.get("ownerAccountId").and_then(Value::as_str),
-        ctx,
-    )?;
-    let spender = normalise::account_id(
-        "spenderAccountId",
-        raw["spenderAccountId"].as_str().unwrap_or_default(),
-    )?;
+    // The kit asks the mirror for each token's decimals before it parses the accounts.
+    let mut accounts = None;
     let mut token_approvals = Vec::with_capacity(approvals.len());
     for (field, token, amount) in approvals {
         let token_id = normalise::token_id(field, token)?;
         let decimals = token_decimals(ctx, &token_id)?.unwrap_or(0);
+        let (owner, spender) = match accounts {
+            Some(pair) => pair,
+            None => *accounts.insert((
+                normalise::resolve_account(
+                    "ownerAccountId",
+                    raw.get("ownerAccountId").and_then(Value::as_str),
+                    ctx,
+                )?,
+                normalise::account_id(
+                    "spenderAccountId",
+                    raw["spenderAccountId"].as_str().unwrap_or_default(),
+                )?,
+            )),
+        };
         let label = format!("Allowance amount for token {token}");
         token_approvals.push(TokenApproval {
             owner_account_id: owner,
@@ -136,6 +143,7 @@ impl Tool for ApproveTokenAllowance {
             "minItems": 1,
             "description": "List of token allowances to approve"
         });
+        crate::tools::schema_fragments::memo_last(&mut properties);
         json!({"type": "object", "properties": properties, "required": ["spenderAccountId", "tokenApprovals"], "additionalProperties": false})
     }
 
@@ -195,6 +203,7 @@ impl Tool for DeleteTokenAllowance {
             "items": {"type": "string"},
             "description": "List of token IDs whose allowances should be removed"
         });
+        crate::tools::schema_fragments::memo_last(&mut properties);
         json!({"type": "object", "properties": properties, "required": ["spenderAccountId", "tokenIds"], "additionalProperties": false})
     }
 
@@ -207,6 +216,13 @@ impl Tool for DeleteTokenAllowance {
             .enumerate()
             .map(|(i, t)| (format!("tokenIds.{i}"), t.as_str().unwrap_or_default(), 0.0))
             .collect();
+        // The kit checks the approvals it built from the ids against its normalised schema.
+        if approvals.is_empty() {
+            return Err(ToolError::invalid_field(
+                "tokenApprovals",
+                "Array must contain at least 1 element(s)",
+            ));
+        }
         normalise(raw, &approvals, ctx)
     }
 

@@ -101,16 +101,6 @@ impl Tool for TransferHbarWithAllowance {
     ) -> Result<Self::Normalised, ToolError> {
         let raw = Raw::deserialize(raw)
             .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
-        // The kit passes an absent owner on to the SDK, which throws; name the field instead.
-        let owner = match raw.source_account_id.as_deref().filter(|s| !s.is_empty()) {
-            Some(owner) => normalise::account_id("sourceAccountId", owner)?,
-            None => {
-                return Err(ToolError::invalid_field(
-                    "sourceAccountId",
-                    "Required: the account that granted the allowance",
-                ))
-            }
-        };
         let mut hbar_transfers = Vec::with_capacity(raw.transfers.len());
         let mut total: i64 = 0;
         for (i, t) in raw.transfers.iter().enumerate() {
@@ -132,6 +122,17 @@ impl Tool for TransferHbarWithAllowance {
                 amount: tinybars,
             });
         }
+        // The kit reads the owner after the amounts: an empty one fails to parse, an absent one
+        // reaches the SDK, which throws; hak names the field for that one.
+        let owner = match raw.source_account_id.as_deref() {
+            Some(owner) => normalise::account_id("sourceAccountId", owner)?,
+            None => {
+                return Err(ToolError::invalid_field(
+                    "sourceAccountId",
+                    "Required: the account that granted the allowance",
+                ))
+            }
+        };
         Ok(TransferHbarWithAllowanceNormalised {
             hbar_transfers,
             hbar_approved_transfer: ApprovedDebit {

@@ -10,7 +10,6 @@ use crate::tools::{
 use hedera::{AccountId, TopicId, TopicUpdateTransaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 pub struct UpdateTopic;
@@ -52,8 +51,7 @@ struct Raw {
 }
 
 fn parse_time(field: &str, text: &str) -> Result<OffsetDateTime, ToolError> {
-    OffsetDateTime::parse(text, &Rfc3339)
-        .map_err(|_| ToolError::invalid_field(field, format!("Invalid ISO 8601 date: {text}")))
+    crate::tools::normalise::iso_time(field, text)
 }
 
 /// The kit's `checkValidityOfUpdates`. (The kit crashes with a TypeError on a topic without an
@@ -107,7 +105,7 @@ impl Tool for UpdateTopic {
                 "submitKey": key("submit"),
                 "autoRenewAccountId": {"type": "string", "description": "Account to automatically pay for topic renewal (Hedera account ID)."},
                 "autoRenewPeriod": {"type": "number", "description": "Auto renew period in seconds."},
-                "expirationTime": {"type": "string", "description": "New expiration time for the topic (ISO string)."}
+                "expirationTime": {"anyOf": [{"type": "string"}, {}], "description": "New expiration time for the topic (ISO string)."}
             },
             "required": ["topicId"],
             "additionalProperties": false

@@ -80,11 +80,6 @@ impl Tool for AirdropFungibleToken {
     }
 
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
-        let source = normalise::resolve_account(
-            "sourceAccountId",
-            raw.get("sourceAccountId").and_then(Value::as_str),
-            ctx,
-        )?;
         let token_text = raw["tokenId"].as_str().unwrap_or_default();
         let token_id = normalise::token_id("tokenId", token_text)?;
         let decimals = token_decimals(ctx, &token_id)?.ok_or_else(|| {
@@ -107,6 +102,12 @@ impl Tool for AirdropFungibleToken {
             let account = item["accountId"].as_str().unwrap_or_default().to_owned();
             recipients.push((account, amount));
         }
+        // The kit resolves the source after checking the amounts.
+        let source = normalise::resolve_account(
+            "sourceAccountId",
+            raw.get("sourceAccountId").and_then(Value::as_str),
+            ctx,
+        )?;
         let (mut token_transfers, total) =
             transfers::credits("recipients", recipients, decimals, "Airdrop amount")?;
         token_transfers.push(TokenAmount {

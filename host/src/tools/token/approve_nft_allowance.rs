@@ -69,6 +69,8 @@ impl Tool for ApproveNftAllowance {
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
         let raw = Raw::deserialize(raw)
             .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
+        // The kit parses the token first.
+        let token_id = normalise::token_id("tokenId", &raw.token_id)?;
         let normalised = ApproveNftAllowanceNormalised {
             owner_account_id: normalise::resolve_account(
                 "ownerAccountId",
@@ -76,7 +78,7 @@ impl Tool for ApproveNftAllowance {
                 ctx,
             )?,
             spender_account_id: normalise::account_id("spenderAccountId", &raw.spender_account_id)?,
-            token_id: normalise::token_id("tokenId", &raw.token_id)?,
+            token_id,
             all_serials: raw.all_serials,
             serial_numbers: raw.serial_numbers,
             transaction_memo: raw.transaction_memo,

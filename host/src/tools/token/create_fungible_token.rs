@@ -96,6 +96,8 @@ impl Tool for CreateFungibleToken {
         let decimals = decimals as u32;
         let default_account = normalise::default_account(ctx)?;
         let treasury_account_id = match raw.treasury_account_id.as_deref() {
+            // The kit: `treasuryAccountId ?? default`, and an empty one is missing.
+            Some("") => return Err(ToolError::message("Must include treasury account ID")),
             Some(id) => normalise::account_id("treasuryAccountId", id)?,
             None => default_account,
         };

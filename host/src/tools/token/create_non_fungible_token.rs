@@ -41,7 +41,7 @@ pub struct CreateNonFungibleTokenNormalised {
 struct Raw {
     token_name: String,
     token_symbol: String,
-    max_supply: Option<i64>,
+    max_supply: Option<f64>,
     supply_type: Option<SupplyType>,
     treasury_account_id: Option<String>,
 }
@@ -77,15 +77,19 @@ impl Tool for CreateNonFungibleToken {
             .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
         let default_account = normalise::default_account(ctx)?;
         let treasury_account_id = match raw.treasury_account_id.as_deref() {
+            // The kit: `treasuryAccountId ?? default`, and an empty one is missing.
+            Some("") => return Err(ToolError::message("Must include treasury account ID")),
             Some(id) => normalise::account_id("treasuryAccountId", id)?,
             None => default_account,
         };
+        // An integer (the schema checked) within int64 (the schema checked too).
+        let raw_max = raw.max_supply.map(|m| m as i64);
         // A max supply makes the supply finite; otherwise finite unless asked for infinite.
-        let finite = raw.max_supply.is_some() || raw.supply_type != Some(SupplyType::Infinite);
+        let finite = raw_max.is_some() || raw.supply_type != Some(SupplyType::Infinite);
         let (supply_type, max_supply) = if finite {
             (
                 SupplyType::Finite,
-                Some(raw.max_supply.unwrap_or(DEFAULT_MAX_SUPPLY)),
+                Some(raw_max.unwrap_or(DEFAULT_MAX_SUPPLY)),
             )
         } else {
             (SupplyType::Infinite, None)

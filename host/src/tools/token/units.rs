@@ -1,7 +1,6 @@
 //! Token amounts: display units → int64 base units with the kit's `toBaseUnitLong` errors,
 //! and a token's decimals as the mirror node reports them.
 
-use crate::tools::normalise::{decimal_to_base_units, UnitsError};
 use crate::tools::{ToolContext, ToolError};
 use serde_json::Value;
 
@@ -21,27 +20,102 @@ pub fn token_decimals(
     })
 }
 
-/// The kit's `toBaseUnitLong(amount, decimals, label)`: `amount × 10^decimals` rounded down,
-/// refused above the HTS int64 maximum with the kit's message.
+/// The kit's `toBaseUnitLong(amount, decimals, label)`: `amount × 10^decimals` rounded toward
+/// −∞ (BigNumber's `ROUND_FLOOR`), in exact decimal arithmetic on the number's shortest
+/// decimal form (what `new BigNumber(n)` reads), refused above the HTS int64 maximum with the
+/// kit's message. Below the int64 minimum hak refuses too (the kit's `Long.fromString` wraps
+/// around: docs/CONFORMANCE.md).
 pub fn to_base_units(amount: f64, decimals: u32, label: &str) -> Result<i64, ToolError> {
-    let floored = |a: f64| decimal_to_base_units(a, decimals);
-    match floored(amount) {
+    let Some(digits) = ShortestDecimal::of(amount) else {
+        return Err(ToolError::message(format!(
+            "{label} is not a finite number"
+        )));
+    };
+    let floored = digits.floor_scaled(decimals);
+    match floored.parse::<i64>() {
         Ok(units) => Ok(units),
-        Err(UnitsError::Fraction) => {
-            // Round toward −∞ like BigNumber's ROUND_FLOOR: drop the excess decimals first.
-            let scale = 10f64.powi(decimals as i32);
-            let whole = (amount * scale).floor();
-            decimal_to_base_units(whole, 0).map_err(|_| too_large(&format!("{whole}"), label))
+        Err(_) if floored.starts_with('-') => Err(ToolError::message(format!(
+            "{label} in base units ({floored}) is below the HTS int64 minimum of {}",
+            i64::MIN
+        ))),
+        Err(_) => Err(too_large(&floored, label)),
+    }
+}
+
+/// A finite number as its shortest round-trip decimal digits (JavaScript's `String(n)`) and a
+/// power of ten: `±digits × 10^exponent`, exactly.
+struct ShortestDecimal {
+    negative: bool,
+    /// Significant digits without leading zeros (empty for zero).
+    digits: Vec<u8>,
+    exponent: i64,
+}
+
+impl ShortestDecimal {
+    fn of(x: f64) -> Option<Self> {
+        if !x.is_finite() {
+            return None;
         }
-        Err(UnitsError::Range) => {
-            let digits = format!("{amount}");
-            let shown = if decimals == 0 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                digits
-            } else {
-                format!("{digits}{}", "0".repeat(decimals as usize))
-            };
-            Err(too_large(&shown, label))
+        // `{:e}` is the shortest round-trip form: "1.2345e3", "5e-7".
+        let sci = format!("{:e}", x.abs());
+        let (mantissa, exp) = sci.split_once('e')?;
+        let exp: i64 = exp.parse().ok()?;
+        let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let digits: Vec<u8> = int_part
+            .bytes()
+            .chain(frac_part.bytes())
+            .map(|b| b - b'0')
+            .skip_while(|d| *d == 0)
+            .collect();
+        Some(ShortestDecimal {
+            negative: x < 0.0 && !digits.is_empty(),
+            digits,
+            exponent: exp - frac_part.len() as i64,
+        })
+    }
+
+    /// `floor(self × 10^decimals)` as decimal text (`BigNumber#toFixed()` of the integer).
+    fn floor_scaled(&self, decimals: u32) -> String {
+        let shift = self.exponent + i64::from(decimals);
+        let (mut whole, dropped_nonzero) = if shift >= 0 {
+            let mut whole = self.digits.clone();
+            whole.resize(whole.len() + shift as usize, 0);
+            (whole, false)
+        } else {
+            let keep = self
+                .digits
+                .len()
+                .saturating_sub(shift.unsigned_abs() as usize);
+            let dropped = self.digits[keep..].iter().any(|d| *d != 0);
+            (self.digits[..keep].to_vec(), dropped)
+        };
+        if self.negative && dropped_nonzero {
+            // Toward −∞: one more unit of magnitude.
+            let mut i = whole.len();
+            loop {
+                if i == 0 {
+                    whole.insert(0, 1);
+                    break;
+                }
+                i -= 1;
+                if whole[i] == 9 {
+                    whole[i] = 0;
+                } else {
+                    whole[i] += 1;
+                    break;
+                }
+            }
         }
+        let start = whole.iter().position(|d| *d != 0).unwrap_or(whole.len());
+        if start == whole.len() {
+            return "0".into();
+        }
+        let sign = if self.negative { "-" } else { "" };
+        let text: String = whole[start..]
+            .iter()
+            .map(|d| char::from(b'0' + d))
+            .collect();
+        format!("{sign}{text}")
     }
 }
 
@@ -61,6 +135,23 @@ mod tests {
         assert_eq!(to_base_units(1_000_000.0, 2, "Max supply"), Ok(100_000_000));
         assert_eq!(to_base_units(0.0, 8, "Initial supply"), Ok(0));
         assert_eq!(to_base_units(1.239, 2, "amount"), Ok(123));
+        // Exact: no floating-point product (123456789.12345679 × 10^8 in f64 is …680).
+        assert_eq!(
+            to_base_units(123_456_789.123_456_79, 8, "amount"),
+            Ok(12_345_678_912_345_679)
+        );
+        assert_eq!(
+            to_base_units(9.223_372_036_854_775, 18, "amount"),
+            Ok(9_223_372_036_854_775_000)
+        );
+        assert_eq!(to_base_units(0.000_000_001, 8, "amount"), Ok(0));
+        assert_eq!(to_base_units(-0.000_000_001, 8, "amount"), Ok(-1));
+        assert_eq!(to_base_units(-1.5, 0, "amount"), Ok(-2));
+        assert_eq!(to_base_units(-0.95, 1, "amount"), Ok(-10));
+        assert_eq!(
+            to_base_units(-1e19, 0, "amount").unwrap_err().message,
+            "amount in base units (-10000000000000000000) is below the HTS int64 minimum of -9223372036854775808"
+        );
         let err = to_base_units(1e18, 2, "Initial supply").unwrap_err();
         assert_eq!(err.message, "Initial supply in base units (100000000000000000000) exceeds the HTS int64 maximum of 9223372036854775807. HTS token amounts are stored as int64; use a smaller display-unit value.");
     }

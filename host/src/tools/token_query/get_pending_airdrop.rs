@@ -125,12 +125,16 @@ impl Tool for GetPendingAirdrop {
         raw: &Value,
         _ctx: &ToolContext<'_>,
     ) -> Result<Self::Normalised, ToolError> {
-        let account_id = raw
-            .get("accountId")
-            .and_then(Value::as_str)
-            .filter(|a| !a.is_empty())
-            .map(|a| normalise::account_id("accountId", a))
-            .transpose()?;
+        // The kit: `accountId ?? default`, then "required" when that is empty.
+        let account_id = match raw.get("accountId").and_then(Value::as_str) {
+            Some("") => {
+                return Err(ToolError::message(
+                    "Account ID is required and was not provided",
+                ))
+            }
+            Some(a) => Some(normalise::account_id("accountId", a)?),
+            None => None,
+        };
         Ok(GetPendingAirdropNormalised { account_id })
     }
 
