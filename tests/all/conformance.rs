@@ -13,24 +13,24 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 /// What the seeding put on the local network.
-struct Seed {
+pub(crate) struct Seed {
     /// Fungible, 2 decimals, the user's supply key.
-    ft: String,
+    pub ft: String,
     /// NFT collection with serials 1–3 held by the user.
-    nft: String,
+    pub nft: String,
     /// Fungible, created with the user's admin and supply keys (the kit's tools cannot).
-    admin_ft: String,
+    pub admin_ft: String,
     /// A topic with the user's admin key and one message.
-    topic: String,
+    pub topic: String,
     /// An account that does not auto-associate, with a pending airdrop of `ft`.
-    receiver: String,
+    pub receiver: String,
     /// A transfer's transaction ID (`0.0.1001@secs.nanos`).
-    transaction_id: String,
+    pub transaction_id: String,
     /// A contract with the operator's admin key and a memo (created with the Rust SDK).
-    contract: String,
+    pub contract: String,
 }
 
-fn seed(host: &hak_host::host::Host) -> Seed {
+pub(crate) fn seed(host: &hak_host::host::Host) -> Seed {
     let mut s = host.default_session();
     let mut call =
         |tool: &str, params: Value| ok(&s.call(tool, &params.to_string()).unwrap()).clone();
@@ -89,7 +89,7 @@ fn seed(host: &hak_host::host::Host) -> Seed {
 }
 
 /// The calls both sides answer: every one of the 39 tools at least once.
-fn cases(seed: &Seed) -> Vec<(&'static str, Value)> {
+pub(crate) fn cases(seed: &Seed) -> Vec<(&'static str, Value)> {
     let Seed {
         ft,
         nft,
@@ -342,23 +342,28 @@ fn result_shape(result: &Value) -> Value {
 }
 
 /// The long-zero EVM address of `0.0.N`.
-fn evm_address(entity: &str) -> String {
+pub(crate) fn evm_address(entity: &str) -> String {
     let num: u64 = entity.rsplit('.').next().unwrap().parse().unwrap();
     format!("0x{num:040x}")
 }
 
-fn body_of(hex_text: &str) -> proto::TransactionBody {
+/// The bodies of a return-bytes `TransactionList`, in its order (with one node: one per chunk).
+fn bodies_of(hex_text: &str) -> Vec<proto::TransactionBody> {
     let bytes = hex::decode(hex_text.trim_start_matches("0x")).unwrap();
     let list = hedera_proto::sdk::TransactionList::decode(bytes.as_slice()).unwrap();
-    assert_eq!(list.transaction_list.len(), 1, "one node, one transaction");
-    let signed = proto::SignedTransaction::decode(
-        list.transaction_list[0].signed_transaction_bytes.as_slice(),
-    )
-    .unwrap();
-    proto::TransactionBody::decode(signed.body_bytes.as_slice()).unwrap()
+    list.transaction_list
+        .iter()
+        .map(|entry| {
+            let signed =
+                proto::SignedTransaction::decode(entry.signed_transaction_bytes.as_slice())
+                    .unwrap();
+            proto::TransactionBody::decode(signed.body_bytes.as_slice()).unwrap()
+        })
+        .collect()
 }
 
-/// Drop what differs between any two runs; returns the token expiry (seconds) if there was one.
+/// Drop what differs between any two runs; returns the token expiry (seconds after the
+/// transaction's valid start) if there was one.
 ///
 /// A topic message's chunk info names the first chunk's (clock-derived) transaction id: it
 /// must be the body's own for chunk 1 and is then left out like the id. One known SDK
@@ -392,15 +397,30 @@ fn comparable(mut body: proto::TransactionBody) -> (proto::TransactionBody, Opti
             t.transfers = None;
         }
     }
-    body.transaction_id = None;
+    let valid_start = body
+        .transaction_id
+        .take()
+        .and_then(|id| id.transaction_valid_start)
+        .map_or(0, |t| t.seconds);
     let mut expiry = None;
-    if let Some(proto::transaction_body::Data::TokenCreation(create)) = &mut body.data {
-        expiry = create.expiry.take().map(|t| t.seconds);
+    let creation = match &mut body.data {
+        Some(proto::transaction_body::Data::TokenCreation(create)) => Some(create),
+        Some(proto::transaction_body::Data::ScheduleCreate(s)) => s
+            .scheduled_transaction_body
+            .as_mut()
+            .and_then(|b| match &mut b.data {
+                Some(proto::schedulable_transaction_body::Data::TokenCreation(c)) => Some(c),
+                _ => None,
+            }),
+        _ => None,
+    };
+    if let Some(create) = creation {
+        expiry = create.expiry.take().map(|t| t.seconds - valid_start);
     }
     (body, expiry)
 }
 
-fn kit_outputs(cases: &[(&str, Value)], mirror: &str) -> Vec<Value> {
+pub(crate) fn kit_outputs(cases: &[(&str, Value)], mirror: &str) -> Vec<Value> {
     let dir = root().join("tests/conformance");
     assert!(
         dir.join("node_modules/@hashgraph/hedera-agent-kit")
@@ -436,6 +456,101 @@ fn kit_outputs(cases: &[(&str, Value)], mirror: &str) -> Vec<Value> {
         .collect()
 }
 
+/// What comparing hak's answers with the kit's found.
+#[derive(Default)]
+pub(crate) struct Comparison {
+    pub bodies: usize,
+    pub queries: usize,
+    pub errors: usize,
+    /// (index of the call, what differs)
+    pub differences: Vec<(usize, String)>,
+    /// How long hak took per call (index).
+    pub slowest: Vec<(std::time::Duration, usize)>,
+}
+
+/// A manifest for hak in RETURN_BYTES mode reading `mirror` (the kit's side reads it too).
+pub(crate) fn return_bytes_manifest(mirror: &str) -> String {
+    format!("{RETURN_BYTES_HEADER}\n").replacen(
+        "[network]\n",
+        &format!("[network]\nmirror_url = {mirror:?}\n"),
+        1,
+    )
+}
+
+/// Runs `cases` through hak (a RETURN_BYTES host reading `mirror`) and compares each answer
+/// with the kit's: every chunk's body, the return-bytes result, query results, error texts.
+pub(crate) fn compare(cases: &[(&str, Value)], kit: &[Value], mirror: &str) -> Comparison {
+    assert_eq!(kit.len(), cases.len());
+    let (host, _) = start(&return_bytes_manifest(mirror));
+    let mut session = host.default_session();
+    let mut found = Comparison::default();
+    for (index, ((tool, params), kit)) in cases.iter().zip(kit).enumerate() {
+        let began = std::time::Instant::now();
+        let ours = session.call(tool, &params.to_string()).unwrap();
+        found.slowest.push((began.elapsed(), index));
+        let mut differ = |text: String| found.differences.push((index, text));
+        if let Some(kit_hex) = kit["bytes"].as_str() {
+            let Some(ours_hex) = ours["raw"]["bytes"].as_str() else {
+                differ(format!("the kit built bytes, hak said {ours}"));
+                continue;
+            };
+            let (ours_bodies, kit_bodies) = (bodies_of(ours_hex), bodies_of(kit_hex));
+            if ours_bodies.len() != kit_bodies.len() {
+                differ(format!(
+                    "{} transactions from hak, {} from the kit",
+                    ours_bodies.len(),
+                    kit_bodies.len()
+                ));
+            }
+            for (chunk, (ours_body, kit_body)) in
+                ours_bodies.into_iter().zip(kit_bodies).enumerate()
+            {
+                let (ours_body, ours_expiry) = comparable(ours_body);
+                let (kit_body, kit_expiry) = comparable(kit_body);
+                if ours_body != kit_body {
+                    differ(format!(
+                        "transaction {chunk}:\n  hak {ours_body:?}\n  kit {kit_body:?}"
+                    ));
+                }
+                let expiry_ok = match (ours_expiry, kit_expiry) {
+                    (Some(a), Some(b)) => (a - b).abs() <= 60,
+                    (a, b) => a == b,
+                };
+                if !expiry_ok {
+                    differ(format!("expiry {ours_expiry:?} vs {kit_expiry:?}"));
+                }
+            }
+            let (ours_result, kit_result) =
+                (result_shape(&ours["raw"]), result_shape(&kit["result"]));
+            if ours_result != kit_result {
+                differ(format!(
+                    "return-bytes result\n  hak {ours_result}\n  kit {kit_result}"
+                ));
+            }
+            found.bodies += 1;
+        } else if let Some(kit_query) = kit.get("query") {
+            if &ours != kit_query {
+                differ(format!("\n  hak {ours}\n  kit {kit_query}"));
+            }
+            found.queries += 1;
+        } else if let Some(crash) = kit.get("crash") {
+            differ(format!(
+                "the kit crashed ({crash}), hak said {}",
+                ours["raw"]["error"]
+            ));
+        } else {
+            if ours["raw"]["error"] != kit["error"] {
+                differ(format!(
+                    "hak {} / kit {}",
+                    ours["raw"]["error"], kit["error"]
+                ));
+            }
+            found.errors += 1;
+        }
+    }
+    found
+}
+
 #[test]
 fn hak_and_the_js_kit_agree_on_every_tool() {
     let (local, _) = start(LOCAL);
@@ -446,65 +561,24 @@ fn hak_and_the_js_kit_agree_on_every_tool() {
         .mirror_url();
     let cases = cases(&seed);
     let kit = kit_outputs(&cases, &mirror);
-    assert_eq!(kit.len(), cases.len());
-    let manifest = format!("{RETURN_BYTES_HEADER}\n").replacen(
-        "[network]\n",
-        &format!("[network]\nmirror_url = {mirror:?}\n"),
-        1,
-    );
-    let (host, _) = start(&manifest);
-    let mut session = host.default_session();
-    let (mut bodies, mut queries, mut errors) = (0, 0, 0);
-    let mut differences = Vec::new();
-    for ((tool, params), kit) in cases.iter().zip(&kit) {
-        let ours = session.call(tool, &params.to_string()).unwrap();
-        let case = format!("{tool} {params}");
-        if let Some(kit_hex) = kit["bytes"].as_str() {
-            let Some(ours_hex) = ours["raw"]["bytes"].as_str() else {
-                differences.push(format!("{case}: the kit built bytes, hak said {ours}"));
-                continue;
-            };
-            let (ours_body, ours_expiry) = comparable(body_of(ours_hex));
-            let (kit_body, kit_expiry) = comparable(body_of(kit_hex));
-            if ours_body != kit_body {
-                differences.push(format!("{case}:\n  hak {ours_body:?}\n  kit {kit_body:?}"));
-            }
-            let expiry_ok = match (ours_expiry, kit_expiry) {
-                (Some(a), Some(b)) => (a - b).abs() <= 60,
-                (a, b) => a == b,
-            };
-            if !expiry_ok {
-                differences.push(format!("{case}: expiry {ours_expiry:?} vs {kit_expiry:?}"));
-            }
-            let (ours_result, kit_result) =
-                (result_shape(&ours["raw"]), result_shape(&kit["result"]));
-            if ours_result != kit_result {
-                differences.push(format!(
-                    "{case}: return-bytes result\n  hak {ours_result}\n  kit {kit_result}"
-                ));
-            }
-            bodies += 1;
-        } else if let Some(kit_query) = kit.get("query") {
-            if &ours != kit_query {
-                differences.push(format!("{case}:\n  hak {ours}\n  kit {kit_query}"));
-            }
-            queries += 1;
-        } else {
-            if ours["raw"]["error"] != kit["error"] {
-                differences.push(format!(
-                    "{case}: hak {} / kit {}",
-                    ours["raw"]["error"], kit["error"]
-                ));
-            }
-            errors += 1;
-        }
-    }
+    let found = compare(&cases, &kit, &mirror);
+    let differences: Vec<String> = found
+        .differences
+        .iter()
+        .map(|(i, text)| format!("{} {}: {text}", cases[*i].0, cases[*i].1))
+        .collect();
     assert!(
         differences.is_empty(),
         "{} differences:\n{}",
         differences.len(),
         differences.join("\n")
     );
+    let Comparison {
+        bodies,
+        queries,
+        errors,
+        ..
+    } = found;
     eprintln!("conformance: {bodies} bodies, {queries} query results, {errors} errors equal");
     let tools: std::collections::BTreeSet<&str> = cases.iter().map(|(t, _)| *t).collect();
     assert_eq!(tools.len(), 39, "every tool is compared");

@@ -11,6 +11,7 @@ mod differential;
 mod go_guest;
 mod hostile;
 mod hotswap;
+mod kit_generated;
 mod library;
 mod library_coverage;
 mod lifecycle;
