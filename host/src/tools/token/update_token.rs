@@ -28,6 +28,19 @@ const KEY_FIELDS: [&str; 8] = [
     "metadataKey",
 ];
 
+/// The same keys in the order the kit resolves them (its first unreadable key is the one it
+/// reports).
+const RESOLVE_ORDER: [&str; 8] = [
+    "adminKey",
+    "supplyKey",
+    "wipeKey",
+    "freezeKey",
+    "kycKey",
+    "feeScheduleKey",
+    "pauseKey",
+    "metadataKey",
+];
+
 /// The mirror's name for a key param (`supplyKey` → `supply_key`).
 fn mirror_field(param: &str) -> String {
     let mut out = String::with_capacity(param.len() + 2);
@@ -154,7 +167,7 @@ impl Tool for UpdateToken {
 
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
         let token_id = normalise::token_id("tokenId", raw["tokenId"].as_str().unwrap_or_default())?;
-        let inputs: Vec<(&str, KeyInput)> = KEY_FIELDS
+        let inputs: Vec<(&str, KeyInput)> = RESOLVE_ORDER
             .iter()
             .filter_map(|f| {
                 let input = KeyInput::deserialize(raw.get(*f)?).ok()?;
