@@ -113,6 +113,10 @@ pub struct ContextSection {
     /// key`) instead of ignoring them as the kit's zod schemas do (default false).
     #[serde(default)]
     pub strict_params: bool,
+    /// Append a blocking policy's reason to `humanMessage` (`… Reason: <reason>`), so the agent
+    /// learns why; off keeps the kit's exact envelope text (default false).
+    #[serde(default)]
+    pub explain_blocks: bool,
 }
 
 #[derive(Clone, Debug, Deserialize, Default)]

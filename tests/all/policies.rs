@@ -32,6 +32,37 @@ fn max_recipients_blocks_two_recipients_with_max_one() {
 }
 
 #[test]
+fn a_block_names_its_manifest_entry_and_explains_itself_when_asked() {
+    let manifest = max_recipients("maxRecipients = 1");
+    let (host, _) = start(&manifest);
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", &transfer(2))
+        .unwrap();
+    let block = &out["raw"]["policyBlock"];
+    assert_eq!(block["plugin"], "max-recipients", "{out}");
+    let reason = block["reason"].as_str().unwrap();
+    assert!(!reason.is_empty(), "{out}");
+    // Off by default: the kit's exact text.
+    assert_eq!(out["humanMessage"], out["raw"]["error"]);
+    assert!(!out["humanMessage"].as_str().unwrap().contains(reason));
+
+    let explaining = manifest.replacen("[context]\n", "[context]\nexplain_blocks = true\n", 1);
+    assert_ne!(explaining, manifest, "the header has a [context] section");
+    let (host, _) = start(&explaining);
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", &transfer(2))
+        .unwrap();
+    let error = out["raw"]["error"].as_str().unwrap();
+    assert_eq!(
+        out["humanMessage"].as_str().unwrap(),
+        format!("{error} Reason: {reason}"),
+        "{out}"
+    );
+}
+
+#[test]
 fn max_recipients_allows_one_recipient_with_max_ten_and_ignores_the_sender_debit() {
     let (host, _) = start(&max_recipients("maxRecipients = 10"));
     let out = host

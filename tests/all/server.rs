@@ -148,6 +148,24 @@ fn agents_need_their_key_and_get_the_context_it_is_bound_to() {
 }
 
 #[test]
+fn health_and_readiness_answer_without_a_key() {
+    // The agents manifest needs keys for tool calls; probes need none.
+    let (addr, _rt) = serve(&agents_manifest());
+    let (status, body) = request(addr, &format!("GET /healthz HTTP/1.1\r\nHost: {addr}"), "");
+    assert_eq!(
+        (status, &body["status"]),
+        (200, &Value::from("ok")),
+        "{body}"
+    );
+    let (status, body) = request(addr, &format!("GET /readyz HTTP/1.1\r\nHost: {addr}"), "");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["ready"], true);
+    assert!(body["chainVersion"].as_u64().is_some(), "{body}");
+    let (status, _) = post(addr, "transfer_hbar_tool", "", &transfer(1));
+    assert_eq!(status, 401, "tool calls still need an agent key");
+}
+
+#[test]
 fn forged_browser_requests_are_refused_before_any_tool_runs() {
     let (addr, _rt) = serve(RETURN_BYTES_HEADER);
     let (status, out) = post(addr, "transfer_hbar_tool", "", TRANSFER);

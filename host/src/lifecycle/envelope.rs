@@ -36,6 +36,9 @@ pub enum Abort {
 
 pub struct Block {
     pub policy: PluginDescription,
+    /// The manifest entry (or native plugin) that blocked: two plugins may describe themselves
+    /// alike.
+    pub plugin: String,
     pub method: String,
     pub stage: Stage,
     pub reason: String,
@@ -100,6 +103,7 @@ impl Abort {
             Abort::Blocked(block) => {
                 let Block {
                     policy,
+                    plugin,
                     method,
                     stage,
                     reason,
@@ -122,6 +126,7 @@ impl Abort {
                         json!({
                             "code": "POLICY_BLOCKED",
                             "policyName": policy.name,
+                            "plugin": plugin,
                             "toolMethod": method,
                             "stage": stage.as_str(),
                             "description": policy.description,
@@ -140,6 +145,20 @@ impl Abort {
                 );
             }),
         }
+    }
+}
+
+/// `[context] explain_blocks`: a block's envelope gets the policy's reason at the end of its
+/// `humanMessage` (`raw.error` keeps the kit's text).
+pub fn explain_block(envelope: &mut Value) {
+    let reason = envelope["raw"]["policyBlock"]["reason"]
+        .as_str()
+        .filter(|r| !r.is_empty())
+        .map(str::to_owned);
+    if let (Some(reason), Some(Value::String(message))) = (reason, envelope.get_mut("humanMessage"))
+    {
+        message.push_str(" Reason: ");
+        message.push_str(&reason);
     }
 }
 

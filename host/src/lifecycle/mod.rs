@@ -168,6 +168,9 @@ impl Session {
                     message.push(' ');
                     message.push_str(hint);
                 }
+                if host.manifest().context.explain_blocks {
+                    envelope::explain_block(&mut envelope);
+                }
                 if !plan.failure_observers().is_empty() {
                     self.notify_failure(tool, plan, params_json, &envelope);
                 }
@@ -576,6 +579,7 @@ fn block(member: &Member, method: &str, stage: Stage, info: BlockInfo) -> Abort 
     };
     Abort::Blocked(Box::new(Block {
         policy: member.description().clone(),
+        plugin: member.name().to_owned(),
         method: method.to_owned(),
         stage,
         reason: info.message,

@@ -130,6 +130,18 @@ async fn call_tool(
     }
 }
 
+/// Liveness: the process answers HTTP (no authentication, no state).
+async fn healthz() -> Response {
+    Json(json!({"status": "ok"})).into_response()
+}
+
+/// Readiness: the router exists only once the manifest's chain is loaded, so a served request
+/// is ready; it reports the chain version.
+async fn readyz(State(app): State<Arc<App>>) -> Response {
+    Json(json!({"ready": true, "chainVersion": app.registry.host().chain_version()}))
+        .into_response()
+}
+
 async fn list_tools(State(app): State<Arc<App>>) -> Response {
     let specs: Vec<_> = app.registry.host().tools().specs().cloned().collect();
     Json(specs).into_response()
@@ -324,6 +336,8 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
         calls: tokio::sync::Semaphore::new(options.max_concurrent_calls),
     });
     Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
         .route("/v1/tools", get(list_tools))
         .route("/v1/tools/:method", post(call_tool))
         .route("/v1/plugins", get(list_plugins))
