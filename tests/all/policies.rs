@@ -175,7 +175,7 @@ fn reject_tool_blocks_listed_tools_before_anything_runs_and_ignores_others() {
             "error": expected,
             "errorCode": "POLICY_BLOCKED",
             "policyBlock": {
-                "code": "POLICY_BLOCKED", "policyName": "Reject Tool Call", "toolMethod": "transfer_hbar_tool",
+                "code": "POLICY_BLOCKED", "policyName": "Reject Tool Call", "plugin": "reject", "toolMethod": "transfer_hbar_tool",
                 "stage": "pre_tool_execution", "description": "Stops agent from calling predefined tools",
                 "reason": "tool transfer_hbar_tool is not allowed", "reasonCode": null, "details": null
             }
