@@ -30,7 +30,7 @@ pub(crate) struct Seed {
     pub contract: String,
 }
 
-pub(crate) fn seed(host: &hak_host::host::Host) -> Seed {
+fn seed(host: &hak_host::host::Host) -> Seed {
     let mut s = host.default_session();
     let mut call =
         |tool: &str, params: Value| ok(&s.call(tool, &params.to_string()).unwrap()).clone();
@@ -464,8 +464,6 @@ pub(crate) struct Comparison {
     pub errors: usize,
     /// (index of the call, what differs)
     pub differences: Vec<(usize, String)>,
-    /// How long hak took per call (index).
-    pub slowest: Vec<(std::time::Duration, usize)>,
 }
 
 /// A manifest for hak in RETURN_BYTES mode reading `mirror` (the kit's side reads it too).
@@ -485,9 +483,7 @@ pub(crate) fn compare(cases: &[(&str, Value)], kit: &[Value], mirror: &str) -> C
     let mut session = host.default_session();
     let mut found = Comparison::default();
     for (index, ((tool, params), kit)) in cases.iter().zip(kit).enumerate() {
-        let began = std::time::Instant::now();
         let ours = session.call(tool, &params.to_string()).unwrap();
-        found.slowest.push((began.elapsed(), index));
         let mut differ = |text: String| found.differences.push((index, text));
         if let Some(kit_hex) = kit["bytes"].as_str() {
             let Some(ours_hex) = ours["raw"]["bytes"].as_str() else {
@@ -551,14 +547,21 @@ pub(crate) fn compare(cases: &[(&str, Value)], kit: &[Value], mirror: &str) -> C
     found
 }
 
-#[test]
-fn hak_and_the_js_kit_agree_on_every_tool() {
+/// A host running the local network in process, seeded, and its mirror's URL (which both
+/// sides of a comparison read).
+pub(crate) fn seeded_network() -> (hak_host::host::Host, Seed, String) {
     let (local, _) = start(LOCAL);
     let seed = seed(&local);
     let mirror = local
         .local_network()
         .expect("the local network runs in this process")
         .mirror_url();
+    (local, seed, mirror)
+}
+
+#[test]
+fn hak_and_the_js_kit_agree_on_every_tool() {
+    let (_local, seed, mirror) = seeded_network();
     let cases = cases(&seed);
     let kit = kit_outputs(&cases, &mirror);
     let found = compare(&cases, &kit, &mirror);

@@ -9,7 +9,7 @@
 //! Where the kit is wrong hak keeps its own answer: [`kit_bug`] names each such case, and
 //! docs/CONFORMANCE.md lists them with the kit's behaviour beside hak's.
 
-use super::conformance::{cases, compare, evm_address, kit_outputs, seed, Seed};
+use super::conformance::{cases, compare, evm_address, kit_outputs, seeded_network, Seed};
 use hak_tests::*;
 use serde_json::{json, Value};
 
@@ -374,23 +374,8 @@ fn kit_bug(tool: &str, params: &Value, difference: &str) -> Option<&'static str>
 
 #[test]
 fn hak_and_the_js_kit_agree_on_generated_calls() {
-    let run_seed = std::env::var("HAK_KIT_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-                | 1
-        });
-    println!("HAK_KIT_SEED={run_seed}");
-    let (local, _) = start(LOCAL);
-    let seed = seed(&local);
-    let mirror = local
-        .local_network()
-        .expect("the local network runs in this process")
-        .mirror_url();
+    let run_seed = seed_from_env("HAK_KIT_SEED");
+    let (local, seed, mirror) = seeded_network();
     let schemas: Vec<(String, Value)> = local
         .tools()
         .specs()
@@ -406,11 +391,6 @@ fn hak_and_the_js_kit_agree_on_generated_calls() {
         "the kit took {kit_took:?}, hak {:?}",
         started.elapsed() - kit_took
     );
-    let mut times = found.slowest.clone();
-    times.sort();
-    for (took, i) in times.iter().rev().take(8) {
-        eprintln!("slow: {took:?} {} {}", calls[*i].0, calls[*i].1);
-    }
     let mut allowed = std::collections::BTreeMap::<&str, usize>::new();
     let mut differences = Vec::new();
     for (index, text) in &found.differences {

@@ -197,18 +197,8 @@ fn edge_values() -> Vec<Value> {
 
 #[test]
 fn no_generated_call_makes_any_tool_panic() {
-    let seed = std::env::var("HAK_PARAMS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-                | 1
-        });
-    println!("HAK_PARAMS_SEED={seed}");
     // Replays with HAK_PARAMS_SEED=<seed>.
+    let seed = seed_from_env("HAK_PARAMS_SEED");
     let mut rng = Rng(seed);
     let (host, _) = start(LOCAL_BYTES);
     let mut session = host.default_session();

@@ -224,6 +224,23 @@ pub fn decode_bytes(out: &serde_json::Value) -> hedera::AnyTransaction {
 /// its seed, and the same seed replays the same cases.
 pub struct Rng(pub u64);
 
+/// A generator seed: `$var` when set (to replay a run), else the clock. Printed as `var=seed`
+/// so a failing run can be replayed.
+pub fn seed_from_env(var: &str) -> u64 {
+    let seed = std::env::var(var)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+                | 1
+        });
+    println!("{var}={seed}");
+    seed
+}
+
 impl Rng {
     pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;

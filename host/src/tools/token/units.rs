@@ -1,6 +1,7 @@
 //! Token amounts: display units → int64 base units with the kit's `toBaseUnitLong` errors,
 //! and a token's decimals as the mirror node reports them.
 
+use crate::tools::normalise::decimal_to_base_units;
 use crate::tools::{ToolContext, ToolError};
 use serde_json::Value;
 
@@ -26,6 +27,10 @@ pub fn token_decimals(
 /// kit's message. Below the int64 minimum hak refuses too (the kit's `Long.fromString` wraps
 /// around: docs/CONFORMANCE.md).
 pub fn to_base_units(amount: f64, decimals: u32, label: &str) -> Result<i64, ToolError> {
+    // The common case (no excess decimals, within int64) needs no flooring and no allocation.
+    if let Ok(units) = decimal_to_base_units(amount, decimals) {
+        return Ok(units);
+    }
     let Some(digits) = ShortestDecimal::of(amount) else {
         return Err(ToolError::message(format!(
             "{label} is not a finite number"
