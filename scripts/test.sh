@@ -19,6 +19,8 @@ HAK_BIN=target/debug/hak scripts/build-plugins.sh js go
 (cd emulator/tests/js-sdk && npm ci --no-audit --no-fund --loglevel=error)
 # The JS kit itself: the conformance test compares its transaction bodies with hak's.
 (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
+# The official TypeScript MCP client: tests/all/mcp.rs drives it against `hak mcp`.
+(cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 mkdir -p target
 cargo test --workspace 2>&1 | tee target/test-output.log
 echo "disk after: $(df -h --output=avail . | tail -1 | tr -d ' ') free; target/ holds $(du -sh target | cut -f1)"

@@ -1,5 +1,5 @@
-//! The `hak` command line: `call`, `tools`, `serve`, `emu`, `plugin inspect|keygen|sign|verify`,
-//! `bench`. Argument parsing and printing only; everything it does goes through the library API.
+//! The `hak` command line: `call`, `tools`, `serve`, `mcp`, `emu`, `plugin
+//! new|build|componentize|inspect|keygen|sign|verify`, `bench`. Argument parsing and printing only; everything it does goes through the library API.
 
 use crate::context::{AgentContext, AgentMode};
 use crate::host::{Host, HostBuilder};
@@ -27,7 +27,8 @@ struct Cli {
 
 #[derive(clap::Args)]
 struct HostArgs {
-    /// The manifest (default: the embedded one: testnet, return-bytes for 0.0.1001, no plugins).
+    /// The manifest (default: the embedded one: the local network in-process, autonomous mode,
+    /// no plugins).
     #[arg(long, short)]
     config: Option<PathBuf>,
     /// Agent mode: autonomous, return-bytes, custom-execute-tx, custom-return-bytes.
@@ -47,11 +48,14 @@ enum Command {
         #[command(flatten)]
         host: HostArgs,
     },
-    /// List the tools with method, name, type and JSON schema.
+    /// List the tools; with --json, each with method, name, the kit's description for the
+    /// context (the manifest's, or --mode / --account-id), type and JSON schema.
     Tools {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        host: HostArgs,
     },
     /// Run the local Hedera network until interrupted; the first stdout line is a JSON object
     /// with the addresses and the operator's credentials.
@@ -71,6 +75,24 @@ enum Command {
         /// Listen on a non-loopback address without agent keys ([[agents]]) or without
         /// HAK_ADMIN_TOKEN (refused otherwise: anyone on the network could call tools or
         /// remove a policy).
+        #[arg(long)]
+        insecure: bool,
+    },
+    /// Serve the tools to AI agents over the Model Context Protocol: on stdin/stdout (for a
+    /// client that starts hak), or over streamable HTTP at `http://<listen>/mcp` with
+    /// --listen (the first stdout line is then `{"listen": "http://…/mcp"}`). Plugins as in
+    /// `hak serve`, hot-swapped from --plugins-dir; blocked calls tell the agent the policy's
+    /// reason unless `[context] explain_blocks = false`.
+    Mcp {
+        #[command(flatten)]
+        host: HostArgs,
+        /// Serve streamable HTTP on this address instead of stdio.
+        #[arg(long)]
+        listen: Option<std::net::SocketAddr>,
+        /// Directory of hot-loaded plugins, as for `hak serve`.
+        #[arg(long)]
+        plugins_dir: Option<PathBuf>,
+        /// With --listen on a non-loopback address: serve without agent keys ([[agents]]).
         #[arg(long)]
         insecure: bool,
     },
@@ -188,7 +210,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let result = host.session(context).call(&tool, &params)?;
             println!("{}", serde_json::to_string_pretty(&result)?);
         }
-        Command::Tools { json } => print_tools(json)?,
+        Command::Tools { json, host } => print_tools(json, &host)?,
+        Command::Mcp {
+            host,
+            listen,
+            plugins_dir,
+            insecure,
+        } => mcp(&host, listen, plugins_dir, insecure)?,
         Command::Emu(args) => run_emulator(args)?,
         Command::Serve {
             host,
@@ -292,15 +320,23 @@ fn default_state_dir() -> std::path::PathBuf {
         .unwrap_or_else(|| std::path::PathBuf::from(".hak/state"))
 }
 
-fn build_host(args: &HostArgs) -> anyhow::Result<(Host, AgentContext)> {
-    let manifest = match &args.config {
+fn load_manifest(args: &HostArgs) -> anyhow::Result<Manifest> {
+    Ok(match &args.config {
         Some(path) => Manifest::load(path)?,
         None => Manifest::embedded_default(),
-    };
-    let host = HostBuilder::new(manifest)
+    })
+}
+
+fn build_host(args: &HostArgs) -> anyhow::Result<(Host, AgentContext)> {
+    let host = HostBuilder::new(load_manifest(args)?)
         .default_state_dir(default_state_dir())
         .build()?;
-    let mut context = host.default_context().clone();
+    let context = context_of(args, host.default_context().clone())?;
+    Ok((host, context))
+}
+
+/// The manifest's context with --mode / --account-id applied.
+fn context_of(args: &HostArgs, mut context: AgentContext) -> anyhow::Result<AgentContext> {
     if let Some(mode) = &args.mode {
         context.mode = AgentMode::parse(mode).map_err(anyhow::Error::msg)?;
         if context.mode.is_custom() {
@@ -313,34 +349,18 @@ fn build_host(args: &HostArgs) -> anyhow::Result<(Host, AgentContext)> {
         context.account_id =
             Some(AccountId::from_str(id).map_err(|e| anyhow::anyhow!("--account-id {id:?}: {e}"))?);
     }
-    Ok((host, context))
+    Ok(context)
 }
 
-fn serve(
-    args: &HostArgs,
-    listen: std::net::SocketAddr,
+/// The host's registry of plugins, synced with `plugins_dir` and kept in sync while the
+/// returned watcher lives.
+fn open_registry(
+    host: Host,
     plugins_dir: Option<PathBuf>,
-    insecure: bool,
-) -> anyhow::Result<()> {
-    let (host, _) = build_host(args)?;
-    let admin_token = std::env::var("HAK_ADMIN_TOKEN")
-        .ok()
-        .filter(|t| !t.is_empty());
-    if !listen.ip().is_loopback() && !insecure {
-        let mut missing = Vec::new();
-        if host.manifest().agents.is_empty() {
-            missing.push("agent keys ([[agents]] in the manifest)");
-        }
-        if admin_token.is_none() {
-            missing.push("an admin token ($HAK_ADMIN_TOKEN)");
-        }
-        if !missing.is_empty() {
-            anyhow::bail!(
-                "refusing to listen on {listen} without {}: anyone who can reach it could call tools or change plugins (pass --insecure to do it anyway)",
-                missing.join(" and ")
-            );
-        }
-    }
+) -> anyhow::Result<(
+    Arc<crate::registry::Registry>,
+    Option<crate::watch::DirWatcher>,
+)> {
     let registry = Arc::new(
         crate::registry::Registry::new(host, plugins_dir.clone()).map_err(anyhow::Error::msg)?,
     );
@@ -348,7 +368,7 @@ fn serve(
     for (name, reason) in &report.rejected {
         tracing::warn!("plugin {name} not loaded: {reason}");
     }
-    let _watcher = match plugins_dir {
+    let watcher = match plugins_dir {
         Some(_) => Some(
             crate::watch::watch(registry.clone(), |report| {
                 for name in &report.loaded {
@@ -365,8 +385,105 @@ fn serve(
         ),
         None => None,
     };
-    let options = crate::serve::ServeOptions::from_manifest(&registry, admin_token.as_deref())
+    Ok((registry, watcher))
+}
+
+/// Refuse a non-loopback address unless the callers are authenticated (or `insecure`).
+fn refuse_open_listen(
+    listen: std::net::SocketAddr,
+    insecure: bool,
+    missing: Vec<&str>,
+) -> anyhow::Result<()> {
+    if !listen.ip().is_loopback() && !insecure && !missing.is_empty() {
+        anyhow::bail!(
+            "refusing to listen on {listen} without {}: anyone who can reach it could call tools or change plugins (pass --insecure to do it anyway)",
+            missing.join(" and ")
+        );
+    }
+    Ok(())
+}
+
+fn mcp(
+    args: &HostArgs,
+    listen: Option<std::net::SocketAddr>,
+    plugins_dir: Option<PathBuf>,
+    insecure: bool,
+) -> anyhow::Result<()> {
+    let (host, context) = build_host(args)?;
+    if let Some(addr) = listen {
+        let mut missing = Vec::new();
+        if host.manifest().agents.is_empty() {
+            missing.push("agent keys ([[agents]] in the manifest)");
+        }
+        refuse_open_listen(addr, insecure, missing)?;
+    }
+    let (registry, _watcher) = open_registry(host, plugins_dir)?;
+    let options =
+        crate::serve::ServeOptions::from_manifest(&registry, None).map_err(anyhow::Error::msg)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let keep = registry.clone();
+    let served = runtime.block_on(async move {
+        match listen {
+            None => {
+                let identity = crate::mcp::Identity::Local(context);
+                let server = crate::mcp::McpServer::new(registry, identity, &options);
+                crate::mcp::serve_stdio(server, shutdown_signal()).await
+            }
+            Some(addr) => {
+                let callers = options.callers.clone().with_default_context(context);
+                let guard = options.guard.clone();
+                let identity = crate::mcp::Identity::Agents(callers);
+                let server = crate::mcp::McpServer::new(registry.clone(), identity, &options);
+                let stop = tokio_util::sync::CancellationToken::new();
+                let app = crate::mcp::router(server, guard, stop.clone());
+                let listener = tokio::net::TcpListener::bind(addr).await?;
+                let bound = listener.local_addr()?;
+                println!(
+                    "{}",
+                    json!({"listen": format!("http://{bound}{}", crate::mcp::MCP_PATH), "chainVersion": registry.host().chain_version()})
+                );
+                use std::io::Write;
+                std::io::stdout().flush()?;
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(async move {
+                        shutdown_signal().await;
+                        stop.cancel();
+                    })
+                    .await?;
+                Ok(())
+            }
+        }
+    });
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    drop(keep);
+    served
+}
+
+fn serve(
+    args: &HostArgs,
+    listen: std::net::SocketAddr,
+    plugins_dir: Option<PathBuf>,
+    insecure: bool,
+) -> anyhow::Result<()> {
+    let (host, context) = build_host(args)?;
+    let admin_token = std::env::var("HAK_ADMIN_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty());
+    let mut missing = Vec::new();
+    if host.manifest().agents.is_empty() {
+        missing.push("agent keys ([[agents]] in the manifest)");
+    }
+    if admin_token.is_none() {
+        missing.push("an admin token ($HAK_ADMIN_TOKEN)");
+    }
+    refuse_open_listen(listen, insecure, missing)?;
+    let (registry, _watcher) = open_registry(host, plugins_dir)?;
+    let mut options = crate::serve::ServeOptions::from_manifest(&registry, admin_token.as_deref())
         .map_err(anyhow::Error::msg)?;
+    options.callers = options.callers.with_default_context(context);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -438,10 +555,23 @@ fn run_emulator(args: EmuArgs) -> anyhow::Result<()> {
     })
 }
 
-fn print_tools(as_json: bool) -> anyhow::Result<()> {
+fn print_tools(as_json: bool, args: &HostArgs) -> anyhow::Result<()> {
     let tools = crate::tools::ToolRegistry::native();
     if as_json {
-        let list: Vec<_> = tools.specs().collect();
+        let manifest = load_manifest(args)?;
+        let account_id = match &manifest.context.account_id {
+            Some(text) => Some(
+                AccountId::from_str(text)
+                    .map_err(|e| anyhow::anyhow!("context.account_id {text:?}: {e}"))?,
+            ),
+            None => None,
+        };
+        let mut context = AgentContext {
+            account_id,
+            mode: manifest.context.mode.unwrap_or_default(),
+        };
+        context = context_of(args, context)?;
+        let list: Vec<_> = tools.specs().map(|s| s.listing(&context)).collect();
         println!("{}", serde_json::to_string_pretty(&list)?);
     } else {
         for spec in tools.specs() {

@@ -1,19 +1,27 @@
 //! hak-host: runs Hedera Agent Kit tools through the kit's 7-stage lifecycle, with hooks and
 //! policies that are sandboxed WebAssembly components.
 //!
-//! Map of the crate (one concept per module):
-//! - [`capabilities`]: what an operator can grant a plugin, by name.
-//! - [`manifest`]: the operator's `hak.toml`: network, operator, context, ordered plugins.
-//! - [`limits`]: every sandbox limit and its default, in one place.
+//! Map of the crate (one concept per module), from the faces down:
+//! - [`cli`]: the `hak` command line. [`serve`]: the HTTP API (auth, browser guard, session
+//!   pool). [`mcp`]: the Model Context Protocol server (stdio and streamable HTTP).
+//! - [`registry`], [`watch`], [`intake`], [`signing`]: hot-swapping plugins in a running host
+//!   (admin changes, the watched directory read without being abused by it, signatures).
+//! - [`host`]: one configured host (manifest, tools, network, chain); [`context`]: the agent
+//!   context a call runs in.
+//! - [`lifecycle`]: the kit's 7 stages, the plugin chain, per-context sessions, envelopes;
+//!   [`stage`]: the stage inputs plugins see.
+//! - [`tools`]: native Hedera tools (one file per tool), their shared normalisers and the
+//!   kit's descriptions; [`strategy`]: what the secondary action does with a built
+//!   transaction, per agent mode.
 //! - [`runtime`]: the wasmtime engine, the precompiled cache, plugin loading (`LoadedPlugin`,
-//!   holding an `InstancePre`) and per-call execution with deadline / fuel / memory caps.
-//! - [`lifecycle`]: the kit's 7 stages, the plugin chain, per-context sessions, envelopes.
-//! - [`tools`]: native Hedera tools (one file per tool) and their shared normalisers.
-//! - [`strategy`]: what the secondary action does with a built transaction, per agent mode.
-//! - [`network`]: SDK clients and node ids for the configured network.
-//! - [`componentize`], [`go_plugin`]: core wasm modules (Go's) into plugin components.
-//! - [`intake`]: reading files of the watched plugins directory without being abused by them.
-//! - [`state_store`]: the per-plugin, per-context scratchpad behind `state-get` / `state-set`.
+//!   holding an `InstancePre`) and per-call execution with deadline / fuel / memory caps;
+//!   [`capabilities`]: what an operator can grant a plugin, by name; [`state_store`]: the
+//!   per-plugin, per-context scratchpad behind `state-get` / `state-set`.
+//! - [`network`], [`mirror`]: SDK clients, node ids and the mirror REST client for the
+//!   configured network.
+//! - [`manifest`]: the operator's `hak.toml`; [`limits`]: every sandbox limit and its default.
+//! - [`componentize`], [`go_plugin`], [`scaffold`]: making plugin components (Go core modules,
+//!   new plugin projects).
 
 pub mod capabilities;
 pub mod cli;
@@ -25,6 +33,7 @@ pub mod intake;
 pub mod lifecycle;
 pub mod limits;
 pub mod manifest;
+pub mod mcp;
 pub mod mirror;
 pub mod network;
 pub mod registry;

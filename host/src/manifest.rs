@@ -114,9 +114,10 @@ pub struct ContextSection {
     #[serde(default)]
     pub strict_params: bool,
     /// Append a blocking policy's reason to `humanMessage` (`… Reason: <reason>`), so the agent
-    /// learns why; off keeps the kit's exact envelope text (default false).
+    /// learns why; off keeps the kit's exact envelope text. Unset: off for `hak call` / `hak
+    /// serve` and the library (the kit's text), on for `hak mcp` (an agent reads it).
     #[serde(default)]
-    pub explain_blocks: bool,
+    pub explain_blocks: Option<bool>,
 }
 
 #[derive(Clone, Debug, Deserialize, Default)]

@@ -45,7 +45,7 @@ pub enum RegistryError {
 }
 
 /// Where a registry entry came from.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Source {
     Manifest,
@@ -64,7 +64,7 @@ struct Entry {
 }
 
 /// One plugin as `GET /v1/plugins` shows it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PluginStatus {
     pub name: String,
@@ -89,7 +89,7 @@ pub struct PluginStatus {
 }
 
 /// What a directory scan did.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SyncReport {
     pub loaded: Vec<String>,

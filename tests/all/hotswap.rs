@@ -8,8 +8,7 @@ use hak_host::registry::{Registry, Source};
 use hak_host::serve::ServeOptions;
 use hak_host::{Host, HostBuilder};
 use hak_tests::*;
-use serde_json::{json, Value};
-use std::io::{Read, Write};
+use serde_json::json;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -371,35 +370,6 @@ fn a_restart_with_20_plugins_loads_from_the_precompiled_cache() {
 }
 
 /// One HTTP/1.1 request to the server; (status, headers, body).
-fn http(
-    addr: std::net::SocketAddr,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &str,
-) -> (u16, String, Value) {
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    let mut request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        request += &format!("{k}: {v}\r\n");
-    }
-    request += "\r\n";
-    request += body;
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    let status = head[9..12].parse().unwrap();
-    (
-        status,
-        head.to_owned(),
-        serde_json::from_str(body).unwrap_or(Value::Null),
-    )
-}
-
 #[test]
 fn the_http_api_serves_calls_and_admin_changes() {
     let (host, _) = start(RETURN_BYTES_HEADER);

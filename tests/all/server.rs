@@ -341,3 +341,111 @@ fn a_12_mb_js_plugin_uploads_raw_and_oversized_uploads_get_json_errors() {
         "{body}"
     );
 }
+
+/// The schema a documented response promises, with `$ref`s to components resolved.
+fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"].as_str() {
+        Some(reference) => {
+            let name = reference.trim_start_matches("#/components/schemas/");
+            resolve(doc, &doc["components"]["schemas"][name])
+        }
+        None => schema,
+    }
+}
+
+/// What a body must look like for the schema: the JSON type, and an object's required fields.
+fn conforms(doc: &Value, schema: &Value, body: &Value) -> Result<(), String> {
+    let schema = resolve(doc, schema);
+    let wanted = schema["type"].as_str().unwrap_or("");
+    let fits = match wanted {
+        "object" => body.is_object(),
+        "array" => body.is_array(),
+        "string" => body.is_string(),
+        _ => true,
+    };
+    if !fits {
+        return Err(format!("{body} is not a {wanted}"));
+    }
+    for field in schema["required"].as_array().into_iter().flatten() {
+        let field = field.as_str().unwrap();
+        if body.get(field).is_none() {
+            return Err(format!("{body} lacks the required {field}"));
+        }
+    }
+    if let (Some(items), Some(body)) = (schema.get("items"), body.as_array()) {
+        for item in body {
+            conforms(doc, items, item)?;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_openapi_document_validates_and_every_operation_answers_as_documented() {
+    let (addr, _rt) = serve(RETURN_BYTES_HEADER);
+    let (status, _, doc) = http(addr, "GET", "/v1/openapi.json", &[], "");
+    assert_eq!(status, 200);
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"), "{doc}");
+
+    // A validator that is not ours: openapi-spec-validator (installed by scripts/install-deps.sh).
+    let file = root().join("target/test-tmp/openapi.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let validator = root().join("target/tools/py-venv/bin/openapi-spec-validator");
+    let out = std::process::Command::new(&validator)
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e} (run scripts/install-deps.sh)", validator.display()));
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Every documented operation is routed and answers with a status it documents, in its shape.
+    let examples = [
+        ("{method}", "get_hbar_balance_query_tool"),
+        ("{name}", "no-such-plugin"),
+    ];
+    let mut operations = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        let concrete = examples
+            .iter()
+            .fold(path.clone(), |p, (from, to)| p.replace(from, to));
+        for method in ["get", "post", "put", "delete", "patch"] {
+            let Some(operation) = item.get(method) else {
+                // Not documented: the router must not answer it either.
+                let (status, _, _) = http(addr, &method.to_uppercase(), &concrete, &[], "");
+                assert_eq!(status, 405, "{method} {path} is routed but not documented");
+                continue;
+            };
+            operations += 1;
+            let admin = operation["tags"][0] == "admin";
+            let auth = [("Authorization", "Bearer s3cret")];
+            let headers: &[(&str, &str)] = if admin { &auth } else { &[] };
+            let (status, _, body) = http(
+                addr,
+                &method.to_uppercase(),
+                &concrete,
+                &[&[("Content-Type", "application/json")], headers].concat(),
+                if method == "get" { "" } else { "{}" },
+            );
+            let documented = &operation["responses"][status.to_string()];
+            assert!(
+                documented.is_object(),
+                "{method} {path} answered {status}, which it does not document: {body}"
+            );
+            if let Some(schema) = documented.pointer("/content/application~1json/schema") {
+                conforms(&doc, schema, &body)
+                    .unwrap_or_else(|e| panic!("{method} {path} ({status}): {e}"));
+            }
+            // Without the admin token, admin operations refuse as documented.
+            if admin {
+                let (status, _, _) = http(addr, &method.to_uppercase(), &concrete, &[], "{}");
+                assert_eq!(status, 401, "{method} {path} without a token");
+            }
+        }
+    }
+    assert_eq!(operations, 10, "{doc}");
+}

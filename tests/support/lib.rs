@@ -296,3 +296,34 @@ impl Drop for RedisServer {
         let _ = self.child.wait();
     }
 }
+
+/// One HTTP/1.1 request to a server on loopback: (status, head, body as JSON or null).
+pub fn http(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, serde_json::Value) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        request += &format!("{k}: {v}\r\n");
+    }
+    request += "\r\n";
+    request += body;
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let status = head[9..12].parse().unwrap();
+    (
+        status,
+        head.to_owned(),
+        serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
+    )
+}

@@ -51,6 +51,8 @@ pub struct Session {
     reservations: Arc<CallReservations>,
     /// What became of the current call's transaction (or query).
     outcome: TxOutcome,
+    /// Append a block's reason to `humanMessage` ([`envelope::explain_block`]).
+    explain_blocks: bool,
 }
 
 /// What became of a call's transaction, as far as hak can know: the class policies' budgets
@@ -86,6 +88,7 @@ impl Session {
         })
         .to_string();
         let instances = chain.members().iter().map(|_| None).collect();
+        let explain_blocks = host.manifest().context.explain_blocks.unwrap_or(false);
         Session {
             host,
             scope: context.scope_key(),
@@ -97,7 +100,14 @@ impl Session {
             failed_normalised: None,
             reservations: Arc::default(),
             outcome: TxOutcome::NotApplied,
+            explain_blocks,
         }
+    }
+
+    /// Whether blocked calls' `humanMessage` ends with the policy's reason (default: the
+    /// manifest's `[context] explain_blocks`, else off).
+    pub fn set_explain_blocks(&mut self, on: bool) {
+        self.explain_blocks = on;
     }
 
     pub fn context(&self) -> &AgentContext {
@@ -168,7 +178,7 @@ impl Session {
                     message.push(' ');
                     message.push_str(hint);
                 }
-                if host.manifest().context.explain_blocks {
+                if self.explain_blocks {
                     envelope::explain_block(&mut envelope);
                 }
                 if !plan.failure_observers().is_empty() {

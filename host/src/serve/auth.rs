@@ -15,6 +15,7 @@ use subtle::ConstantTimeEq;
 pub const ACCOUNT_HEADER: &str = "x-hak-account-id";
 
 /// One configured agent, ready to check.
+#[derive(Clone)]
 pub struct Agent {
     pub name: String,
     digest: [u8; 32],
@@ -27,7 +28,33 @@ pub struct Agent {
 /// Why a request is refused: (HTTP status, message).
 pub type Refusal = (u16, String);
 
+/// One authenticated caller: the context its calls run in and the agent entry it matched.
+pub struct Caller<'a> {
+    pub context: AgentContext,
+    /// `None` when the server has no `[[agents]]`.
+    pub agent: Option<&'a Agent>,
+}
+
+impl Caller<'_> {
+    /// Whether this caller may call `method`.
+    pub fn may_call(&self, method: &str) -> bool {
+        self.agent
+            .is_none_or(|agent| agent.tools.is_empty() || agent.tools.iter().any(|t| t == method))
+    }
+
+    /// [`Caller::may_call`], as a refusal naming the agent.
+    pub fn check(&self, method: &str) -> Result<(), Refusal> {
+        match self.agent {
+            Some(agent) if !self.may_call(method) => {
+                Err((403, format!("agent {} may not call {method}", agent.name)))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 /// The callers a server accepts.
+#[derive(Clone)]
 pub struct Callers {
     agents: Vec<Agent>,
     admin: Option<[u8; 32]>,
@@ -97,6 +124,13 @@ impl Callers {
         })
     }
 
+    /// Callers without an agent entry (a server with no `[[agents]]`) get `context`; agents
+    /// keep theirs.
+    pub fn with_default_context(mut self, context: AgentContext) -> Self {
+        self.default_context = context;
+        self
+    }
+
     pub fn has_agents(&self) -> bool {
         !self.agents.is_empty()
     }
@@ -117,12 +151,12 @@ impl Callers {
         found
     }
 
-    /// The context a tool call runs in, or why it is refused. Without agents configured every
-    /// caller gets the manifest's context and may pick the account with `x-hak-account-id`
-    /// (the server then listens on loopback only, unless started with `--insecure`).
-    pub fn context_for(&self, headers: &HeaderMap, method: &str) -> Result<AgentContext, Refusal> {
-        let (mut context, header_allowed) = if self.agents.is_empty() {
-            (self.default_context.clone(), true)
+    /// Who is asking, or why they are refused. Without agents configured every caller gets
+    /// the manifest's context and may pick the account with `x-hak-account-id` (the server
+    /// then listens on loopback only, unless started with `--insecure`).
+    pub fn caller(&self, headers: &HeaderMap) -> Result<Caller<'_>, Refusal> {
+        let (mut context, header_allowed, agent) = if self.agents.is_empty() {
+            (self.default_context.clone(), true, None)
         } else {
             let Some(agent) = self.agent(headers) else {
                 let why = if bearer(headers).is_some() {
@@ -132,10 +166,11 @@ impl Callers {
                 };
                 return Err((401, why.into()));
             };
-            if !agent.tools.is_empty() && !agent.tools.iter().any(|t| t == method) {
-                return Err((403, format!("agent {} may not call {method}", agent.name)));
-            }
-            (agent.context.clone(), agent.allow_account_header)
+            (
+                agent.context.clone(),
+                agent.allow_account_header,
+                Some(agent),
+            )
         };
         if let Some(account) = headers.get(ACCOUNT_HEADER) {
             if !header_allowed {
@@ -154,7 +189,14 @@ impl Callers {
                 )
             })?);
         }
-        Ok(context)
+        Ok(Caller { context, agent })
+    }
+
+    /// The context a tool call runs in, or why it is refused.
+    pub fn context_for(&self, headers: &HeaderMap, method: &str) -> Result<AgentContext, Refusal> {
+        let caller = self.caller(headers)?;
+        caller.check(method)?;
+        Ok(caller.context)
     }
 
     /// Whether the request carries the admin token (always, when none is configured).

@@ -1,6 +1,8 @@
 //! `hak serve`: the long-running host's HTTP API over a [`Registry`].
 //! - `POST /v1/tools/{method}` (body: the params JSON) → the result envelope, with the chain
-//!   version it ran on in the `x-hak-chain-version` header; `GET /v1/tools`.
+//!   version it ran on in the `x-hak-chain-version` header; `GET /v1/tools` (the caller's
+//!   tools, described for its context).
+//! - `GET /healthz`, `GET /readyz`, `GET /v1/openapi.json` (this API as OpenAPI 3.1: [`openapi`]).
 //! - Admin (bearer token when configured): `GET /v1/plugins`, `PUT /v1/plugins/{name}`
 //!   (`{"component": base64, "settings": {config, capabilities, limits, on_error, sha256},
 //!   "signature": hex}`), `DELETE /v1/plugins/{name}`, `POST /v1/plugins/{name}/rollback`,
@@ -14,6 +16,7 @@
 
 pub mod auth;
 pub mod guard;
+pub mod openapi;
 pub mod pool;
 
 use crate::manifest::PluginSidecar;
@@ -26,6 +29,7 @@ use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use base64::Engine;
 use guard::Guard;
+use openapi::{ChainVersion, ErrorBody, Health, PluginsBody, Ready, Sessions, ToolResult};
 use pool::SessionPool;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -84,9 +88,32 @@ struct App {
 }
 
 fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    (status, Json(json!({"error": message.into()}))).into_response()
+    (
+        status,
+        Json(ErrorBody {
+            error: message.into(),
+        }),
+    )
+        .into_response()
 }
 
+/// Run one tool call through the plugin chain.
+#[utoipa::path(
+    post,
+    path = "/v1/tools/{method}",
+    tag = "tools",
+    params(("method" = String, Path, description = "The tool, e.g. transfer_hbar_tool")),
+    request_body(content = Object, description = "The tool's params (its JSON schema is in GET /v1/tools)", content_type = "application/json"),
+    responses(
+        (status = 200, description = "The result envelope (success, error or block), with the chain version in x-hak-chain-version", body = ToolResult,
+         headers(("x-hak-chain-version" = u64, description = "The plugin chain version the call ran on"))),
+        (status = 400, description = "x-hak-account-id is not an account id", body = ErrorBody),
+        (status = 401, description = "No or unknown agent key", body = ErrorBody),
+        (status = 403, description = "The agent may not call this tool or pick its account", body = ErrorBody),
+        (status = 404, description = "No such tool", body = ErrorBody),
+    ),
+    security((), ("agent_key" = []))
+)]
 async fn call_tool(
     State(app): State<Arc<App>>,
     Path(method): Path<String>,
@@ -131,22 +158,79 @@ async fn call_tool(
 }
 
 /// Liveness: the process answers HTTP (no authentication, no state).
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "health",
+    responses((status = 200, description = "The process answers", body = Health))
+)]
 async fn healthz() -> Response {
-    Json(json!({"status": "ok"})).into_response()
+    Json(Health {
+        status: "ok".into(),
+    })
+    .into_response()
 }
 
 /// Readiness: the router exists only once the manifest's chain is loaded, so a served request
 /// is ready; it reports the chain version.
+#[utoipa::path(
+    get,
+    path = "/readyz",
+    tag = "health",
+    responses((status = 200, description = "The plugin chain is loaded; calls are served", body = Ready))
+)]
 async fn readyz(State(app): State<Arc<App>>) -> Response {
-    Json(json!({"ready": true, "chainVersion": app.registry.host().chain_version()}))
-        .into_response()
+    Json(Ready {
+        ready: true,
+        chain_version: app.registry.host().chain_version(),
+    })
+    .into_response()
 }
 
-async fn list_tools(State(app): State<Arc<App>>) -> Response {
-    let specs: Vec<_> = app.registry.host().tools().specs().cloned().collect();
-    Json(specs).into_response()
+/// The tools the caller may call, described for the caller's context.
+#[utoipa::path(
+    get,
+    path = "/v1/tools",
+    tag = "tools",
+    responses(
+        (status = 200, description = "Each tool with the kit's description for the caller's context and its params' JSON schema", body = Vec<crate::tools::ToolListing>),
+        (status = 400, description = "x-hak-account-id is not an account id", body = ErrorBody),
+        (status = 401, description = "No or unknown agent key", body = ErrorBody),
+        (status = 403, description = "The agent may not pick its account", body = ErrorBody),
+    ),
+    security((), ("agent_key" = []))
+)]
+async fn list_tools(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    let caller = match app.callers.caller(&headers) {
+        Ok(caller) => caller,
+        Err((status, why)) => {
+            return error(
+                StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN),
+                why,
+            )
+        }
+    };
+    let host = app.registry.host();
+    let listing: Vec<_> = host
+        .tools()
+        .specs()
+        .filter(|spec| caller.may_call(spec.method))
+        .map(|spec| spec.listing(&caller.context))
+        .collect();
+    Json(listing).into_response()
 }
 
+/// The plugin chain: every plugin with its source, stages and counters.
+#[utoipa::path(
+    get,
+    path = "/v1/plugins",
+    tag = "admin",
+    responses(
+        (status = 200, description = "Every plugin with its source, stages and counters", body = PluginsBody),
+        (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+    ),
+    security((), ("admin_token" = []))
+)]
 async fn list_plugins(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     if !app.callers.is_admin(&headers) {
         return error(
@@ -154,24 +238,28 @@ async fn list_plugins(State(app): State<Arc<App>>, headers: HeaderMap) -> Respon
             "admin routes need the bearer token",
         );
     }
-    Json(json!({
-        "chainVersion": app.registry.host().chain_version(),
-        "plugins": app.registry.list(),
-        "sessions": {
-            "idle": app.pool.idle_count(),
-            "evicted": app.pool.evicted.load(std::sync::atomic::Ordering::Relaxed),
+    Json(PluginsBody {
+        chain_version: app.registry.host().chain_version(),
+        plugins: app.registry.list(),
+        sessions: Sessions {
+            idle: app.pool.idle_count() as u64,
+            evicted: app.pool.evicted.load(std::sync::atomic::Ordering::Relaxed),
         },
-    }))
+    })
     .into_response()
 }
 
-#[derive(Deserialize)]
+/// A plugin upload as JSON.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct Upload {
+pub struct Upload {
     /// The component, base64.
     component: String,
+    /// `{config, capabilities, limits, on_error, sha256}`, as in a plugin's sidecar.
     #[serde(default)]
+    #[schema(value_type = Option<Object>)]
     settings: Option<Value>,
+    /// Hex ed25519 signature over the component by a trusted key.
     signature: Option<String>,
     /// Over the settings' JSON text as sent (`settings` must then be that text, verbatim):
     /// required when the component is signed and has settings.
@@ -218,6 +306,28 @@ async fn announced_size(request: axum::extract::Request, next: axum::middleware:
     }
 }
 
+/// Add or replace a plugin, swapped in without a restart.
+#[utoipa::path(
+    put,
+    path = "/v1/plugins/{name}",
+    tag = "admin",
+    params(("name" = String, Path, description = "The plugin's name in the chain")),
+    request_body(
+        description = "JSON, or the raw component as application/wasm with settings as JSON in \
+                       x-hak-settings and signatures in x-hak-signature / x-hak-settings-signature",
+        content(
+            (Upload = "application/json"),
+            (Vec<u8> = "application/wasm"),
+        )
+    ),
+    responses(
+        (status = 200, description = "Swapped in", body = ChainVersion),
+        (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+        (status = 413, description = "Larger than a component may be", body = ErrorBody),
+        (status = 422, description = "Refused: not a valid plugin, a bad signature or settings", body = ErrorBody),
+    ),
+    security((), ("admin_token" = []))
+)]
 /// `PUT /v1/plugins/{name}`: either JSON (`{"component": base64, "settings", "signature",
 /// "settingsSignature"}`) or the raw component with `Content-Type: application/wasm` (settings
 /// as JSON in `x-hak-settings`, signatures in `x-hak-signature` / `x-hak-settings-signature`).
@@ -290,6 +400,19 @@ async fn put_plugin(
     .await
 }
 
+/// Remove a plugin from the chain.
+#[utoipa::path(
+    delete,
+    path = "/v1/plugins/{name}",
+    tag = "admin",
+    params(("name" = String, Path, description = "The plugin's name in the chain")),
+    responses(
+        (status = 200, description = "Removed", body = ChainVersion),
+        (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+        (status = 422, description = "No such plugin, or one the manifest fixes", body = ErrorBody),
+    ),
+    security((), ("admin_token" = []))
+)]
 async fn delete_plugin(
     State(app): State<Arc<App>>,
     Path(name): Path<String>,
@@ -302,6 +425,19 @@ async fn delete_plugin(
     .await
 }
 
+/// Put back the plugin's previous version.
+#[utoipa::path(
+    post,
+    path = "/v1/plugins/{name}/rollback",
+    tag = "admin",
+    params(("name" = String, Path, description = "The plugin's name in the chain")),
+    responses(
+        (status = 200, description = "Rolled back", body = ChainVersion),
+        (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+        (status = 422, description = "Nothing to roll back to", body = ErrorBody),
+    ),
+    security((), ("admin_token" = []))
+)]
 async fn rollback_plugin(
     State(app): State<Arc<App>>,
     Path(name): Path<String>,
@@ -314,6 +450,17 @@ async fn rollback_plugin(
     .await
 }
 
+/// Re-read the plugins directory now.
+#[utoipa::path(
+    post,
+    path = "/v1/reload",
+    tag = "admin",
+    responses(
+        (status = 200, description = "What the scan loaded, removed and refused", body = crate::registry::SyncReport),
+        (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+    ),
+    security((), ("admin_token" = []))
+)]
 async fn reload(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     change(app, headers, |registry| {
         serde_json::to_value(registry.sync_dir()).map_err(|e| e.to_string())
@@ -338,6 +485,7 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .route("/v1/openapi.json", get(openapi::document))
         .route("/v1/tools", get(list_tools))
         .route("/v1/tools/:method", post(call_tool))
         .route("/v1/plugins", get(list_plugins))

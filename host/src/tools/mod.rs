@@ -7,6 +7,7 @@ pub mod account;
 pub mod account_query;
 pub mod consensus;
 pub mod consensus_query;
+pub mod description;
 pub mod evm_query;
 pub mod keys;
 pub mod mirror_text;
@@ -34,7 +35,7 @@ use std::sync::Arc;
 pub use transaction::{BuiltTransaction, RawTransactionResponse};
 
 /// The kit's `TOOL_TYPE`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolType {
     Query,
@@ -129,6 +130,7 @@ pub trait Tool: Send + Sync + 'static {
 
     const METHOD: &'static str;
     const NAME: &'static str;
+    /// The kit's description, a template with the markers [`description`] fills.
     const DESCRIPTION: &'static str;
     const TOOL_TYPE: ToolType;
 
@@ -197,17 +199,48 @@ fn to_json<T: Serialize + 'static>(value: &(dyn Any + Send)) -> String {
 }
 
 /// A tool's identity and schema, for listings and envelopes.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug)]
 pub struct ToolSpec {
     pub method: &'static str,
     pub name: &'static str,
-    pub description: &'static str,
+    /// The kit's description as a template ([`description`]); see [`ToolSpec::describe`].
+    pub description_template: &'static str,
     pub tool_type: ToolType,
     pub parameters: Value,
     /// `parameters`, compiled for validation.
-    #[serde(skip)]
     pub schema: schema::Schema,
+}
+
+impl ToolSpec {
+    /// The kit's description of this tool for an agent in `context`.
+    pub fn describe(&self, context: &AgentContext) -> String {
+        description::render(self.description_template, context)
+    }
+
+    /// What a listing shows an agent in `context` (`hak tools`, `GET /v1/tools`).
+    pub fn listing(&self, context: &AgentContext) -> ToolListing<'_> {
+        ToolListing {
+            method: self.method,
+            name: self.name,
+            description: self.describe(context),
+            tool_type: self.tool_type,
+            parameters: &self.parameters,
+        }
+    }
+}
+
+/// One tool as a listing shows it: method, name, the description rendered for the caller's
+/// context, type and the JSON schema of its params.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolListing<'a> {
+    pub method: &'static str,
+    pub name: &'static str,
+    pub description: String,
+    pub tool_type: ToolType,
+    /// The JSON schema of the tool's params.
+    #[schema(value_type = Object)]
+    pub parameters: &'a Value,
 }
 
 /// The object-safe face of a [`Tool`] that the lifecycle drives.
@@ -321,7 +354,7 @@ pub fn erase<T: Tool>(tool: T) -> Box<dyn DynTool> {
     let spec = ToolSpec {
         method: T::METHOD,
         name: T::NAME,
-        description: T::DESCRIPTION,
+        description_template: T::DESCRIPTION,
         tool_type: T::TOOL_TYPE,
         schema: schema::Schema::compile(&T::schema()),
         parameters: T::schema(),

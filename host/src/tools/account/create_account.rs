@@ -41,8 +41,26 @@ impl Tool for CreateAccount {
 
     const METHOD: &'static str = "create_account_tool";
     const NAME: &'static str = "Create Account";
-    const DESCRIPTION: &'static str =
-        "This tool will create a new Hedera account with a passed public key.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will create a new Hedera account with a passed public key. If not passed, the tool will use operator's public key.
+
+IMPORTANT: All parameters are optional. If the user does not explicitly provide optional parameters, proceed immediately using the default values. Do NOT ask the user for optional parameters.
+
+NOTE: On Hedera, multiple accounts can be created and controlled using the same key pair (e.g., the operator account's key). This means that assets on the newly created account will be accessible using the same key pair as the operator account if no explicit public key is provided.
+CRITICAL: Do NOT tell the user that you have generated a new key pair. This tool CANNOT generate a new key pair.
+WARNING: If no public key is provided, the operator's key will be used. 
+
+Parameters:
+- publicKey (string, optional): Public key to use for the account. If not provided, the tool will use the operator's public key.
+- accountMemo (string, optional): Optional memo for the account. Max 100 chars. Length will be validated in tool call.
+- initialBalance (number, optional, default 0): Initial HBAR to fund the account
+- maxAutomaticTokenAssociations (number, optional, default -1): -1 means unlimited
+- {scheduling}
+
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -25,7 +25,17 @@ impl Tool for DeleteAccount {
 
     const METHOD: &'static str = "delete_account_tool";
     const NAME: &'static str = "Delete Account";
-    const DESCRIPTION: &'static str = "This tool will delete an existing Hedera account.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will delete an existing Hedera account. The remaining balance of the account will be transferred to the transferAccountId if provided, otherwise the operator account will be used.
+
+Parameters:
+- accountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+- accountId (str, required): The account ID to delete
+- transferAccountId (str, optional): The account ID to transfer the remaining balance to. If not provided, the operator account will be used.
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -114,8 +114,18 @@ impl Tool for ApproveHbarAllowance {
 
     const METHOD: &'static str = "approve_hbar_allowance_tool";
     const NAME: &'static str = "Approve HBAR Allowance";
-    const DESCRIPTION: &'static str =
-        "This tool approves an HBAR allowance from the owner to the spender.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool approves an HBAR allowance from the owner to the spender.
+
+Parameters:
+- ownerAccountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+- spenderAccountId (string, required): Spender account ID
+- amount (number, required): Amount of HBAR to approve (can be decimal, cannot be negative)
+- transactionMemo (string, optional): Optional memo for the transaction
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {
@@ -149,8 +159,20 @@ impl Tool for DeleteHbarAllowance {
 
     const METHOD: &'static str = "delete_hbar_allowance_tool";
     const NAME: &'static str = "Delete HBAR Allowance";
-    const DESCRIPTION: &'static str =
-        "This tool deletes an HBAR allowance from the owner to the spender.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool deletes an HBAR allowance from the owner to the spender.
+
+Parameters:
+- ownerAccountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+- spenderAccountId (string, required): Spender account ID
+- transactionMemo (string, optional): Optional memo for the transaction
+{usage}
+
+Example: "Delete HBAR allowance from 0.0.123 to 0.0.456". Spender account ID is 0.0.456 and the owner account ID is 0.0.123.
+Example 2: "Delete HBAR allowance for 0.0.123". Spender account ID is 0.0.123 and the owner account ID was not specified.
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -45,8 +45,15 @@ impl Tool for SignSchedule {
 
     const METHOD: &'static str = "sign_schedule_transaction_tool";
     const NAME: &'static str = "Sign Scheduled Transaction";
-    const DESCRIPTION: &'static str =
-        "This tool will sign a scheduled transaction and return the transaction ID.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will sign a scheduled transaction and return the transaction ID.
+
+Parameters:
+- scheduleId (string, required): The ID of the scheduled transaction to sign
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {
@@ -83,8 +90,15 @@ impl Tool for DeleteSchedule {
 
     const METHOD: &'static str = "schedule_delete_tool";
     const NAME: &'static str = "Delete Scheduled Transaction";
-    const DESCRIPTION: &'static str =
-        "This tool will delete a scheduled transaction (by admin) so it will not execute.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will delete a scheduled transaction (by admin) so it will not execute.
+
+Parameters:
+- scheduleId (string, required): The ID of the scheduled transaction to delete
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -124,7 +124,21 @@ impl Tool for ApproveTokenAllowance {
 
     const METHOD: &'static str = "approve_token_allowance_tool";
     const NAME: &'static str = "Approve Token Allowance";
-    const DESCRIPTION: &'static str = "This tool approves allowances for one or more fungible HTS tokens from the owner to the spender.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool approves allowances for one or more fungible HTS tokens from the owner to the spender.
+
+Parameters:
+- ownerAccountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+- spenderAccountId (string, required): Spender account ID
+- tokenApprovals (array, required): List of approvals. Each item:
+  - tokenId (string): Token ID
+  - amount (number): Amount of tokens to approve (must be a positive number, can be float or int). Given in display units, the tool will handle parsing.
+    IMPORTANT: HTS token amounts are stored as int64 on-chain. The maximum approvable amount in base units is 9,223,372,036,854,775,807. Passing a larger value (e.g. type(uint256).max) will revert. Use a finite, realistic allowance amount.
+- transactionMemo (string, optional): Optional memo for the transaction
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {
@@ -192,8 +206,19 @@ impl Tool for DeleteTokenAllowance {
 
     const METHOD: &'static str = "delete_token_allowance_tool";
     const NAME: &'static str = "Delete Token Allowance";
-    const DESCRIPTION: &'static str =
-        "This tool deletes HTS token allowance(s) from the owner to the spender.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+This tool deletes HTS token allowance(s) from the owner to the spender.
+
+Parameters:
+- ownerAccountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+- spenderAccountId (string, required): Spender account ID
+- tokenIds (array, required): List of token IDs whose allowances should be removed
+- transactionMemo (string, optional): Optional memo for the transaction
+{usage}
+Example: "Delete token allowance for account 0.0.123 on token 0.0.456". Means that 0.0.123 is the spenderId, 0.0.456 is the tokenId and the ownerId is taken from context or default operator.
+Example 2: "Delete token allowance given from 0.0.1001 to account 0.0.2002 for token 0.0.3003". Means that 0.0.1001 is the ownerId, 0.0.2002 is the spenderId and 0.0.3003 is the tokenId.
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -53,7 +53,21 @@ impl Tool for TransferHbar {
 
     const METHOD: &'static str = "transfer_hbar_tool";
     const NAME: &'static str = "Transfer HBAR";
-    const DESCRIPTION: &'static str = "This tool will transfer HBAR to an account.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will transfer HBAR to an account.
+
+Parameters:
+- transfers (array of objects, required): List of HBAR transfers to RECIPIENTS ONLY. CRITICAL: Do not include the sender/source account in this array. Each object should contain:
+  - accountId (string, required): Recipient account ID (NOT the sender)
+  - amount (number, required): Amount of HBAR to transfer
+- sourceAccountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account} (Use this parameter for the sender. Do NOT put the sender in the transfers array).
+- transactionMemo (string, optional): Optional memo for the transfer HBAR transaction
+{scheduling}
+
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -64,7 +64,19 @@ impl Tool for TransferHbarWithAllowance {
 
     const METHOD: &'static str = "transfer_hbar_with_allowance_tool";
     const NAME: &'static str = "Transfer HBAR with allowance";
-    const DESCRIPTION: &'static str = "This tool will transfer HBAR using an existing allowance.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will transfer HBAR using an existing allowance.
+
+Parameters:
+- sourceAccountId (string, required): Account ID of the HBAR owner (the allowance granter)
+- transfers (array of objects, required): List of HBAR transfers. Each object should contain:
+  - accountId (string, required): Recipient account ID
+  - amount (number, required): Amount of HBAR to transfer
+- transactionMemo (string, optional): Optional memo for the transfer HBAR with allowance transaction
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

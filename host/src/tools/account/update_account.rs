@@ -38,7 +38,22 @@ impl Tool for UpdateAccount {
 
     const METHOD: &'static str = "update_account_tool";
     const NAME: &'static str = "Update Account";
-    const DESCRIPTION: &'static str = "This tool will update an existing Hedera account.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will update an existing Hedera account. Only provided fields will be updated.
+
+Parameters:
+- accountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+- accountId (string, optional) Account ID to update (e.g., 0.0.xxxxx). If not provided, operator account ID will be used
+- maxAutomaticTokenAssociations (number, optional)
+- stakedAccountId (string, optional)
+- accountMemo (string, optional) - memo to be set for the upgraded account
+- declineStakingReward (boolean, optional)
+- {scheduling}
+
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -29,8 +29,15 @@ impl Tool for GetAccount {
 
     const METHOD: &'static str = "get_account_query_tool";
     const NAME: &'static str = "Get Account Query";
-    const DESCRIPTION: &'static str =
-        "This tool will return the account information for a given Hedera account.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will return the account information for a given Hedera account. The returned account will contain the balance in HBAR, public key, and EVM address.
+
+Parameters:
+- accountId (str, required): The account ID to query
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Query;
 
     fn schema() -> Value {

@@ -43,8 +43,16 @@ impl Tool for GetAccountTokenBalances {
 
     const METHOD: &'static str = "get_account_token_balances_query_tool";
     const NAME: &'static str = "Get Account Token Balances";
-    const DESCRIPTION: &'static str =
-        "This tool will return the token balances for a given Hedera account.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will return the token balances for a given Hedera account. The human message will contain parsed balances in display units whereas the extra field will contain the raw token balances response from the mirror node with .
+
+Parameters:
+- accountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+- tokenId (str, optional): The token ID to query for. If not provided, all token balances will be returned
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Query;
 
     fn schema() -> Value {

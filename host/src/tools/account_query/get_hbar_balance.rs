@@ -20,8 +20,15 @@ impl Tool for GetHbarBalance {
 
     const METHOD: &'static str = "get_hbar_balance_query_tool";
     const NAME: &'static str = "Get HBAR Balance";
-    const DESCRIPTION: &'static str =
-        "This tool will return the HBAR balance for a given Hedera account.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will return the HBAR balance for a given Hedera account.
+
+Parameters:
+- accountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Query;
 
     fn schema() -> Value {

@@ -53,7 +53,18 @@ impl Tool for CreateTopic {
 
     const METHOD: &'static str = "create_topic_tool";
     const NAME: &'static str = "Create Topic";
-    const DESCRIPTION: &'static str = "This tool will create a new topic on the Hedera network.";
+    const DESCRIPTION: &'static str = r#"
+This tool will create a new topic (consensus topic) on the Hedera network (HCS). Use this for any request to: create a topic, open a consensus topic, or start a new communication channel.
+All parameters are optional!
+
+Parameters:
+- topicMemo (str, optional): A memo stored permanently on the topic itself (not the transaction). It is not required to set a topic memo!
+- transactionMemo (str, optional): A memo attached to the transaction (separate from topicMemo). Use this when the user says "transaction memo" or "set the memo on the transaction"
+- adminKey (bool or str, optional): Admin key for the topic. ONLY set this if the user wants to be able to UPDATE or DELETE the topic later. Pass boolean value 'true' to use operator key, or string value public key.
+- submitKey (bool or str, optional): Submit key for the topic. ONLY set this if the user explicitly says they want to RESTRICT who can submit messages (e.g. "restrict submit access", "require a key to submit"). If the user says "do NOT restrict", "open access", "anyone can submit", or simply omits it — do NOT set this parameter at all, leave it undefined. Pass boolean value 'true' to use operator key, or string value public key.
+{scheduling}
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

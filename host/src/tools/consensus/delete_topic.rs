@@ -22,7 +22,13 @@ impl Tool for DeleteTopic {
 
     const METHOD: &'static str = "delete_topic_tool";
     const NAME: &'static str = "Delete Topic";
-    const DESCRIPTION: &'static str = "This tool will delete a given Hedera network topic.";
+    const DESCRIPTION: &'static str = r#"
+This tool will delete a given Hedera network topic.
+
+Parameters:
+- topicId (str, required): id of topic to delete
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -37,8 +37,16 @@ impl Tool for SubmitTopicMessage {
 
     const METHOD: &'static str = "submit_topic_message_tool";
     const NAME: &'static str = "Submit Topic Message";
-    const DESCRIPTION: &'static str =
-        "This tool will submit a message to a topic on the Hedera network.";
+    const DESCRIPTION: &'static str = r#"
+This tool will submit a message to a topic on the Hedera network.
+
+Parameters:
+- topicId (str, required): The ID of the topic to submit the message to
+- message (str, required): The message to submit to the topic
+- transactionMemo (str, optional): An optional memo to include on the transaction
+{scheduling}
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -91,7 +91,31 @@ impl Tool for UpdateTopic {
 
     const METHOD: &'static str = "update_topic_tool";
     const NAME: &'static str = "Update Topic";
-    const DESCRIPTION: &'static str = "This tool will update an existing Hedera Consensus Topic.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+This tool will update an existing Hedera Consensus Topic. Only the fields provided will be updated.
+Key fields (adminKey, submitKey) must contain **Hedera-compatible public keys (as strings) or boolean (true/false)**. You can provide these in one of three ways:
+1. **Boolean true** – Set this field to use the user/operator key (e.g. when the user asks for "my key", "my operator key", "my public key", or "use my key"). Injecting of the key will be handled automatically. NEVER set a key field to an account ID string (such as 0.0.x).
+2. **Not provided** – The field will not be updated.
+3. **String** – Provide a Hedera-compatible public key string (e.g., 302a...) to set a field explicitly.
+
+Parameters:
+- topicId (str, optional): The Hedera account ID or EVM address. If not provided, defaults to the {default_account}
+- topicMemo (string, optional): New memo for the topic.
+- adminKey (boolean|string, optional): New admin key. Pass boolean true to use your key/operator key, or provide a public key string.
+- submitKey (boolean|string, optional): New submit key. Pass boolean true to use your key/operator key, or provide a public key string.
+- autoRenewAccountId (string, optional): Account to automatically pay for renewal.
+- autoRenewPeriod (number, optional): Auto renew period in seconds.
+- expirationTime (string|Date, optional): New expiration time for the topic (ISO string or Date).
+Examples:
+- If the user asks for "my key", "my public key", or "operator key" → set the field to `true`.
+- If the user does not mention the key → do not set the field.
+- If the user provides a public key string → set the field to the provided public key string.
+
+If the user provides multiple fields in a single request, 
+combine them into **one tool call** with all parameters together.
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

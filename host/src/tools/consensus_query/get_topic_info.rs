@@ -42,8 +42,15 @@ impl Tool for GetTopicInfo {
 
     const METHOD: &'static str = "get_topic_info_query_tool";
     const NAME: &'static str = "Get Topic Info";
-    const DESCRIPTION: &'static str =
-        "This tool will return the information for a given Hedera topic (HCS).";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will return the information for a given Hedera topic (HCS).
+
+Parameters:
+- topicId (str): The topic ID to query for.
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Query;
 
     fn schema() -> Value {

@@ -45,8 +45,18 @@ impl Tool for GetTopicMessages {
 
     const METHOD: &'static str = "get_topic_messages_query_tool";
     const NAME: &'static str = "Get Topic Messages";
-    const DESCRIPTION: &'static str =
-        "This tool will return the messages for a given Hedera topic.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will return the messages for a given Hedera topic.
+
+Parameters:
+- topicId (str, required): The topic ID to query
+- startTime (datetime, optional): The start datetime to query. If set, the messages will be returned after this datetime
+- endTime (datetime, optional): The end datetime to query. If set, the messages will be returned before this datetime
+- limit (int, optional): The limit of messages to query. If set, the number of messages to return
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Query;
 
     fn schema() -> Value {

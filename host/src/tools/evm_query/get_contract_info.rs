@@ -111,8 +111,15 @@ impl Tool for GetContractInfo {
 
     const METHOD: &'static str = "get_contract_info_query_tool";
     const NAME: &'static str = "Get Contract Info";
-    const DESCRIPTION: &'static str =
-        "This tool will return the information for a given Hedera contract.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will return the information for a given Hedera contract.
+
+Parameters:
+- contractId (str): The contract ID to query for.
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Query;
 
     fn schema() -> Value {

@@ -52,8 +52,15 @@ impl Tool for GetExchangeRate {
 
     const METHOD: &'static str = "get_exchange_rate_tool";
     const NAME: &'static str = "Get Exchange Rate";
-    const DESCRIPTION: &'static str =
-        "This tool returns the Hedera network HBAR exchange rate from the Mirror Node.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool returns the Hedera network HBAR exchange rate from the Mirror Node.
+
+Parameters:
+- timestamp (str, optional): Historical timestamp to query. Pass seconds or nanos since epoch (e.g., 1726000000.123456789). If omitted, returns the latest rate.
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Query;
 
     fn schema() -> Value {

@@ -49,7 +49,23 @@ impl Tool for AirdropFungibleToken {
 
     const METHOD: &'static str = "airdrop_fungible_token_tool";
     const NAME: &'static str = "Airdrop Fungible Token";
-    const DESCRIPTION: &'static str = "This tool will airdrop a HTS fungible token on Hedera.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will airdrop a HTS fungible token on Hedera.
+
+Parameters:
+- tokenId (str, required): The id of the token
+- sourceAccountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+- recipients (array, required): A list of recipient objects (can contian a single recipient), each containing:
+  - accountId (string, required): The recipient's account ID (e.g., "0.0.1234")
+  - amount (number or string, required): The amount of tokens to send to that recipient (in display units)
+- transactionMemo (str, optional): Optional memo for the transaction - not required for the tool call.
+{usage}
+
+If the user specifies multiple recipients in a single request, include them all in **one tool call** as a list of recipients.
+User might want to airdrop to a single recipient.
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -47,7 +47,22 @@ impl Tool for ApproveNftAllowance {
 
     const METHOD: &'static str = "approve_nft_allowance_tool";
     const NAME: &'static str = "Approve NFT Allowance";
-    const DESCRIPTION: &'static str = "This tool approves an NFT allowance from the owner to the spender for specific NFT serial numbers of a token, or for all serials.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool approves an HTS NFT allowance from the owner to the spender for specific NFT serial numbers of a token, or for all serials in the NFT collection.
+
+Parameters:
+- ownerAccountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+- spenderAccountId (string, required): Spender account ID
+- tokenId (string, required): The NFT token ID (e.g., 0.0.xxxxx)
+- allSerials (boolean, optional): If true, approves allowance for all current and future serials of the NFT. When true, do not provide serialNumbers.
+- serialNumbers (number[], conditionally required): Array of NFT serial numbers to approve - accepts multiple serial numbers at once. Required when allSerials is not true.
+- transactionMemo (string, optional): Optional memo for the transaction
+{usage}
+
+If multiple serial numbers are provided, they should all be included in a single tool call as a list of serial numbers.
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

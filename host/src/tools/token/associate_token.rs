@@ -37,8 +37,18 @@ impl Tool for AssociateToken {
 
     const METHOD: &'static str = "associate_token_tool";
     const NAME: &'static str = "Associate Token(s)";
-    const DESCRIPTION: &'static str =
-        "This tool will associate one or more HTS tokens with a Hedera account.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will associate one or more HTS tokens with a Hedera account.
+
+Parameters:
+accountId (str, optional): The Hedera account ID or EVM address. If not provided, defaults to the {default_account}
+- tokenIds (string[], required): Array of token IDs to associate
+{usage}
+
+Example: "Associate tokens 0.0.123 and 0.0.456 to account 0.0.789".
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -60,7 +60,23 @@ impl Tool for CreateFungibleToken {
 
     const METHOD: &'static str = "create_fungible_token_tool";
     const NAME: &'static str = "Create Fungible Token";
-    const DESCRIPTION: &'static str = "This tool creates a HTS fungible token on Hedera.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool creates a HTS fungible token on Hedera.
+
+Parameters:
+- tokenName (str, required): The name of the token
+- tokenSymbol (str, optional): The symbol of the token
+- initialSupply (int, optional): The initial supply of the token, defaults to 0. Given in display units, the tool will handle parsing
+- supplyType (str, optional): The supply type of the token. Can be "finite" or "infinite". Defaults to "finite"
+- maxSupply (int, optional): The maximum supply of the token. Only applicable if supplyType is "finite". Defaults to 1,000,000 if not specified. Given in display units, the tool will handle parsing
+- decimals (int, optional): The number of decimals the token supports. Defaults to 0
+- treasuryAccountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+- isSupplyKey (boolean, optional): If user wants to set supply key set to true, otherwise false
+{scheduling}
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

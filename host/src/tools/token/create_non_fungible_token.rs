@@ -51,7 +51,24 @@ impl Tool for CreateNonFungibleToken {
 
     const METHOD: &'static str = "create_non_fungible_token_tool";
     const NAME: &'static str = "Create Non-Fungible Token";
-    const DESCRIPTION: &'static str = "This tool creates a HTS non-fungible token (NFT) on Hedera.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool creates a HTS non-fungible token (NFT) on Hedera.
+
+Parameters:
+- tokenName (str, required): Name of the token
+- tokenSymbol (str, required): Symbol of the token
+- supplyType (str, optional): The supply type of the token. Can be "finite" or "infinite". Defaults to "finite"
+- maxSupply (int, optional): Maximum NFT supply. Only applicable if supplyType is "finite". Defaults to 100 if not specified
+- isSupplyKey (boolean, optional): If user wants to set supply key set to true, otherwise false
+- treasuryAccountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+{scheduling}
+
+For tool call only tokenName and tokenSymbol are optional and if not provided, the tool will use the default values.
+
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -37,8 +37,20 @@ impl Tool for DeleteNftAllowance {
 
     const METHOD: &'static str = "delete_non_fungible_token_allowance_tool";
     const NAME: &'static str = "Delete Non Fungible Token Allowance";
-    const DESCRIPTION: &'static str =
-        "This tool deletes NFT allowance(s) for specific serial numbers of a token.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool deletes HTS NFT allowance(s) from the owner. Removing an allowance for a serial number means clearing the currently approved spender.
+
+Parameters:
+- ownerAccountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+- tokenId (string, required): The ID of the NFT token.
+- serialNumbers (number[], required): Array of serial numbers to remove allowance for.
+- transactionMemo (string, optional): Optional memo for the transaction.
+{usage}
+
+Example: "Delete allowance for NFT 0.0.123 serials [1, 2]"
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -40,8 +40,22 @@ impl Tool for DissociateToken {
 
     const METHOD: &'static str = "dissociate_token_tool";
     const NAME: &'static str = "Dissociate Token";
-    const DESCRIPTION: &'static str =
-        "This tool will dissociate one or more HTS tokens from a Hedera account.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will dissociate one or more HTS tokens from a Hedera account.
+
+Parameters:
+- tokenIds (array of strings, required): A list of Hedera token IDs to dissociate from the account. Example: ["0.0.1234", "0.0.5678"]
+- accountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}, account from which to dissociate the token(s)
+- transactionMemo (str, optional): Optional memo for the transaction
+
+Examples:
+- Dissociate a single token: { "tokenIds": ["0.0.1234"] }
+- Dissociate multiple tokens from a specific account: { "tokenIds": ["0.0.1234", "0.0.5678"], "accountId": "0.0.4321" }
+
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

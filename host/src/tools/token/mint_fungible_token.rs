@@ -37,8 +37,18 @@ impl Tool for MintFungibleToken {
 
     const METHOD: &'static str = "mint_fungible_token_tool";
     const NAME: &'static str = "Mint Fungible Token";
-    const DESCRIPTION: &'static str =
-        "This tool will mint a given amount (supply) of an existing HTS fungible token on Hedera.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will mint a given amount (supply) of an existing HTS fungible token on Hedera.
+
+Parameters:
+- tokenId (str, required): The id of the token
+- amount (number, required): The amount to be minted. Given in display units, the tool will handle parsing
+{usage}
+
+Example: "Mint 1 of 0.0.6458037" means minting the amount of 1 of the token with id 0.0.6458037.
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

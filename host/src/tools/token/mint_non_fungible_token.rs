@@ -39,8 +39,21 @@ impl Tool for MintNonFungibleToken {
 
     const METHOD: &'static str = "mint_non_fungible_token_tool";
     const NAME: &'static str = "Mint Non-Fungible Token";
-    const DESCRIPTION: &'static str =
-        "This tool will mint NFTs with its unique metadata for the class of NFTs (non-fungible tokens) defined by the tokenId on Hedera.";
+    const DESCRIPTION: &'static str = r#"
+
+This tool will mint HTS NFTs with its unique metadata for the class of NFTs (non-fungible tokens) defined by the tokenId on Hedera.
+Use this tool when the user provides metadata URI/URIs (ipfs/http links, "metadata", "URI", "URIs") for a Hedera token class id.
+If both HTS NFT mint and ERC721 mint appear possible, choose this tool whenever metadata URIs are explicitly provided.
+
+Parameters:
+- tokenId (str, required): The id of the token
+- uris (array, required): An array of strings (URIs) of maximum size 10 hosting the NFT metadata
+{scheduling}
+
+{usage}
+
+Example: "Mint 0.0.6465503 with metadata: ipfs://bafyreiao6ajgsfji6qsgbqwdtjdu5gmul7tv2v3pd6kjgcw5o65b2ogst4/metadata.json" means minting an NFT with the given metadata URI for the class of NFTs defined by the token with id 0.0.6465503.
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -67,7 +67,32 @@ impl Tool for TransferFungibleToken {
 
     const METHOD: &'static str = "transfer_fungible_token_tool";
     const NAME: &'static str = "Transfer Fungible Token";
-    const DESCRIPTION: &'static str = "Use this tool to transfer HTS fungible tokens that the sender owns directly — no allowance is involved.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+Use this tool to transfer HTS fungible tokens that the sender **owns directly** — no allowance is involved.
+The sender must hold the tokens in their own account. The tool signs the transfer with the sender's key.
+
+DO NOT use this tool when:
+- The user mentions "allowance", "approved", or "on behalf of"
+- The user is spending tokens that belong to a different account via a pre-approved allowance
+
+Use transfer_fungible_token_with_allowance_tool instead for allowance-based transfers.
+
+Parameters:
+- tokenId (string, required): The token ID to transfer (e.g. "0.0.12345")
+- senderAccountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+- transfers (array of objects, required): List of token transfers. Each object should contain:
+  - accountId (string, required): Recipient account ID
+  - amount (number, required): Amount of tokens to transfer in display unit
+- transactionMemo (string, optional): Optional memo for the transaction
+{scheduling}
+
+{usage}
+
+Example: Send 25 of my fungible tokens with id 0.0.33333 to 0.0.2002
+Example 2: Transfer 50 TKN (token id: '0.0.33333') from my account to 0.0.2002 and 75 TKN to 0.0.3003
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

@@ -53,7 +53,33 @@ impl Tool for TransferFungibleTokenWithAllowance {
 
     const METHOD: &'static str = "transfer_fungible_token_with_allowance_tool";
     const NAME: &'static str = "Transfer Fungible Token with Allowance";
-    const DESCRIPTION: &'static str = "This tool will transfer a HTS (Hedera Token Service) native fungible token using an existing token allowance.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will transfer a HTS (Hedera Token Service) native fungible token using an existing **token allowance**.
+
+IMPORTANT: Do NOT use this tool when:
+- The user mentions "ERC20" or "ERC-20" tokens — use transfer_erc20_tool instead
+- The user mentions a "contract" as the token source — that is an ERC20 transfer, use transfer_erc20_tool instead
+- The user does not explicitly mention an allowance, "spend allowance", or "use allowance" — default to the standard HTS transfer tool in that case
+This tool is ONLY for HTS native fungible tokens transferred via an existing allowance mechanism.
+
+Parameters:
+- tokenId (string, required): The HTS token ID to transfer (e.g. "0.0.12345")
+- sourceAccountId (string, required): Account ID of the token owner (the allowance granter). IMPORTANT: Do NOT infer this from context; it must be explicitly stated by the user.
+- transfers (array of objects, required): List of token transfers — accepts multiple recipients at once. Each object should contain:
+  - accountId (string, required): Recipient account ID
+  - amount (number, required): Amount to transfer in display units
+- transactionMemo (string, optional): Optional memo for the transaction
+{scheduling}
+
+{usage}
+
+Example: Spend allowance from account 0.0.1002 to send 25 fungible tokens with id 0.0.33333 to 0.0.2002
+Example 2: Use allowance from 0.0.1002 to send 50 TKN (HTS Fungible token id: '0.0.33333') to 0.0.2002 and 75 TKN to 0.0.3003
+
+If the user specifies multiple recipients in a single request, include them ALL in one tool call as a single transfers array. Do not split the transfer into multiple tool calls.
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

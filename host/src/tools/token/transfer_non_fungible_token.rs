@@ -50,8 +50,21 @@ impl Tool for TransferNonFungibleToken {
 
     const METHOD: &'static str = "transfer_non_fungible_token_tool";
     const NAME: &'static str = "Transfer Non Fungible Token";
-    const DESCRIPTION: &'static str =
-        "This tool will transfer non-fungible tokens (NFTs) owned by the user to recipients.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+This tool will transfer HTS non-fungible tokens (NFTs) from the operator's account to specified recipients.
+
+Parameters:
+- tokenId (string, required): The NFT token ID to transfer (e.g. "0.0.12345")
+- recipients (array, required): List of objects specifying recipients and serial numbers - accepts multiple transfers at once
+  - recipientId (string, required): Account to transfer to
+  - serialNumber (number, required): NFT serial number to transfer
+- transactionMemo (string, optional): Optional memo for the transaction
+{scheduling}
+
+{usage}
+If multiple recipients are specified, the tool will create a single transaction for all transfers - they should be defined in recipients array.
+"#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
     fn schema() -> Value {

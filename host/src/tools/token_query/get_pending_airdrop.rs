@@ -108,8 +108,15 @@ impl Tool for GetPendingAirdrop {
 
     const METHOD: &'static str = "get_pending_airdrop_tool";
     const NAME: &'static str = "Get Pending Airdrops";
-    const DESCRIPTION: &'static str =
-        "This tool will return pending airdrops for a given Hedera account.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will return pending airdrops for a given Hedera account.
+
+Parameters:
+- accountId (str, optional): The Hedera account ID. If not provided, defaults to the {default_account}
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Query;
 
     fn schema() -> Value {

@@ -92,8 +92,15 @@ impl Tool for GetTokenInfo {
 
     const METHOD: &'static str = "get_token_info_query_tool";
     const NAME: &'static str = "Get Token Info";
-    const DESCRIPTION: &'static str =
-        "This tool will return the information for a given Hedera token.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will return the information for a given Hedera token. Make sure to return token symbol.
+
+Parameters:
+- tokenId (str): The token ID to query for.
+{usage}
+"#;
     const TOOL_TYPE: ToolType = ToolType::Query;
 
     fn schema() -> Value {

@@ -106,8 +106,19 @@ impl Tool for GetTransactionRecord {
 
     const METHOD: &'static str = "get_transaction_record_query_tool";
     const NAME: &'static str = "Get Transaction Record Query";
-    const DESCRIPTION: &'static str =
-        "This tool will return the transaction record for a given Hedera transaction ID.";
+    const DESCRIPTION: &'static str = r#"
+{context}
+
+This tool will return the transaction record for a given Hedera transaction ID.
+
+Parameters:
+- transactionId (str, required): The transaction ID to fetch record for. Should be in format \"shard.realm.num-sss-nnn\" format where sss are seconds and nnn are nanoseconds
+- nonce (number, optional): Optional nonce value for the transaction
+{usage}
+
+Additional information:
+If user provides transaction ID in format 0.0.4177806@1755169980.051721264, parse it to 0.0.4177806-1755169980-051721264 and use it as transaction ID. Do not remove the staring zeros.
+"#;
     const TOOL_TYPE: ToolType = ToolType::Query;
 
     fn schema() -> Value {

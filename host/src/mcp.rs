@@ -1,0 +1,330 @@
+//! `hak mcp`: the tools as a Model Context Protocol server (the official Rust SDK, `rmcp`),
+//! over stdio or over streamable HTTP, from the same manifest, plugins and hot-swap as
+//! `hak serve`.
+//! - `tools/list`: the tools the caller may call, each with the kit's description rendered
+//!   for the caller's context, its JSON input schema, its kit name as title and a read-only
+//!   hint for queries.
+//! - `tools/call`: the full 7-stage lifecycle on a pooled session. A success is the result
+//!   envelope as structured content and as JSON text; a block or error is `isError: true`
+//!   with the envelope's `humanMessage` as text (with `[context] explain_blocks`, on by
+//!   default here, it ends with the policy's reason) and the envelope as structured content.
+//!   A call still running after a second sends progress notifications to a client that asked
+//!   for them (a progress token), every second until it ends.
+//!
+//! Who is calling: over stdio, the local process that started hak, in the manifest's context
+//! (or `--mode` / `--account-id`); over HTTP, the `[[agents]]` of the manifest by bearer key,
+//! as in `hak serve` ([`crate::serve::auth`]), refused with 401 before MCP sees the request.
+//! Transport details (JSON-RPC, sessions, SSE) belong to `rmcp`; nothing here parses them.
+
+use crate::context::AgentContext;
+use crate::registry::Registry;
+use crate::serve::auth::{Caller, Callers};
+use crate::serve::guard::Guard;
+use crate::serve::pool::SessionPool;
+use crate::serve::ServeOptions;
+use crate::tools::{ToolSpec, ToolType};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The path of the streamable HTTP endpoint.
+pub const MCP_PATH: &str = "/mcp";
+
+/// How long a call runs before its client (if it asked) hears progress, and how often after.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// Who the server's callers are.
+pub enum Identity {
+    /// stdio: the process that started hak, in one context.
+    Local(AgentContext),
+    /// HTTP: the manifest's agents by bearer key (or, without agents, anyone on loopback).
+    Agents(Callers),
+}
+
+/// The MCP face of a registry: cheap to clone (one per MCP session).
+#[derive(Clone)]
+pub struct McpServer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    registry: Arc<Registry>,
+    identity: Identity,
+    pool: SessionPool,
+    calls: tokio::sync::Semaphore,
+    explain_blocks: bool,
+}
+
+impl McpServer {
+    /// A server over `registry`; sessions bounded as `options` say (`[server]`).
+    pub fn new(registry: Arc<Registry>, identity: Identity, options: &ServeOptions) -> Self {
+        let host = registry.host().clone();
+        let explain_blocks = host.manifest().context.explain_blocks.unwrap_or(true);
+        let pool = SessionPool::new(
+            host,
+            options.idle_session,
+            options.idle_memory_mib,
+            options.max_concurrent_calls,
+        );
+        McpServer {
+            inner: Arc::new(Inner {
+                registry,
+                identity,
+                pool,
+                calls: tokio::sync::Semaphore::new(options.max_concurrent_calls),
+                explain_blocks,
+            }),
+        }
+    }
+
+    /// The caller of a request: its context and the tools it may call.
+    fn caller<'a>(&'a self, context: &RequestContext<RoleServer>) -> Result<Caller<'a>, String> {
+        match &self.inner.identity {
+            Identity::Local(local) => Ok(Caller {
+                context: local.clone(),
+                agent: None,
+            }),
+            Identity::Agents(callers) => {
+                let empty = HeaderMap::new();
+                let headers = context
+                    .extensions
+                    .get::<Parts>()
+                    .map_or(&empty, |parts| &parts.headers);
+                callers.caller(headers).map_err(|(_, why)| why)
+            }
+        }
+    }
+
+    /// Run one call on a pooled session off the async threads.
+    async fn run(
+        &self,
+        caller_context: AgentContext,
+        method: String,
+        params: String,
+        progress: Option<(rmcp::Peer<RoleServer>, rmcp::model::ProgressToken)>,
+    ) -> Result<Value, ErrorData> {
+        let Ok(_turn) = self.inner.calls.acquire().await else {
+            return Err(ErrorData::internal_error(
+                "the server is shutting down",
+                None,
+            ));
+        };
+        let inner = self.inner.clone();
+        let mut work = tokio::task::spawn_blocking(move || {
+            let mut session = inner.pool.take(caller_context);
+            session.set_explain_blocks(inner.explain_blocks);
+            let out = session.call(&method, &params);
+            inner.pool.give_back(session);
+            out
+        });
+        let mut ticks = 0u32;
+        loop {
+            tokio::select! {
+                done = &mut work => {
+                    return match done {
+                        Ok(Ok(envelope)) => Ok(envelope),
+                        Ok(Err(unknown)) => Err(ErrorData::invalid_params(unknown.to_string(), None)),
+                        Err(e) => Err(ErrorData::internal_error(format!("the call failed: {e}"), None)),
+                    };
+                }
+                () = tokio::time::sleep(PROGRESS_EVERY) => {
+                    ticks += 1;
+                    if let Some((peer, token)) = &progress {
+                        let note = ProgressNotificationParam::new(token.clone(), f64::from(ticks))
+                            .with_message(format!("still running after {ticks} s (waiting for the network)"));
+                        let _ = peer.notify_progress(note).await;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One tool as MCP lists it, for `context`.
+pub fn mcp_tool(spec: &ToolSpec, context: &AgentContext) -> Tool {
+    let schema = match &spec.parameters {
+        Value::Object(map) => map.clone(),
+        _ => serde_json::Map::new(),
+    };
+    let mut annotations = ToolAnnotations::default();
+    annotations.title = Some(spec.name.to_owned());
+    annotations.read_only_hint = Some(spec.tool_type == ToolType::Query);
+    annotations.open_world_hint = Some(true);
+    if spec.tool_type == ToolType::Transaction {
+        annotations.destructive_hint = Some(true);
+        annotations.idempotent_hint = Some(false);
+    }
+    Tool::new(spec.method, spec.describe(context), Arc::new(schema))
+        .with_title(spec.name)
+        .with_annotations(annotations)
+}
+
+/// A result envelope as an MCP tool result.
+pub fn tool_result(envelope: Value) -> CallToolResult {
+    let failed = envelope["raw"]["status"] == "ERROR";
+    let mut result = if failed {
+        let text = envelope["humanMessage"]
+            .as_str()
+            .map_or_else(|| envelope.to_string(), str::to_owned);
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    } else {
+        CallToolResult::success(vec![ContentBlock::text(envelope.to_string())])
+    };
+    result.structured_content = Some(envelope);
+    result
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("hak", env!("CARGO_PKG_VERSION"))
+                    .with_title("hak: Hedera Agent Kit tools with sandboxed policies"),
+            )
+            .with_instructions(
+                "Hedera tools of the Hedera Agent Kit. Every call passes the operator's policies; \
+                 a blocked call is an error result whose text says which policy blocked it and why.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let caller = self
+            .caller(&context)
+            .map_err(|why| ErrorData::invalid_request(why, None))?;
+        let host = self.inner.registry.host();
+        let tools = host
+            .tools()
+            .specs()
+            .filter(|spec| caller.may_call(spec.method))
+            .map(|spec| mcp_tool(spec, &caller.context))
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let host = self.inner.registry.host();
+        let spec = host.tools().get(name)?.spec();
+        let context = match &self.inner.identity {
+            Identity::Local(local) => local.clone(),
+            Identity::Agents(_) => host.default_context().clone(),
+        };
+        Some(mcp_tool(spec, &context))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let method = request.name.to_string();
+        if self.inner.registry.host().tools().get(&method).is_none() {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool {method:?}"),
+                None,
+            ));
+        }
+        let caller = self
+            .caller(&context)
+            .map_err(|why| ErrorData::invalid_request(why, None))?;
+        if let Err((_, why)) = caller.check(&method) {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(why)]).into());
+        }
+        let caller_context = caller.context;
+        let params = Value::Object(request.arguments.unwrap_or_default()).to_string();
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| (context.peer.clone(), token));
+        let envelope = self.run(caller_context, method, params, progress).await?;
+        Ok(tool_result(envelope).into())
+    }
+}
+
+/// Serve MCP over stdin/stdout until the client closes it or `shutdown` resolves.
+pub async fn serve_stdio(
+    server: McpServer,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let running = server.serve(rmcp::transport::stdio()).await?;
+    let cancel = running.cancellation_token();
+    tokio::spawn(async move {
+        shutdown.await;
+        cancel.cancel();
+    });
+    running.waiting().await?;
+    Ok(())
+}
+
+/// Refuse a request without a known agent key before MCP reads it (when agents are set).
+async fn authenticate(
+    axum::extract::State(server): axum::extract::State<McpServer>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if let Identity::Agents(callers) = &server.inner.identity {
+        if let Err((status, why)) = callers.caller(request.headers()) {
+            return (
+                StatusCode::from_u16(status).unwrap_or(StatusCode::UNAUTHORIZED),
+                Json(json!({"error": why})),
+            )
+                .into_response();
+        }
+    }
+    next.run(request).await
+}
+
+/// The streamable HTTP router: `POST|GET|DELETE /mcp`, `GET /healthz`, `GET /readyz`, behind
+/// the same browser guard as `hak serve` (`[server] hosts`, `allowed_origins`).
+pub fn router(
+    server: McpServer,
+    guard: Guard,
+    stop: tokio_util::sync::CancellationToken,
+) -> Router {
+    let factory = server.clone();
+    // The guard below checks Host and Origin for every route, with hak's rules.
+    let config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(stop)
+        .disable_allowed_hosts();
+    let service = StreamableHttpService::new(
+        move || Ok(factory.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let registry = server.inner.registry.clone();
+    Router::new()
+        .nest_service(MCP_PATH, service)
+        .layer(axum::middleware::from_fn_with_state(
+            server.clone(),
+            authenticate,
+        ))
+        .route("/healthz", get(|| async { Json(json!({"status": "ok"})) }))
+        .route(
+            "/readyz",
+            get(move || {
+                let version = registry.host().chain_version();
+                async move { Json(json!({"ready": true, "chainVersion": version})) }
+            }),
+        )
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(guard),
+            crate::serve::guard::guard,
+        ))
+}

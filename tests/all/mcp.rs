@@ -1,0 +1,353 @@
+//! `hak mcp` with the official MCP clients: the TypeScript SDK (`tests/mcp/client.mjs`) and
+//! the Python `mcp` package (`tests/mcp/client.py`), each over stdio and over streamable
+//! HTTP, against the `hak` binary on the local network inside it. Every client lists the
+//! tools (the kit's descriptions for the context, the schemas), runs an allowed transfer, gets
+//! a blocked one with the policy's reason, and sees a policy dropped into the plugins
+//! directory take effect mid-session.
+//!
+//! Needs `npm ci` in `tests/mcp` and the Python client in `target/tools/py-venv`
+//! (`scripts/install-deps.sh`); `scripts/test.sh` does both.
+
+use hak_host::context::{AgentContext, AgentMode};
+use hak_host::tools::ToolRegistry;
+use hak_tests::*;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The agent key of the HTTP variant's `[[agents]]` entry.
+const AGENT_KEY: &str = "mcp-test-agent-key-0123456789";
+
+fn hak_bin() -> PathBuf {
+    std::env::var_os("HAK_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/debug/hak"))
+}
+
+fn python() -> PathBuf {
+    root().join("target/tools/py-venv/bin/python")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = root()
+        .join("target/test-tmp")
+        .join(format!("mcp-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("plugins")).unwrap();
+    dir
+}
+
+/// A manifest for the local network inside hak (its own ledger), autonomous for 0.0.1001;
+/// with `agents`, one agent by key.
+fn manifest(dir: &Path, agents: bool) -> PathBuf {
+    let mut text = format!(
+        "[network]\nname = \"local\"\nstate_dir = {:?}\n\n[context]\naccount_id = \"0.0.1001\"\n",
+        dir.join("ledger").display().to_string()
+    );
+    if agents {
+        text += "\n[[agents]]\nname = \"mcp-agent\"\nkey_env = \"HAK_TEST_MCP_AGENT_KEY\"\n";
+    }
+    let path = dir.join("hak.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Start with Max Recipients (max 1) in the watched directory.
+fn seed_plugins(dir: &Path) {
+    let plugins = dir.join("plugins");
+    std::fs::copy(
+        plugin("rust/max-recipients"),
+        plugins.join("max-recipients.wasm"),
+    )
+    .unwrap();
+    std::fs::write(
+        plugins.join("max-recipients.toml"),
+        "config = { maxRecipients = 1 }\n",
+    )
+    .unwrap();
+}
+
+enum Language {
+    TypeScript,
+    Python,
+}
+
+/// One MCP client process, driven a command at a time.
+struct McpClient {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    /// The `hak mcp --listen` server, for the HTTP variant.
+    server: Option<Child>,
+}
+
+impl McpClient {
+    fn start(language: &Language, transport: &[String], server: Option<Child>) -> Self {
+        let mut command = match language {
+            Language::TypeScript => {
+                let dir = root().join("tests/mcp");
+                assert!(
+                    dir.join("node_modules/@modelcontextprotocol/sdk").is_dir(),
+                    "the TypeScript MCP SDK is not installed: run `npm ci` in {}",
+                    dir.display()
+                );
+                let mut c = Command::new("node");
+                c.arg(dir.join("client.mjs"));
+                c
+            }
+            Language::Python => {
+                assert!(
+                    python().is_file(),
+                    "the Python MCP client is not installed: run scripts/install-deps.sh"
+                );
+                let mut c = Command::new(python());
+                c.arg(root().join("tests/mcp/client.py"));
+                c
+            }
+        };
+        let mut child = command
+            .args(transport)
+            .env("HAK_TEST_MCP_AGENT_KEY", AGENT_KEY)
+            .env("HAK_MCP_BEARER", AGENT_KEY)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the MCP client starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        McpClient {
+            child,
+            stdin,
+            stdout,
+            server,
+        }
+    }
+
+    fn send(&mut self, command: Value) -> Value {
+        writeln!(self.stdin, "{command}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        assert!(!line.is_empty(), "the MCP client ended early on {command}");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    }
+
+    fn list(&mut self) -> Value {
+        self.send(json!({"op": "list"}))
+    }
+
+    fn call(&mut self, name: &str, arguments: Value) -> Value {
+        self.send(json!({"op": "call", "name": name, "arguments": arguments}))
+    }
+}
+
+impl Drop for McpClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(server) = &mut self.server {
+            let _ = server.kill();
+            let _ = server.wait();
+        }
+    }
+}
+
+/// `hak mcp` over stdio: the client starts it.
+fn over_stdio(language: Language, dir: &Path) -> McpClient {
+    let transport: Vec<String> = [
+        "stdio".into(),
+        hak_bin().display().to_string(),
+        "mcp".into(),
+        "--config".into(),
+        manifest(dir, false).display().to_string(),
+        "--plugins-dir".into(),
+        dir.join("plugins").display().to_string(),
+    ]
+    .into();
+    McpClient::start(&language, &transport, None)
+}
+
+/// `hak mcp --listen` with an agent key; the client connects to the URL it prints.
+fn over_http(language: Language, dir: &Path) -> (McpClient, String) {
+    let mut server = Command::new(hak_bin())
+        .args(["mcp", "--listen", "127.0.0.1:0", "--config"])
+        .arg(manifest(dir, true))
+        .arg("--plugins-dir")
+        .arg(dir.join("plugins"))
+        .env("HAK_TEST_MCP_AGENT_KEY", AGENT_KEY)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("hak mcp --listen starts");
+    let mut first = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = serde_json::from_str::<Value>(&first).unwrap_or_else(|e| panic!("{e}: {first:?}"))
+        ["listen"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let client = McpClient::start(&language, &["http".into(), url.clone()], Some(server));
+    (client, url)
+}
+
+fn text_of(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+/// What every client must see: tools, an allowed call, a blocked one, a hot swap.
+fn exercise(client: &mut McpClient, dir: &Path) {
+    let listed = client.list();
+    let tools = listed["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"));
+    let native = ToolRegistry::native();
+    assert_eq!(tools.len(), native.specs().count(), "{listed}");
+    let context = AgentContext {
+        account_id: Some("0.0.1001".parse().unwrap()),
+        mode: AgentMode::Autonomous,
+    };
+    for tool in tools {
+        let name = tool["name"].as_str().unwrap();
+        let spec = native.get(name).unwrap().spec();
+        assert_eq!(tool["description"], spec.describe(&context), "{name}");
+        assert_eq!(tool["inputSchema"], spec.parameters, "{name}");
+        assert_eq!(tool["title"], spec.name, "{name}");
+    }
+    let transfer = tools
+        .iter()
+        .find(|t| t["name"] == "transfer_hbar_tool")
+        .unwrap();
+    assert!(transfer["description"]
+        .as_str()
+        .unwrap()
+        .contains("- User Account: 0.0.1001"));
+
+    let allowed = client.call(
+        "transfer_hbar_tool",
+        json!({"transfers": [{"accountId": "0.0.1002", "amount": 1.5}]}),
+    );
+    assert_ne!(allowed["isError"], true, "{allowed}");
+    let envelope = &allowed["structuredContent"];
+    assert_eq!(envelope["raw"]["status"], "SUCCESS", "{allowed}");
+    assert!(envelope["humanMessage"]
+        .as_str()
+        .unwrap()
+        .starts_with("HBAR successfully transferred."));
+    let text: Value = serde_json::from_str(text_of(&allowed)).unwrap();
+    assert_eq!(&text, envelope, "the text is the envelope as JSON");
+
+    let blocked = client.call(
+        "transfer_hbar_tool",
+        json!({"transfers": [{"accountId": "0.0.1002", "amount": 1}, {"accountId": "0.0.1003", "amount": 1}]}),
+    );
+    assert_eq!(blocked["isError"], true, "{blocked}");
+    let block = &blocked["structuredContent"]["raw"]["policyBlock"];
+    assert_eq!(block["plugin"], "max-recipients", "{blocked}");
+    let reason = block["reason"].as_str().unwrap();
+    assert!(!reason.is_empty());
+    assert_eq!(
+        text_of(&blocked),
+        format!(
+            "Failed to execute Transfer HBAR: Action transfer_hbar_tool blocked by policy: Max Recipients Policy (Limits the maximum number of recipients to 1) Reason: {reason}"
+        ),
+        "the agent reads which policy blocked and why"
+    );
+
+    let balance = json!({"accountId": "0.0.1002"});
+    let before = client.call("get_hbar_balance_query_tool", balance.clone());
+    assert_ne!(before["isError"], true, "{before}");
+    assert!(text_of(&before).contains("1001.5"), "{before}");
+
+    // A policy dropped into the watched directory applies to the same session's next calls.
+    let plugins = dir.join("plugins");
+    std::fs::write(
+        plugins.join("gate.toml"),
+        "config = { relevantTools = [\"get_hbar_balance_query_tool\"] }\n",
+    )
+    .unwrap();
+    std::fs::copy(plugin("rust/reject-tool"), plugins.join("gate.wasm")).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let after = client.call("get_hbar_balance_query_tool", balance.clone());
+        if after["isError"] == true {
+            assert!(
+                text_of(&after).contains("blocked by policy: Reject Tool Call")
+                    && text_of(&after)
+                        .ends_with("Reason: tool get_hbar_balance_query_tool is not allowed"),
+                "{after}"
+            );
+            assert_eq!(
+                after["structuredContent"]["raw"]["policyBlock"]["plugin"],
+                "gate"
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the swapped-in policy never applied: {after}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    let unknown = client.call("no_such_tool", json!({}));
+    assert!(
+        unknown["clientError"].as_str().is_some() || unknown["isError"] == true,
+        "{unknown}"
+    );
+}
+
+#[test]
+fn typescript_client_over_stdio() {
+    let dir = scratch("ts-stdio");
+    seed_plugins(&dir);
+    let mut client = over_stdio(Language::TypeScript, &dir);
+    exercise(&mut client, &dir);
+}
+
+#[test]
+fn typescript_client_over_streamable_http() {
+    let dir = scratch("ts-http");
+    seed_plugins(&dir);
+    let (mut client, url) = over_http(Language::TypeScript, &dir);
+    exercise(&mut client, &dir);
+    // Without the agent key the server refuses before MCP reads the request.
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let (status, _, body) = http(
+        addr,
+        "POST",
+        "/mcp",
+        &[
+            ("content-type", "application/json"),
+            ("accept", "application/json, text/event-stream"),
+        ],
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+    );
+    assert_eq!(status, 401, "{body}");
+    let (status, _, _) = http(addr, "GET", "/healthz", &[], "");
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn python_client_over_stdio() {
+    let dir = scratch("py-stdio");
+    seed_plugins(&dir);
+    let mut client = over_stdio(Language::Python, &dir);
+    exercise(&mut client, &dir);
+}
+
+#[test]
+fn python_client_over_streamable_http() {
+    let dir = scratch("py-http");
+    seed_plugins(&dir);
+    let (mut client, _) = over_http(Language::Python, &dir);
+    exercise(&mut client, &dir);
+}
