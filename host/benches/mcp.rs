@@ -1,0 +1,114 @@
+//! What MCP adds to a tool call: `transfer_hbar_tool` in return-bytes mode through 5 wasm
+//! policies (as in `call.rs`), called
+//! - directly on a `Session` (the floor),
+//! - through `tools/call` of the MCP server (`hak mcp`), from rmcp's own client over an
+//!   in-memory pipe: JSON-RPC framing and parsing both ways, the session pool, the hand-off to
+//!   a blocking thread and back, the result as text and structured content.
+//!
+//! The difference is the MCP overhead per call; stdio adds only the pipe's system calls.
+//! Run `scripts/build-plugins.sh` first. Figures go to docs/BENCHMARKS.md as ratios.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use hak_host::manifest::Manifest;
+use hak_host::mcp::{Identity, McpServer};
+use hak_host::registry::Registry;
+use hak_host::serve::ServeOptions;
+use hak_host::HostBuilder;
+use rmcp::model::CallToolRequestParams;
+use rmcp::ServiceExt;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+const PARAMS: &str = r#"{"transfers":[{"accountId":"0.0.2001","amount":1},{"accountId":"0.0.2002","amount":0.5}],"transactionMemo":"bench"}"#;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// The manifest of `call.rs`'s `5_wasm_policies`: 3 max-recipients, 2 reject-tool for others.
+fn five_wasm() -> String {
+    let mut manifest = String::from(
+        "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n",
+    );
+    let plugin = |name: &str| {
+        let path = root().join(format!("target/plugins/rust/{name}.wasm"));
+        assert!(
+            path.exists(),
+            "{} missing: run scripts/build-plugins.sh",
+            path.display()
+        );
+        path.display().to_string()
+    };
+    for i in 0..3 {
+        manifest += &format!(
+            "\n[[plugins]]\nname = \"max-{i}\"\npath = {:?}\nconfig = {{ maxRecipients = 5 }}\n",
+            plugin("max-recipients")
+        );
+    }
+    for i in 0..2 {
+        manifest += &format!(
+            "\n[[plugins]]\nname = \"reject-{i}\"\npath = {:?}\nconfig = {{ relevantTools = [\"create_topic_tool\"] }}\n",
+            plugin("reject-tool")
+        );
+    }
+    manifest
+}
+
+fn bench_mcp(c: &mut Criterion) {
+    let manifest = Manifest::parse(&five_wasm(), "bench", root()).unwrap();
+    let host = HostBuilder::new(manifest)
+        .cache_dir(Some(root().join("target/test-cache")))
+        .build()
+        .unwrap();
+    let context = host.default_context().clone();
+    let mut session = host.default_session();
+    let registry = Arc::new(Registry::new(host, None).unwrap());
+    let options = ServeOptions::from_manifest(&registry, None).unwrap();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = McpServer::new(registry.clone(), Identity::Local(context), &options);
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let client = runtime.block_on(async move {
+        let (read, write) = tokio::io::split(server_end);
+        tokio::spawn(async move {
+            let running = server.serve((read, write)).await.unwrap();
+            let _ = running.waiting().await;
+        });
+        ().serve(tokio::io::split(client_end)).await.unwrap()
+    });
+    let Value::Object(arguments) = serde_json::from_str::<Value>(PARAMS).unwrap() else {
+        unreachable!()
+    };
+    let call = || {
+        runtime.block_on(async {
+            let params =
+                CallToolRequestParams::new("transfer_hbar_tool").with_arguments(arguments.clone());
+            client.call_tool(params).await.unwrap()
+        })
+    };
+    let first = call();
+    assert_ne!(first.is_error, Some(true), "{first:?}");
+    assert_eq!(
+        first.structured_content.as_ref().unwrap()["raw"]["status"],
+        json!("SUCCESS")
+    );
+
+    let mut group = c.benchmark_group("transfer_hbar_5_wasm_policies");
+    group.bench_function("direct_session_call", |b| {
+        b.iter(|| session.call("transfer_hbar_tool", PARAMS).unwrap())
+    });
+    group.bench_function("mcp_tools_call", |b| b.iter(call));
+    group.finish();
+    runtime.block_on(async move { client.cancel().await.ok() });
+}
+
+criterion_group!(benches, bench_mcp);
+criterion_main!(benches);
