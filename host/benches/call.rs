@@ -16,8 +16,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use hak_host::manifest::Manifest;
-use hak_host::runtime::bindings::{BlockInfo, WitToolType};
-use hak_host::runtime::instance::PolicyAnswer;
+use hak_host::plugin::{BlockReason, StageCall, Verdict};
 use hak_host::runtime::PluginDescription;
 use hak_host::stage::{Stage, StageSet};
 use hak_host::{lifecycle::native::NativePlugin, Host, HostBuilder};
@@ -118,14 +117,8 @@ impl NativePlugin for NativeMaxRecipients {
     fn description(&self) -> &PluginDescription {
         &self.0
     }
-    fn policy(
-        &self,
-        _: Stage,
-        _: &str,
-        _: WitToolType,
-        params: &str,
-    ) -> Result<PolicyAnswer, String> {
-        let p: Params = serde_json::from_str(params).map_err(|e| e.to_string())?;
+    fn policy(&self, call: &StageCall<'_>) -> Result<Verdict, String> {
+        let p: Params = serde_json::from_str(call.input).map_err(|e| e.to_string())?;
         let count = p
             .normalised_params
             .hbar_transfers
@@ -137,13 +130,13 @@ impl NativePlugin for NativeMaxRecipients {
             })
             .count() as u64;
         Ok(if count > self.1 {
-            PolicyAnswer::Block(BlockInfo {
+            Verdict::Block(BlockReason {
                 message: "too many".into(),
                 code: None,
                 details_json: None,
             })
         } else {
-            PolicyAnswer::Allow
+            Verdict::Allow
         })
     }
 }
@@ -155,9 +148,9 @@ impl NativePlugin for NativeReject {
     fn description(&self) -> &PluginDescription {
         &self.0
     }
-    fn policy(&self, _: Stage, m: &str, _: WitToolType, _: &str) -> Result<PolicyAnswer, String> {
-        Ok(PolicyAnswer::Block(BlockInfo {
-            message: format!("{m} not allowed"),
+    fn policy(&self, call: &StageCall<'_>) -> Result<Verdict, String> {
+        Ok(Verdict::Block(BlockReason {
+            message: format!("{} not allowed", call.method),
             code: None,
             details_json: None,
         }))

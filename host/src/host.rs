@@ -11,7 +11,7 @@ use crate::manifest::{Manifest, NetworkName};
 use crate::network::Network;
 use crate::runtime::{
     ArtifactCache, HederaCapability, LoadError, LoadedPlugin, LogSink, Runtime, RuntimeConfig,
-    TracingLogSink,
+    TracingLogSink, WasmPlugin,
 };
 use crate::state_store::{MemoryBackend, StateBackend};
 use crate::strategy::{ExecuteStrategy, ReturnBytesStrategy, TransactionStrategy};
@@ -143,9 +143,13 @@ impl HostBuilder {
         for spec in &manifest.plugins {
             let path = manifest.plugin_path(spec);
             let loaded = LoadedPlugin::load(&runtime, spec.clone(), &path, capability.clone())?;
-            plugins.push(Member::Wasm(loaded));
+            plugins.push(WasmPlugin::member(loaded));
         }
-        plugins.extend(self.natives.into_iter().map(Member::Native));
+        plugins.extend(
+            self.natives
+                .into_iter()
+                .map(crate::lifecycle::native::member),
+        );
         let state = open_state(&manifest, self.state)?;
         let tools = ToolRegistry::native();
         let chain = ArcSwap::from_pointee(Chain::new(plugins, tools.methods()));
@@ -252,7 +256,14 @@ impl Host {
 
     /// The sandboxed plugins of the current chain, in order.
     pub fn plugins(&self) -> Vec<Arc<LoadedPlugin>> {
-        self.inner.chain.load().wasm_plugins().cloned().collect()
+        self.inner
+            .chain
+            .load()
+            .members()
+            .iter()
+            .filter_map(|m| m.as_any().downcast_ref::<WasmPlugin>())
+            .map(|w| w.loaded().clone())
+            .collect()
     }
 
     /// The current chain's version (1 at start, +1 per swap).

@@ -36,6 +36,7 @@ pub mod manifest;
 pub mod mcp;
 pub mod mirror;
 pub mod network;
+pub mod plugin;
 pub mod registry;
 pub mod runtime;
 pub mod scaffold;

@@ -9,9 +9,10 @@
 use crate::host::Host;
 use crate::intake;
 use crate::lifecycle::chain::Member;
+use crate::lifecycle::native::is_native;
 use crate::limits::MAX_COMPONENT_BYTES;
 use crate::manifest::PluginSidecar;
-use crate::runtime::LoadedPlugin;
+use crate::runtime::{LoadedPlugin, WasmPlugin};
 use crate::signing;
 use ed25519_dalek::VerifyingKey;
 use serde::Serialize;
@@ -167,16 +168,16 @@ impl Registry {
         let mut members: Vec<Member> = self
             .base
             .iter()
-            .filter(|m| matches!(m, Member::Wasm(_)))
+            .filter(|m| !is_native(m.as_ref()))
             .cloned()
             .collect();
-        members.extend(state.extra.values().map(|e| Member::Wasm(e.plugin.clone())));
         members.extend(
-            self.base
-                .iter()
-                .filter(|m| matches!(m, Member::Native(_)))
-                .cloned(),
+            state
+                .extra
+                .values()
+                .map(|e| WasmPlugin::member(e.plugin.clone())),
         );
+        members.extend(self.base.iter().filter(|m| is_native(m.as_ref())).cloned());
         self.host.swap_members(members)
     }
 
@@ -446,8 +447,8 @@ impl Registry {
             }
         };
         for m in &self.base {
-            if let Member::Wasm(p) = m {
-                out.push(status(p, Source::Manifest, 0, 0.0, false));
+            if let Some(p) = m.as_any().downcast_ref::<WasmPlugin>() {
+                out.push(status(p.loaded(), Source::Manifest, 0, 0.0, false));
             }
         }
         for (name, e) in &state.extra {

@@ -1,6 +1,5 @@
 //! The four hookable lifecycle stages and their names on every surface (WIT, JSON, messages).
 
-use crate::runtime::bindings::WitStage;
 use serde::Serialize;
 use std::fmt;
 
@@ -54,24 +53,6 @@ impl Stage {
             Stage::PostParamsNormalization => "post-params-normalization",
             Stage::PostCoreAction => "post-core-action",
             Stage::PostSecondaryAction => "post-secondary-action",
-        }
-    }
-
-    pub fn to_wit(self) -> WitStage {
-        match self {
-            Stage::PreToolExecution => WitStage::PreToolExecution,
-            Stage::PostParamsNormalization => WitStage::PostParamsNormalization,
-            Stage::PostCoreAction => WitStage::PostCoreAction,
-            Stage::PostSecondaryAction => WitStage::PostSecondaryAction,
-        }
-    }
-
-    pub fn from_wit(stage: WitStage) -> Self {
-        match stage {
-            WitStage::PreToolExecution => Stage::PreToolExecution,
-            WitStage::PostParamsNormalization => Stage::PostParamsNormalization,
-            WitStage::PostCoreAction => Stage::PostCoreAction,
-            WitStage::PostSecondaryAction => Stage::PostSecondaryAction,
         }
     }
 }

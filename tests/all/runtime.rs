@@ -4,10 +4,9 @@
 
 use hak_host::lifecycle::native::NativePlugin;
 use hak_host::manifest::Manifest;
-use hak_host::runtime::bindings::{BlockInfo, WitToolType};
-use hak_host::runtime::instance::PolicyAnswer;
-use hak_host::runtime::PluginDescription;
+use hak_host::plugin::{BlockReason, PluginDescription, StageCall, Verdict};
 use hak_host::stage::{Stage, StageSet};
+use hak_host::tools::ToolType;
 use hak_host::{Host, HostBuilder};
 use hak_tests::*;
 use std::path::{Path, PathBuf};
@@ -106,19 +105,16 @@ impl NativePlugin for OneRecipient {
     fn description(&self) -> &PluginDescription {
         &self.0
     }
-    fn policy(
-        &self,
-        stage: Stage,
-        method: &str,
-        tool_type: WitToolType,
-        params: &str,
-    ) -> Result<PolicyAnswer, String> {
+    fn policy(&self, call: &StageCall<'_>) -> Result<Verdict, String> {
         assert_eq!(
-            (stage, method),
-            (Stage::PostParamsNormalization, "transfer_hbar_tool")
+            (call.stage, call.method, call.tool_type),
+            (
+                Stage::PostParamsNormalization,
+                "transfer_hbar_tool",
+                ToolType::Transaction
+            )
         );
-        assert!(matches!(tool_type, WitToolType::Transaction));
-        let v: serde_json::Value = serde_json::from_str(params).map_err(|e| e.to_string())?;
+        let v: serde_json::Value = serde_json::from_str(call.input).map_err(|e| e.to_string())?;
         let positive = v["normalisedParams"]["hbarTransfers"]
             .as_array()
             .unwrap()
@@ -126,13 +122,13 @@ impl NativePlugin for OneRecipient {
             .filter(|t| !t["amount"].as_str().unwrap().starts_with('-'))
             .count();
         Ok(if positive > 1 {
-            PolicyAnswer::Block(BlockInfo {
+            Verdict::Block(BlockReason {
                 message: format!("{positive} recipients"),
                 code: None,
                 details_json: None,
             })
         } else {
-            PolicyAnswer::Allow
+            Verdict::Allow
         })
     }
 }

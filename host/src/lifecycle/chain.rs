@@ -2,10 +2,7 @@
 //! stage (as policy, hook or both). Plugins run in manifest order; a plugin is only called at
 //! stages it declared and for tools it declared relevant, so the hot path never asks.
 
-use super::native::NativePlugin;
-use crate::capabilities::Capability;
-use crate::manifest::OnError;
-use crate::runtime::{LoadedPlugin, PluginDescription};
+use crate::plugin::ChainPlugin;
 use crate::stage::Stage;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -22,7 +19,7 @@ pub struct Step {
 #[derive(Debug, Default)]
 pub struct Plan {
     stages: [Vec<Step>; 4],
-    /// Wasm members that export `events` and declared the tool relevant, in order.
+    /// Members that observe failures and declared the tool relevant, in order.
     notify: Vec<usize>,
 }
 
@@ -47,7 +44,7 @@ impl Plan {
             if !d.applies_to(method) {
                 continue;
             }
-            if matches!(member, Member::Wasm(p) if p.observes_failures()) {
+            if member.observes_failures() {
                 plan.notify.push(i);
             }
             for stage in Stage::ALL {
@@ -68,44 +65,9 @@ impl Plan {
     }
 }
 
-/// One link of the chain: a sandboxed component or a trusted native plugin.
-#[derive(Clone)]
-pub enum Member {
-    Wasm(Arc<LoadedPlugin>),
-    Native(Arc<dyn NativePlugin>),
-}
-
-impl Member {
-    pub fn description(&self) -> &PluginDescription {
-        match self {
-            Member::Wasm(p) => &p.description,
-            Member::Native(p) => p.description(),
-        }
-    }
-
-    /// The name failures are reported under: the manifest name, or a native plugin's own name.
-    pub fn name(&self) -> &str {
-        match self {
-            Member::Wasm(p) => &p.spec.name,
-            Member::Native(p) => &p.description().name,
-        }
-    }
-
-    /// Whether the operator granted this member `capability` (native plugins are trusted).
-    pub fn grants(&self, capability: Capability) -> bool {
-        match self {
-            Member::Wasm(p) => p.spec.grants(capability),
-            Member::Native(_) => true,
-        }
-    }
-
-    pub fn on_error(&self) -> OnError {
-        match self {
-            Member::Wasm(p) => p.spec.on_error,
-            Member::Native(_) => OnError::Block,
-        }
-    }
-}
+/// One link of the chain: a sandboxed component or a trusted native plugin, behind the same
+/// trait.
+pub type Member = Arc<dyn ChainPlugin>;
 
 /// Plugins in order (manifest plugins, then watched or uploaded ones, then native ones) with a
 /// plan per known tool. Immutable: a change builds a new chain with the next version.
@@ -143,14 +105,6 @@ impl Chain {
 
     pub fn members(&self) -> &[Member] {
         &self.members
-    }
-
-    /// The sandboxed plugins, in order.
-    pub fn wasm_plugins(&self) -> impl Iterator<Item = &Arc<LoadedPlugin>> {
-        self.members.iter().filter_map(|m| match m {
-            Member::Wasm(p) => Some(p),
-            Member::Native(_) => None,
-        })
     }
 
     /// The plan for `method` (computed on the fly for a method the chain was not built for).

@@ -2,7 +2,7 @@
 //! success `{raw:{status:"SUCCESS",…}, humanMessage}`, failure `{raw:{status:"ERROR", error,
 //! errorCode?, …}, humanMessage}` with `Failed to execute <Tool Name>: …`.
 
-use crate::runtime::{PluginDescription, PluginFailure};
+use crate::plugin::{PluginDescription, PluginFailure};
 use crate::stage::Stage;
 use crate::strategy::ReturnBytesResult;
 use crate::tools::RawTransactionResponse;

@@ -16,16 +16,18 @@ use crate::capabilities::Capability;
 use crate::context::AgentContext;
 use crate::host::Host;
 use crate::manifest::OnError;
-use crate::runtime::bindings::{BlockInfo, HookResult, WitToolType};
-use crate::runtime::instance::PolicyAnswer;
-use crate::runtime::{FailureCause, PluginFailure, PluginInstance};
+use crate::plugin::ChainPlugin;
+use crate::plugin::{
+    BlockReason, ContextScope, FailureCause, HookAnswer, PluginError, PluginFailure, PluginSession,
+    StageCall, Verdict,
+};
 use crate::stage::Stage;
-use crate::state_store::{CallReservations, PadKey, StateHandle};
+use crate::state_store::CallReservations;
 use crate::strategy::{SecondaryResult, StrategyEnv, StrategyError};
 use crate::tools::schema::UnknownKeys;
-use crate::tools::{CoreOutput, DynTool, ToolContext, ToolType};
+use crate::tools::{CoreOutput, DynTool, ToolContext, ToolSpec};
 use call_state::CallState;
-use chain::{Chain, Member, Plan};
+use chain::{Chain, Plan};
 use envelope::{Abort, Block};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -39,11 +41,13 @@ pub struct UnknownTool(pub String);
 pub struct Session {
     host: Host,
     context: AgentContext,
-    /// `context.scope_key()`: what scratchpads and circuit breakers are keyed by.
-    scope: String,
+    /// `context.scope_key()` (what scratchpads and circuit breakers are keyed by), the state
+    /// store and the current call's reservations, as plugin sessions see them.
+    scope: ContextScope,
     context_json: String,
     chain: Arc<Chain>,
-    instances: Vec<Option<PluginInstance>>,
+    /// Each chain member's state in this context, in chain order.
+    members: Vec<Box<dyn PluginSession>>,
     buf: String,
     /// The normalised params of the call that just failed, for failure observers.
     failed_normalised: Option<String>,
@@ -87,18 +91,24 @@ impl Session {
             "network": host.network_name(),
         })
         .to_string();
-        let instances = chain.members().iter().map(|_| None).collect();
         let explain_blocks = host.manifest().context.explain_blocks.unwrap_or(false);
+        let reservations = Arc::<CallReservations>::default();
+        let scope = ContextScope {
+            scope: context.scope_key().into(),
+            state: host.state_backend().clone(),
+            reservations: reservations.clone(),
+        };
+        let members = open_members(&chain, &scope);
         Session {
             host,
-            scope: context.scope_key(),
+            scope,
             context,
             context_json,
             chain,
-            instances,
+            members,
             buf: String::new(),
             failed_normalised: None,
-            reservations: Arc::default(),
+            reservations,
             outcome: TxOutcome::NotApplied,
             explain_blocks,
         }
@@ -130,7 +140,7 @@ impl Session {
             // A swap happened: this call and the next run on the new chain, with new instances
             // (scratchpads are per context and plugin name, so state carries over).
             self.chain = self.host.chain();
-            self.instances = self.chain.members().iter().map(|_| None).collect();
+            self.members = open_members(&self.chain, &self.scope);
         }
         let plan = self.chain.plan(method);
         self.failed_normalised = None;
@@ -151,7 +161,7 @@ impl Session {
         let commit = self.outcome != TxOutcome::NotApplied;
         if let Err(e) = self.host.state_backend().settle(&ids, commit) {
             tracing::error!(
-                context = self.scope,
+                context = &*self.scope.scope,
                 "budget reservations not settled (they stay counted as spent): {e}"
             );
         }
@@ -353,11 +363,6 @@ impl Session {
             return Ok(());
         }
         let spec = tool.spec();
-        let tool_type = match spec.tool_type {
-            ToolType::Query => WitToolType::Query,
-            ToolType::Transaction => WitToolType::Transaction,
-            ToolType::Other => WitToolType::Other,
-        };
         let chain = self.chain.clone();
         let mut buf = std::mem::take(&mut self.buf);
         state.render(&mut buf);
@@ -365,46 +370,39 @@ impl Session {
             for (at, step) in steps.iter().enumerate() {
                 let member = &chain.members()[step.plugin];
                 if step.policy {
-                    self.judge(member, step.plugin, stage, spec.method, tool_type, &buf)?;
+                    self.judge(step.plugin, &stage_call(stage, spec, &buf))?;
                 }
                 if !step.hook {
                     continue;
                 }
-                let answer = match member {
-                    Member::Native(p) => p.hook(stage, spec.method, tool_type, &buf),
-                    Member::Wasm(p) => {
-                        if member.on_error() == OnError::Skip && p.stats.tripped(&self.scope) {
-                            // This context's circuit is open: a skippable hook that keeps
-                            // failing here is bypassed here (other contexts still call it).
-                            continue;
-                        }
-                        let answer =
-                            self.instance(step.plugin)?
-                                .hook(stage, spec.method, tool_type, &buf);
-                        p.stats.record(&self.scope, false, answer.is_err());
-                        match (self.settle(step.plugin, answer), member.on_error()) {
-                            (Ok(answer), _) => answer,
-                            (Err(Abort::Plugin(failure)), OnError::Skip) => {
-                                tracing::warn!(
-                                    "skipping hook after failure (on_error = \"skip\"): {failure}"
-                                );
-                                continue;
-                            }
-                            (Err(abort), _) => return Err(abort),
-                        }
+                let session = &mut self.members[step.plugin];
+                if session.bypassed() {
+                    // This context's circuit is open: a skippable hook that keeps failing
+                    // here is bypassed here (other contexts still call it).
+                    continue;
+                }
+                let json = match (
+                    session.hook(&stage_call(stage, spec, &buf)),
+                    member.on_error(),
+                ) {
+                    (Ok(HookAnswer::Proceed), _) => continue,
+                    (Ok(HookAnswer::Replace(json)), _) => json,
+                    (Err(PluginError::Failed(failure)), OnError::Skip) => {
+                        tracing::warn!(
+                            "skipping hook after failure (on_error = \"skip\"): {failure}"
+                        );
+                        continue;
                     }
+                    (Err(PluginError::Failed(failure)), OnError::Block) => {
+                        return Err(Abort::Plugin(failure))
+                    }
+                    (Err(PluginError::Answered(message)), _) => return Err(Abort::Error(message)),
                 };
-                let json = match answer {
-                    Ok(HookResult::Proceed) => continue,
-                    Ok(HookResult::Replace(json)) => json,
-                    Err(message) => return Err(Abort::Error(message)),
-                };
-                match replace(member, stage, tool, state, json) {
+                match replace(member.as_ref(), stage, tool, state, json) {
                     Ok(()) => {
                         state.render(&mut buf);
                         for earlier in steps[..=at].iter().filter(|s| s.policy) {
-                            let judge = &chain.members()[earlier.plugin];
-                            self.judge(judge, earlier.plugin, stage, spec.method, tool_type, &buf)?;
+                            self.judge(earlier.plugin, &stage_call(stage, spec, &buf))?;
                         }
                     }
                     Err(detail) => {
@@ -428,29 +426,15 @@ impl Session {
         outcome
     }
 
-    /// One policy check of `member` on the stage input `buf`: allow, or the abort it causes.
-    fn judge(
-        &mut self,
-        member: &Member,
-        index: usize,
-        stage: Stage,
-        method: &str,
-        tool_type: WitToolType,
-        buf: &str,
-    ) -> Result<(), Abort> {
-        let answer = match member {
-            Member::Native(p) => p.policy(stage, method, tool_type, buf),
-            Member::Wasm(p) => {
-                let answer = self.instance(index)?.policy(stage, method, tool_type, buf);
-                let blocked = matches!(answer, Ok(Ok(PolicyAnswer::Block(_))));
-                p.stats.record(&self.scope, blocked, answer.is_err());
-                self.settle(index, answer)?
+    /// One policy check of chain member `index`: allow, or the abort it causes.
+    fn judge(&mut self, index: usize, call: &StageCall<'_>) -> Result<(), Abort> {
+        match self.members[index].policy(call) {
+            Ok(Verdict::Allow) => Ok(()),
+            Ok(Verdict::Block(reason)) => {
+                Err(block(self.chain.members()[index].as_ref(), call, reason))
             }
-        };
-        match answer {
-            Ok(PolicyAnswer::Allow) => Ok(()),
-            Ok(PolicyAnswer::Block(info)) => Err(block(member, method, stage, info)),
-            Err(message) => Err(Abort::Error(message)),
+            Err(PluginError::Failed(failure)) => Err(Abort::Plugin(failure)),
+            Err(PluginError::Answered(message)) => Err(Abort::Error(message)),
         }
     }
 
@@ -499,58 +483,26 @@ impl Session {
         }
         let input = Value::Object(input).to_string();
         for &index in plan.failure_observers() {
-            let result = self
-                .instance(index)
-                .and_then(|instance| instance.notify_failure(&input).map_err(Abort::Plugin));
-            if let Err(abort) = result {
-                self.instances[index] = None;
-                let reason = match abort {
-                    Abort::Plugin(f) => f.to_string(),
-                    Abort::Error(m) => m,
-                    _ => "unexpected".into(),
-                };
-                tracing::warn!("failure notification not delivered: {reason}");
+            if let Err(failure) = self.members[index].on_failure(&input) {
+                tracing::warn!("failure notification not delivered: {failure}");
             }
         }
     }
+}
 
-    /// The live instance of wasm plugin `index`, instantiating it on first use in this context.
-    fn instance(&mut self, index: usize) -> Result<&mut PluginInstance, Abort> {
-        if self.instances[index].is_none() {
-            let Member::Wasm(plugin) = &self.chain.members()[index] else {
-                unreachable!("instances exist only for wasm members");
-            };
-            let pad = StateHandle {
-                backend: self.host.state_backend().clone(),
-                pad: PadKey {
-                    scope: self.scope.as_str().into(),
-                    plugin: plugin.spec.name.as_str().into(),
-                },
-                cap: plugin.spec.limits.max_state_bytes,
-                reservations: self.reservations.clone(),
-            };
-            let (instance, described) =
-                PluginInstance::instantiate(plugin, pad).map_err(Abort::Plugin)?;
-            if let Err(message) = described {
-                return Err(Abort::Plugin(PluginFailure {
-                    plugin: plugin.spec.name.clone(),
-                    phase: "describe".into(),
-                    cause: FailureCause::InvalidOutput,
-                    detail: format!("describe failed for this context: {message}"),
-                }));
-            }
-            self.instances[index] = Some(instance);
-        }
-        Ok(self.instances[index].as_mut().expect("just set"))
+/// What a plugin is called with at `stage` of a call to `spec`'s tool.
+fn stage_call<'a>(stage: Stage, spec: &'a ToolSpec, input: &'a str) -> StageCall<'a> {
+    StageCall {
+        stage,
+        method: spec.method,
+        tool_type: spec.tool_type,
+        input,
     }
+}
 
-    /// A failed instance is discarded, so the next call gets a fresh one.
-    fn settle<T>(&mut self, index: usize, answer: Result<T, PluginFailure>) -> Result<T, Abort> {
-        answer.map_err(|failure| {
-            self.instances[index] = None;
-            Abort::Plugin(failure)
-        })
-    }
+/// Every chain member's state for the context `scope`, in chain order.
+fn open_members(chain: &Chain, scope: &ContextScope) -> Vec<Box<dyn PluginSession>> {
+    chain.members().iter().map(|m| m.open(scope)).collect()
 }
 
 /// Run one of a tool's own steps so that a panic in it (or in the SDK under it) becomes an
@@ -570,7 +522,8 @@ fn guarded<T>(method: &str, doing: &str, step: impl FnOnce() -> T) -> Result<T, 
 }
 
 /// A policy's block, with its details JSON checked.
-fn block(member: &Member, method: &str, stage: Stage, info: BlockInfo) -> Abort {
+fn block(member: &dyn ChainPlugin, call: &StageCall<'_>, info: BlockReason) -> Abort {
+    let stage = call.stage;
     let details = match info
         .details_json
         .as_deref()
@@ -590,7 +543,7 @@ fn block(member: &Member, method: &str, stage: Stage, info: BlockInfo) -> Abort 
     Abort::Blocked(Box::new(Block {
         policy: member.description().clone(),
         plugin: member.name().to_owned(),
-        method: method.to_owned(),
+        method: call.method.to_owned(),
         stage,
         reason: info.message,
         reason_code: info.code,
@@ -603,7 +556,7 @@ fn block(member: &Member, method: &str, stage: Stage, info: BlockInfo) -> Abort 
 /// `result:replace`; a result replacement may change `humanMessage` only, never `raw` (the
 /// bytes, status, transaction id and every other field describing what happened).
 fn replace(
-    member: &Member,
+    member: &dyn ChainPlugin,
     stage: Stage,
     tool: &dyn DynTool,
     state: &mut CallState<'_>,

@@ -3,11 +3,12 @@
 //! size-checked, and any failure is classified. The caller discards an instance that failed.
 
 use super::bindings::{AgentPlugin, BlockInfo, HookResult, PluginInfo, WitToolType};
-use super::failure::{FailureCause, PluginFailure};
 use super::hedera_api::CapabilityBudget;
+use super::member::wit_stage;
 use super::plugin::LoadedPlugin;
 use super::sandbox::PluginState;
 use crate::limits::EPOCH_TICK_MS;
+use crate::plugin::{FailureCause, PluginFailure};
 use crate::stage::Stage;
 use crate::state_store::StateHandle;
 use std::sync::Arc;
@@ -125,7 +126,7 @@ impl PluginInstance {
     ) -> Result<Result<HookResult, String>, PluginFailure> {
         self.check_input(stage.as_str(), method.len() + params.len())?;
         let input = super::bindings::hooks::StageInput {
-            stage: stage.to_wit(),
+            stage: wit_stage(stage),
             method,
             tool_type,
             params,
@@ -159,7 +160,7 @@ impl PluginInstance {
         use super::bindings::policy::Verdict;
         self.check_input(stage.as_str(), method.len() + params.len())?;
         let input = super::bindings::policy::StageInput {
-            stage: stage.to_wit(),
+            stage: wit_stage(stage),
             method,
             tool_type,
             params,

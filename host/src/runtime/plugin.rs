@@ -4,15 +4,15 @@
 
 use super::bindings::{AgentPluginPre, PluginInfo};
 use super::engine::Runtime;
-use super::failure::PluginFailure;
 use super::hedera_api::HederaCapability;
 use super::instance::PluginInstance;
+use super::member::stage_of;
 use crate::capabilities::Capability;
 use crate::limits::{MAX_COMPILE_SECONDS, MAX_COMPONENT_BYTES};
 use crate::manifest::{OnError, PluginSpec};
-use crate::stage::{Stage, StageSet};
+use crate::plugin::{PluginDescription, PluginFailure};
+use crate::stage::StageSet;
 use crate::state_store::StateHandle;
-use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::Path;
@@ -52,46 +52,23 @@ pub enum LoadError {
 }
 
 /// What `describe` told the host, checked and in host types.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PluginDescription {
-    pub name: String,
-    pub description: String,
-    pub relevant_tools: Vec<String>,
-    #[serde(skip)]
-    pub hook_stages: StageSet,
-    #[serde(skip)]
-    pub policy_stages: StageSet,
-}
-
-impl PluginDescription {
-    /// The kit's `appliesToMethod`: `'*'` or an exact method name.
-    pub fn applies_to(&self, method: &str) -> bool {
-        self.relevant_tools.iter().any(|t| t == "*" || t == method)
+pub(crate) fn description_from_wit(info: PluginInfo) -> Result<PluginDescription, String> {
+    if info.name.trim().is_empty() || info.name.len() > 256 {
+        return Err("name must be 1 to 256 characters".into());
     }
-
-    pub(crate) fn from_wit(info: PluginInfo) -> Result<Self, String> {
-        if info.name.trim().is_empty() || info.name.len() > 256 {
-            return Err("name must be 1 to 256 characters".into());
-        }
-        if info.description.len() > 4096 {
-            return Err("description exceeds 4096 characters".into());
-        }
-        if info.relevant_tools.len() > 1024 {
-            return Err("more than 1024 relevant tools".into());
-        }
-        Ok(PluginDescription {
-            name: info.name,
-            description: info.description,
-            relevant_tools: info.relevant_tools,
-            hook_stages: info.hook_stages.into_iter().map(Stage::from_wit).collect(),
-            policy_stages: info
-                .policy_stages
-                .into_iter()
-                .map(Stage::from_wit)
-                .collect(),
-        })
+    if info.description.len() > 4096 {
+        return Err("description exceeds 4096 characters".into());
     }
+    if info.relevant_tools.len() > 1024 {
+        return Err("more than 1024 relevant tools".into());
+    }
+    Ok(PluginDescription {
+        name: info.name,
+        description: info.description,
+        relevant_tools: info.relevant_tools,
+        hook_stages: info.hook_stages.into_iter().map(stage_of).collect(),
+        policy_stages: info.policy_stages.into_iter().map(stage_of).collect(),
+    })
 }
 
 /// Counters of one loaded plugin, and its circuit breakers: a hook with `on_error = "skip"`
@@ -335,7 +312,7 @@ impl LoadedPlugin {
             message,
         })?;
         loaded.description =
-            PluginDescription::from_wit(info).map_err(|message| LoadError::Description {
+            description_from_wit(info).map_err(|message| LoadError::Description {
                 plugin: plugin.clone(),
                 message,
             })?;

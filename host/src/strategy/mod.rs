@@ -8,7 +8,7 @@ mod return_bytes;
 pub mod wire;
 
 pub use execute::ExecuteStrategy;
-pub use return_bytes::{iso_millis, ReturnBytesResult, ReturnBytesStrategy};
+pub use return_bytes::{ReturnBytesResult, ReturnBytesStrategy};
 
 use crate::context::AgentContext;
 use crate::tools::{BuiltTransaction, RawTransactionResponse, ToolError};

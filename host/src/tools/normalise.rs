@@ -424,8 +424,46 @@ pub mod serde_as {
     }
 }
 
+/// JavaScript's `Date.toISOString()`: UTC with milliseconds, e.g. `2026-11-30T08:05:00.123Z`.
+pub fn iso_millis(at: time::OffsetDateTime) -> String {
+    use std::fmt::Write as _;
+    let at = at.to_offset(time::UtcOffset::UTC);
+    let mut text = String::with_capacity(27);
+    let year = at.year();
+    let _ = if (0..=9999).contains(&year) {
+        write!(text, "{year:04}")
+    } else {
+        // JS writes years outside 0..=9999 with a sign and six digits.
+        let sign = if year < 0 { '-' } else { '+' };
+        write!(text, "{sign}{:06}", year.unsigned_abs())
+    };
+    let _ = write!(
+        text,
+        "-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second(),
+        at.millisecond()
+    );
+    text
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn iso_has_three_fraction_digits() {
+        let at =
+            time::OffsetDateTime::from_unix_timestamp_nanos(1_700_000_000_120_000_000).unwrap();
+        assert_eq!(iso_millis(at), "2023-11-14T22:13:20.120Z");
+        let at = time::OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap();
+        assert_eq!(iso_millis(at), "2023-11-14T22:13:20.000Z");
+        // JS: new Date(-62198755200000).toISOString() === "-000001-01-01T00:00:00.000Z"
+        let at = time::OffsetDateTime::from_unix_timestamp(-62_198_755_200).unwrap();
+        assert_eq!(iso_millis(at), "-000001-01-01T00:00:00.000Z");
+    }
+
     use super::*;
 
     #[test]

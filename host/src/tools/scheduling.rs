@@ -76,7 +76,7 @@ impl Scheduling {
             is_scheduled: true,
             admin_key: admin_key.map(|k| k.to_string_der()),
             payer_account_id,
-            expiration_time: expiration_time.map(crate::strategy::iso_millis),
+            expiration_time: expiration_time.map(crate::tools::normalise::iso_millis),
             wait_for_expiry: Some(raw.wait_for_expiry.unwrap_or(false)),
         })
     }

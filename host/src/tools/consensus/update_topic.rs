@@ -150,7 +150,7 @@ combine them into **one tool call** with all parameters together.
             Ok(resolve_key(field, k.as_ref(), user_key.as_ref())?.map(|k| k.to_string_der()))
         };
         let expiration_time = match raw.expiration_time.as_deref() {
-            Some(t) => Some(crate::strategy::iso_millis(parse_time(
+            Some(t) => Some(crate::tools::normalise::iso_millis(parse_time(
                 "expirationTime",
                 t,
             )?)),

@@ -23,7 +23,7 @@ fn format_timestamp(ts: &Value) -> String {
         .and_then(|t| t.split('.').next())
         .and_then(|s| s.parse::<i64>().ok());
     match seconds.and_then(|s| time::OffsetDateTime::from_unix_timestamp(s).ok()) {
-        Some(at) => crate::strategy::iso_millis(at),
+        Some(at) => crate::tools::normalise::iso_millis(at),
         None => "N/A".into(),
     }
 }

@@ -63,7 +63,7 @@ fn timestamp_text(ts: &Value) -> String {
         .parse::<i64>()
         .ok()
         .and_then(|s| time::OffsetDateTime::from_unix_timestamp(s).ok())
-        .map(crate::strategy::iso_millis);
+        .map(crate::tools::normalise::iso_millis);
     let Some(date) = date else {
         // `new Date(NaN).toISOString()` throws in the kit.
         return "Invalid Date".into();

@@ -22,8 +22,10 @@ fn usd_per_hbar(rate: &Value) -> f64 {
 
 fn expiry(rate: &Value) -> String {
     let seconds = rate["expiration_time"].as_i64().unwrap_or(0);
-    time::OffsetDateTime::from_unix_timestamp(seconds)
-        .map_or_else(|_| "Invalid Date".into(), crate::strategy::iso_millis)
+    time::OffsetDateTime::from_unix_timestamp(seconds).map_or_else(
+        |_| "Invalid Date".into(),
+        crate::tools::normalise::iso_millis,
+    )
 }
 
 /// Percent-encode a query value (the kit's `encodeURIComponent`).

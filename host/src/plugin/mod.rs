@@ -1,0 +1,147 @@
+//! What a plugin is to the lifecycle, whatever runs it: the [`ChainPlugin`] trait (a member of
+//! the chain) and the [`PluginSession`] it opens per agent context, over domain types —
+//! [`Verdict`], [`HookAnswer`], [`PluginError`], [`PluginDescription`], [`PluginFailure`].
+//!
+//! The wasm implementation lives in `runtime::member` (instances, first-use creation, discard
+//! on failure, counters, every WIT ↔ domain conversion); trusted in-process plugins implement
+//! it through `lifecycle::native`. Nothing here names wasmtime or the WIT bindings, and nothing
+//! here runs a plugin: this is the seam between the lifecycle above and the engines below.
+
+mod failure;
+
+pub use failure::{FailureCause, PluginFailure};
+
+use crate::capabilities::Capability;
+use crate::manifest::OnError;
+use crate::stage::{Stage, StageSet};
+use crate::state_store::{CallReservations, StateBackend};
+use crate::tools::ToolType;
+use serde::Serialize;
+use std::any::Any;
+use std::sync::Arc;
+
+/// What a plugin says about itself (`describe`), checked.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginDescription {
+    pub name: String,
+    pub description: String,
+    pub relevant_tools: Vec<String>,
+    #[serde(skip)]
+    pub hook_stages: StageSet,
+    #[serde(skip)]
+    pub policy_stages: StageSet,
+}
+
+impl PluginDescription {
+    /// The kit's `appliesToMethod`: `'*'` or an exact method name.
+    pub fn applies_to(&self, method: &str) -> bool {
+        self.relevant_tools.iter().any(|t| t == "*" || t == method)
+    }
+}
+
+/// Why a policy blocks: its message (the kit's `reason`), an optional machine code and
+/// optional details as a JSON text (checked by the lifecycle).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockReason {
+    pub message: String,
+    pub code: Option<String>,
+    pub details_json: Option<String>,
+}
+
+/// A policy's answer at one stage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Allow,
+    Block(BlockReason),
+}
+
+/// A hook's answer at one stage: go on, or replace the stage's value with this JSON text
+/// (allowed only with the matching capability, and judged again by the stage's policies).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HookAnswer {
+    Proceed,
+    Replace(String),
+}
+
+/// Why a plugin gave no answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PluginError {
+    /// It failed (trap, deadline, memory, fuel, oversized or invalid output): the manifest's
+    /// `on_error` decides what that means for the call.
+    Failed(PluginFailure),
+    /// It answered with an error of its own: the call ends with that message.
+    Answered(String),
+}
+
+/// One stage call: the stage, the tool and the stage input JSON the plugin reads.
+#[derive(Clone, Copy, Debug)]
+pub struct StageCall<'a> {
+    pub stage: Stage,
+    pub method: &'a str,
+    pub tool_type: ToolType,
+    pub input: &'a str,
+}
+
+/// The agent context a plugin session serves: its scope key (what scratchpads, quotas and
+/// circuit breakers are keyed by), the state store, and the current call's budget
+/// reservations (settled by the lifecycle when the call ends).
+#[derive(Clone)]
+pub struct ContextScope {
+    pub scope: Arc<str>,
+    pub state: Arc<dyn StateBackend>,
+    pub reservations: Arc<CallReservations>,
+}
+
+/// A member of the plugin chain. Immutable and shared by every session; what one agent
+/// context needs of it (an instance, its state) lives in the [`PluginSession`] it opens.
+pub trait ChainPlugin: Send + Sync {
+    fn description(&self) -> &PluginDescription;
+
+    /// The name blocks and failures are reported under: the manifest entry's name, or a
+    /// native plugin's own name.
+    fn name(&self) -> &str {
+        &self.description().name
+    }
+
+    /// Whether the operator granted it `capability` (trusted native plugins: always).
+    fn grants(&self, _capability: Capability) -> bool {
+        true
+    }
+
+    /// What a failure of its hook means for the call (policies always fail closed).
+    fn on_error(&self) -> OnError {
+        OnError::Block
+    }
+
+    /// Whether it wants to hear how blocked or failed calls of its tools ended.
+    fn observes_failures(&self) -> bool {
+        false
+    }
+
+    /// Its state for one agent context. Cheap: expensive work (instantiation) waits for the
+    /// first call that needs it.
+    fn open(&self, scope: &ContextScope) -> Box<dyn PluginSession>;
+
+    /// For the host's listings of its own plugin kinds (counters, sources); never for the
+    /// lifecycle to branch on.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// One chain member in one agent context.
+pub trait PluginSession: Send {
+    fn policy(&mut self, call: &StageCall<'_>) -> Result<Verdict, PluginError>;
+
+    fn hook(&mut self, call: &StageCall<'_>) -> Result<HookAnswer, PluginError>;
+
+    /// Tell it how a blocked or failed call ended (a JSON text); observe-only.
+    fn on_failure(&mut self, _input_json: &str) -> Result<(), PluginFailure> {
+        Ok(())
+    }
+
+    /// A hook with `on_error = "skip"` that keeps failing in this context is bypassed here
+    /// (its circuit is open); other contexts still call it.
+    fn bypassed(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,204 @@
+//! A loaded component as a member of the chain ([`WasmPlugin`], a [`ChainPlugin`]) and its
+//! state in one agent context ([`PluginSession`]): the instance, created on first use and
+//! discarded after any failure so the next call gets a fresh one; the plugin's counters and
+//! per-context circuit breaker; every conversion between the WIT types and the domain's.
+//! What a failure or a verdict means for the call is the lifecycle's business, not this one's.
+
+use super::bindings::{BlockInfo, HookResult, WitStage, WitToolType};
+use super::instance::PolicyAnswer;
+use super::plugin::LoadedPlugin;
+use super::PluginInstance;
+use crate::capabilities::Capability;
+use crate::manifest::OnError;
+use crate::plugin::{
+    BlockReason, ChainPlugin, ContextScope, FailureCause, HookAnswer, PluginDescription,
+    PluginError, PluginFailure, PluginSession, StageCall, Verdict,
+};
+use crate::stage::Stage;
+use crate::state_store::{PadKey, StateHandle};
+use crate::tools::ToolType;
+use std::any::Any;
+use std::sync::Arc;
+
+/// A sandboxed component in the chain.
+pub struct WasmPlugin(Arc<LoadedPlugin>);
+
+impl WasmPlugin {
+    pub fn member(plugin: Arc<LoadedPlugin>) -> Arc<dyn ChainPlugin> {
+        Arc::new(WasmPlugin(plugin))
+    }
+
+    pub fn loaded(&self) -> &Arc<LoadedPlugin> {
+        &self.0
+    }
+}
+
+impl ChainPlugin for WasmPlugin {
+    fn description(&self) -> &PluginDescription {
+        &self.0.description
+    }
+
+    fn name(&self) -> &str {
+        &self.0.spec.name
+    }
+
+    fn grants(&self, capability: Capability) -> bool {
+        self.0.spec.grants(capability)
+    }
+
+    fn on_error(&self) -> OnError {
+        self.0.spec.on_error
+    }
+
+    fn observes_failures(&self) -> bool {
+        self.0.observes_failures()
+    }
+
+    fn open(&self, scope: &ContextScope) -> Box<dyn PluginSession> {
+        Box::new(WasmSession {
+            plugin: self.0.clone(),
+            scope: scope.clone(),
+            instance: None,
+        })
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// One component in one agent context.
+struct WasmSession {
+    plugin: Arc<LoadedPlugin>,
+    scope: ContextScope,
+    instance: Option<PluginInstance>,
+}
+
+impl WasmSession {
+    /// The live instance, instantiated (and described with its config) on first use.
+    fn instance(&mut self) -> Result<&mut PluginInstance, PluginFailure> {
+        if self.instance.is_none() {
+            let plugin = &self.plugin;
+            let pad = StateHandle {
+                backend: self.scope.state.clone(),
+                pad: PadKey {
+                    scope: self.scope.scope.clone(),
+                    plugin: plugin.spec.name.as_str().into(),
+                },
+                cap: plugin.spec.limits.max_state_bytes,
+                reservations: self.scope.reservations.clone(),
+            };
+            let (instance, described) = PluginInstance::instantiate(plugin, pad)?;
+            if let Err(message) = described {
+                return Err(PluginFailure {
+                    plugin: plugin.spec.name.clone(),
+                    phase: "describe".into(),
+                    cause: FailureCause::InvalidOutput,
+                    detail: format!("describe failed for this context: {message}"),
+                });
+            }
+            self.instance = Some(instance);
+        }
+        Ok(self.instance.as_mut().expect("just set"))
+    }
+
+    /// Count the call, and discard the instance if it failed.
+    fn settle<T>(
+        &mut self,
+        answer: Result<Result<T, String>, PluginFailure>,
+        blocked: bool,
+    ) -> Result<T, PluginError> {
+        self.plugin
+            .stats
+            .record(&self.scope.scope, blocked, answer.is_err());
+        match answer {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(message)) => Err(PluginError::Answered(message)),
+            Err(failure) => {
+                self.instance = None;
+                Err(PluginError::Failed(failure))
+            }
+        }
+    }
+}
+
+impl PluginSession for WasmSession {
+    fn policy(&mut self, call: &StageCall<'_>) -> Result<Verdict, PluginError> {
+        let answer = self.instance().and_then(|instance| {
+            instance.policy(
+                call.stage,
+                call.method,
+                wit_tool_type(call.tool_type),
+                call.input,
+            )
+        });
+        let blocked = matches!(answer, Ok(Ok(PolicyAnswer::Block(_))));
+        Ok(match self.settle(answer, blocked)? {
+            PolicyAnswer::Allow => Verdict::Allow,
+            PolicyAnswer::Block(info) => Verdict::Block(block_reason(info)),
+        })
+    }
+
+    fn hook(&mut self, call: &StageCall<'_>) -> Result<HookAnswer, PluginError> {
+        let answer = self.instance().and_then(|instance| {
+            instance.hook(
+                call.stage,
+                call.method,
+                wit_tool_type(call.tool_type),
+                call.input,
+            )
+        });
+        Ok(match self.settle(answer, false)? {
+            HookResult::Proceed => HookAnswer::Proceed,
+            HookResult::Replace(json) => HookAnswer::Replace(json),
+        })
+    }
+
+    fn on_failure(&mut self, input_json: &str) -> Result<(), PluginFailure> {
+        let result = self
+            .instance()
+            .and_then(|instance| instance.notify_failure(input_json));
+        if result.is_err() {
+            self.instance = None;
+        }
+        result
+    }
+
+    fn bypassed(&self) -> bool {
+        self.plugin.spec.on_error == OnError::Skip && self.plugin.stats.tripped(&self.scope.scope)
+    }
+}
+
+fn block_reason(info: BlockInfo) -> BlockReason {
+    BlockReason {
+        message: info.message,
+        code: info.code,
+        details_json: info.details_json,
+    }
+}
+
+pub(crate) fn wit_tool_type(tool_type: ToolType) -> WitToolType {
+    match tool_type {
+        ToolType::Query => WitToolType::Query,
+        ToolType::Transaction => WitToolType::Transaction,
+        ToolType::Other => WitToolType::Other,
+    }
+}
+
+pub(crate) fn wit_stage(stage: Stage) -> WitStage {
+    match stage {
+        Stage::PreToolExecution => WitStage::PreToolExecution,
+        Stage::PostParamsNormalization => WitStage::PostParamsNormalization,
+        Stage::PostCoreAction => WitStage::PostCoreAction,
+        Stage::PostSecondaryAction => WitStage::PostSecondaryAction,
+    }
+}
+
+pub(crate) fn stage_of(stage: WitStage) -> Stage {
+    match stage {
+        WitStage::PreToolExecution => Stage::PreToolExecution,
+        WitStage::PostParamsNormalization => Stage::PostParamsNormalization,
+        WitStage::PostCoreAction => Stage::PostCoreAction,
+        WitStage::PostSecondaryAction => Stage::PostSecondaryAction,
+    }
+}
