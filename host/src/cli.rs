@@ -150,7 +150,7 @@ enum PluginCommand {
         #[arg(long, short)]
         out: PathBuf,
     },
-    /// Scaffold a working plugin project `<dir>/<name>` in Rust or JavaScript.
+    /// Scaffold a working plugin project `<dir>/<name>` in Rust, JavaScript or Go.
     New {
         name: String,
         #[arg(long, value_enum)]

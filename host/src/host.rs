@@ -5,7 +5,7 @@
 use crate::context::{AgentContext, AgentMode};
 use crate::lifecycle::chain::{Chain, Member};
 use crate::lifecycle::native::NativePlugin;
-use crate::lifecycle::Session;
+use crate::lifecycle::{CallEnv, Session};
 use crate::manifest::StateBackendKind;
 use crate::manifest::{Manifest, NetworkName};
 use crate::network::Network;
@@ -14,8 +14,9 @@ use crate::runtime::{
     TracingLogSink, WasmPlugin,
 };
 use crate::state_store::{MemoryBackend, StateBackend};
-use crate::strategy::{ExecuteStrategy, ReturnBytesStrategy, TransactionStrategy};
-use crate::tools::ToolRegistry;
+use crate::strategy::{StrategyEnv, TransactionStrategy};
+use crate::tools::schema::UnknownKeys;
+use crate::tools::{ToolContext, ToolRegistry};
 use arc_swap::ArcSwap;
 use hedera::AccountId;
 use std::path::PathBuf;
@@ -131,7 +132,9 @@ impl HostBuilder {
         };
         let mode_is_default = manifest.context.mode.is_none();
         if default_context.mode.is_custom() && self.strategy.is_none() {
-            return Err(HostError::Config(CUSTOM_NEEDS_STRATEGY.into()));
+            return Err(HostError::Config(
+                crate::strategy::CUSTOM_NEEDS_STRATEGY.into(),
+            ));
         }
         let capability = network.has_operator_key.then(|| {
             Arc::new(HederaCapability::new(
@@ -205,9 +208,6 @@ fn open_state(
     })
 }
 
-const CUSTOM_NEEDS_STRATEGY: &str =
-    "transactionStrategy must be provided in Context when AgentMode is CUSTOM_EXECUTE_TX or CUSTOM_RETURN_BYTES";
-
 struct HostInner {
     runtime: Arc<Runtime>,
     /// The current chain; a swap replaces it atomically, calls keep the one they started with.
@@ -233,7 +233,7 @@ pub struct Host {
 impl Host {
     /// A session for `context` (plugin instances and scratchpads scoped to it).
     pub fn session(&self, context: AgentContext) -> Session {
-        Session::new(self.clone(), context)
+        Session::new(Arc::new(self.clone()), context)
     }
 
     /// A session for the manifest's `[context]`.
@@ -311,10 +311,6 @@ impl Host {
         self.inner.chain.load_full()
     }
 
-    pub(crate) fn network(&self) -> &Network {
-        &self.inner.network
-    }
-
     pub(crate) fn network_name(&self) -> &'static str {
         match self.inner.network.name {
             NetworkName::Local => "local",
@@ -329,19 +325,70 @@ impl Host {
     pub fn state_backend(&self) -> &Arc<dyn StateBackend> {
         &self.inner.state
     }
+}
 
-    /// The kit's `getStrategyFromContext`.
-    pub(crate) fn strategy_for(&self, mode: AgentMode) -> Result<&dyn TransactionStrategy, String> {
-        static RETURN_BYTES: ReturnBytesStrategy = ReturnBytesStrategy;
-        static EXECUTE: ExecuteStrategy = ExecuteStrategy;
-        match mode {
-            AgentMode::ReturnBytes => Ok(&RETURN_BYTES),
-            AgentMode::Autonomous => Ok(&EXECUTE),
-            AgentMode::CustomExecuteTx | AgentMode::CustomReturnBytes => self
-                .inner
-                .custom_strategy
-                .as_deref()
-                .ok_or_else(|| CUSTOM_NEEDS_STRATEGY.to_owned()),
+/// The host is where sessions run: every [`CallEnv`] answer comes from its manifest, network
+/// and chain. The tool context and the strategy env are built here and nowhere else.
+impl CallEnv for Host {
+    fn tools(&self) -> &ToolRegistry {
+        Host::tools(self)
+    }
+
+    fn chain(&self) -> Arc<Chain> {
+        Host::chain(self)
+    }
+
+    fn chain_version(&self) -> u64 {
+        Host::chain_version(self)
+    }
+
+    fn state_backend(&self) -> &Arc<dyn StateBackend> {
+        Host::state_backend(self)
+    }
+
+    fn network_name(&self) -> &'static str {
+        Host::network_name(self)
+    }
+
+    fn explain_blocks(&self) -> bool {
+        self.inner.manifest.context.explain_blocks.unwrap_or(false)
+    }
+
+    fn tool_context<'a>(
+        &'a self,
+        context: &'a AgentContext,
+        wants_summary: bool,
+    ) -> ToolContext<'a> {
+        let network = &self.inner.network;
+        ToolContext {
+            context,
+            operator_account_id: network.operator_account_id,
+            operator_public_key: network.client.get_operator_public_key(),
+            node_account_ids: &network.node_account_ids,
+            wants_summary,
+            mirror: &network.mirror,
+            runtime: network.runtime(),
+            unknown_keys: if self.inner.manifest.context.strict_params {
+                UnknownKeys::Refuse
+            } else {
+                UnknownKeys::Strip
+            },
+        }
+    }
+
+    fn strategy(&self, mode: AgentMode) -> Result<&dyn TransactionStrategy, String> {
+        crate::strategy::for_mode(mode, self.inner.custom_strategy.as_deref())
+    }
+
+    fn strategy_env<'a>(&'a self, context: &'a AgentContext) -> StrategyEnv<'a> {
+        let network = &self.inner.network;
+        StrategyEnv {
+            context,
+            client: &network.client,
+            node_account_ids: &network.node_account_ids,
+            runtime: network.runtime(),
+            has_operator_key: network.has_operator_key,
+            mirror: Some(&network.mirror),
         }
     }
 }

@@ -8,8 +8,10 @@
 //!   (admin changes, the watched directory read without being abused by it, signatures).
 //! - [`host`]: one configured host (manifest, tools, network, chain); [`context`]: the agent
 //!   context a call runs in.
-//! - [`lifecycle`]: the kit's 7 stages, the plugin chain, per-context sessions, envelopes;
-//!   [`stage`]: the stage inputs plugins see.
+//! - [`lifecycle`]: the kit's 7 stages over a `CallEnv` (what a session needs from the host),
+//!   the plugin chain, per-context sessions, envelopes; [`stage`]: the hookable stages.
+//! - [`plugin`]: what a plugin is to the lifecycle (`ChainPlugin`, `PluginSession`, verdicts,
+//!   hook answers, failures), whatever engine runs it.
 //! - [`tools`]: native Hedera tools (one file per tool), their shared normalisers and the
 //!   kit's descriptions; [`strategy`]: what the secondary action does with a built
 //!   transaction, per agent mode.

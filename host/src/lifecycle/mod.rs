@@ -8,13 +8,13 @@
 
 mod call_state;
 pub mod chain;
+mod env;
 pub mod envelope;
 pub mod native;
 mod strict_json;
 
 use crate::capabilities::Capability;
 use crate::context::AgentContext;
-use crate::host::Host;
 use crate::manifest::OnError;
 use crate::plugin::ChainPlugin;
 use crate::plugin::{
@@ -23,11 +23,11 @@ use crate::plugin::{
 };
 use crate::stage::Stage;
 use crate::state_store::CallReservations;
-use crate::strategy::{SecondaryResult, StrategyEnv, StrategyError};
-use crate::tools::schema::UnknownKeys;
-use crate::tools::{CoreOutput, DynTool, ToolContext, ToolSpec};
+use crate::strategy::{SecondaryResult, StrategyError};
+use crate::tools::{CoreOutput, DynTool, ToolSpec};
 use call_state::CallState;
 use chain::{Chain, Plan};
+pub use env::CallEnv;
 use envelope::{Abort, Block};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -39,7 +39,7 @@ pub struct UnknownTool(pub String);
 
 /// Runs tool calls for one agent context.
 pub struct Session {
-    host: Host,
+    env: Arc<dyn CallEnv>,
     context: AgentContext,
     /// `context.scope_key()` (what scratchpads and circuit breakers are keyed by), the state
     /// store and the current call's reservations, as plugin sessions see them.
@@ -83,24 +83,24 @@ impl TxOutcome {
 }
 
 impl Session {
-    pub(crate) fn new(host: Host, context: AgentContext) -> Self {
-        let chain = host.chain();
+    pub fn new(env: Arc<dyn CallEnv>, context: AgentContext) -> Self {
+        let chain = env.chain();
         let context_json = json!({
             "accountId": context.account_id.map(|a| a.to_string()),
             "mode": context.mode.as_str(),
-            "network": host.network_name(),
+            "network": env.network_name(),
         })
         .to_string();
-        let explain_blocks = host.manifest().context.explain_blocks.unwrap_or(false);
+        let explain_blocks = env.explain_blocks();
         let reservations = Arc::<CallReservations>::default();
         let scope = ContextScope {
             scope: context.scope_key().into(),
-            state: host.state_backend().clone(),
+            state: env.state_backend().clone(),
             reservations: reservations.clone(),
         };
         let members = open_members(&chain, &scope);
         Session {
-            host,
+            env,
             scope,
             context,
             context_json,
@@ -131,21 +131,21 @@ impl Session {
 
     /// Run `method` with the agent's params (a JSON text) and return the result envelope.
     pub fn call(&mut self, method: &str, params_json: &str) -> Result<Value, UnknownTool> {
-        let host = self.host.clone();
-        let tool = host
+        let env = self.env.clone();
+        let tool = env
             .tools()
             .get(method)
             .ok_or_else(|| UnknownTool(method.to_owned()))?;
-        if self.host.chain_version() != self.chain.version() {
+        if self.env.chain_version() != self.chain.version() {
             // A swap happened: this call and the next run on the new chain, with new instances
             // (scratchpads are per context and plugin name, so state carries over).
-            self.chain = self.host.chain();
+            self.chain = self.env.chain();
             self.members = open_members(&self.chain, &self.scope);
         }
         let plan = self.chain.plan(method);
         self.failed_normalised = None;
         self.outcome = TxOutcome::NotApplied;
-        let envelope = self.outcome_of_run(&host, tool, &plan, params_json);
+        let envelope = self.outcome_of_run(&*env, tool, &plan, params_json);
         self.settle_reservations();
         Ok(envelope)
     }
@@ -159,7 +159,7 @@ impl Session {
             return;
         }
         let commit = self.outcome != TxOutcome::NotApplied;
-        if let Err(e) = self.host.state_backend().settle(&ids, commit) {
+        if let Err(e) = self.env.state_backend().settle(&ids, commit) {
             tracing::error!(
                 context = &*self.scope.scope,
                 "budget reservations not settled (they stay counted as spent): {e}"
@@ -169,13 +169,13 @@ impl Session {
 
     fn outcome_of_run(
         &mut self,
-        host: &Host,
+        env: &dyn CallEnv,
         tool: &dyn DynTool,
         plan: &Plan,
         params_json: &str,
     ) -> Value {
         let method = tool.spec().method;
-        match self.run(host, tool, plan, params_json) {
+        match self.run(env, tool, plan, params_json) {
             Ok(result) => result,
             Err(abort) => {
                 let mut envelope = abort.into_envelope(tool.spec().name);
@@ -202,7 +202,7 @@ impl Session {
 
     fn run(
         &mut self,
-        host: &Host,
+        env: &dyn CallEnv,
         tool: &dyn DynTool,
         plan: &Plan,
         params_json: &str,
@@ -214,7 +214,7 @@ impl Session {
         })?;
         let context_json = std::mem::take(&mut self.context_json);
         let mut state = CallState::new(&context_json, raw, params_json.trim().to_owned());
-        let outcome = self.run_stages(host, tool, plan, &mut state);
+        let outcome = self.run_stages(env, tool, plan, &mut state);
         if outcome.is_err() && !plan.failure_observers().is_empty() {
             self.failed_normalised = state.normalised.as_ref().map(|n| n.json().to_owned());
         }
@@ -225,28 +225,16 @@ impl Session {
 
     fn run_stages(
         &mut self,
-        host: &Host,
+        env: &dyn CallEnv,
         tool: &dyn DynTool,
         plan: &Plan,
         state: &mut CallState<'_>,
     ) -> Result<Value, Abort> {
-        let network = host.network();
         let context = self.context.clone();
-        let tool_ctx = ToolContext {
-            context: &context,
-            operator_account_id: network.operator_account_id,
-            operator_public_key: network.client.get_operator_public_key(),
-            node_account_ids: &network.node_account_ids,
-            wants_summary: plan.has_steps(Stage::PostCoreAction)
-                || plan.has_steps(Stage::PostSecondaryAction),
-            mirror: &network.mirror,
-            runtime: network.runtime(),
-            unknown_keys: if host.manifest().context.strict_params {
-                UnknownKeys::Refuse
-            } else {
-                UnknownKeys::Strip
-            },
-        };
+        let tool_ctx = env.tool_context(
+            &context,
+            plan.has_steps(Stage::PostCoreAction) || plan.has_steps(Stage::PostSecondaryAction),
+        );
 
         // 1. pre-tool-execution (sees the agent's unvalidated params)
         self.stage(Stage::PreToolExecution, tool, plan, state)?;
@@ -282,20 +270,13 @@ impl Session {
                 result
             }
             CoreOutput::Transaction(built) => {
-                let strategy = host.strategy_for(context.mode).map_err(Abort::Error)?;
-                let env = StrategyEnv {
-                    context: &context,
-                    client: &network.client,
-                    node_account_ids: &network.node_account_ids,
-                    runtime: network.runtime(),
-                    has_operator_key: network.has_operator_key,
-                    mirror: Some(&network.mirror),
-                };
+                let strategy = env.strategy(context.mode).map_err(Abort::Error)?;
+                let strategy_env = env.strategy_env(&context);
                 // From here a panic or an error may leave the transaction sent: unknown
                 // unless the strategy says otherwise.
                 self.outcome = TxOutcome::Unknown;
                 let handled = guarded(method, "handing its transaction to the mode", || {
-                    strategy.handle(*built, &env)
+                    strategy.handle(*built, &strategy_env)
                 })?;
                 self.outcome = match &handled {
                     Ok(SecondaryResult::Executed(_)) => TxOutcome::Applied,
@@ -623,3 +604,6 @@ fn replace(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,7 +10,7 @@ pub mod wire;
 pub use execute::ExecuteStrategy;
 pub use return_bytes::{ReturnBytesResult, ReturnBytesStrategy};
 
-use crate::context::AgentContext;
+use crate::context::{AgentContext, AgentMode};
 use crate::tools::{BuiltTransaction, RawTransactionResponse, ToolError};
 use hedera::{AccountId, Client};
 
@@ -69,4 +69,25 @@ pub trait TransactionStrategy: Send + Sync {
         tx: BuiltTransaction,
         env: &StrategyEnv<'_>,
     ) -> Result<SecondaryResult, StrategyError>;
+}
+
+/// The kit's message when a custom mode has no strategy.
+pub const CUSTOM_NEEDS_STRATEGY: &str =
+    "transactionStrategy must be provided in Context when AgentMode is CUSTOM_EXECUTE_TX or CUSTOM_RETURN_BYTES";
+
+/// The kit's `getStrategyFromContext`: return-bytes and autonomous are built in; the custom
+/// modes use the operator's strategy, if one was given.
+pub fn for_mode(
+    mode: AgentMode,
+    custom: Option<&dyn TransactionStrategy>,
+) -> Result<&dyn TransactionStrategy, String> {
+    static RETURN_BYTES: ReturnBytesStrategy = ReturnBytesStrategy;
+    static EXECUTE: ExecuteStrategy = ExecuteStrategy;
+    match mode {
+        AgentMode::ReturnBytes => Ok(&RETURN_BYTES),
+        AgentMode::Autonomous => Ok(&EXECUTE),
+        AgentMode::CustomExecuteTx | AgentMode::CustomReturnBytes => {
+            custom.ok_or_else(|| CUSTOM_NEEDS_STRATEGY.to_owned())
+        }
+    }
 }

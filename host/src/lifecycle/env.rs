@@ -1,0 +1,44 @@
+//! What a [`super::Session`] needs from its surroundings, and nothing more: the tools, the
+//! current plugin chain, the state store, the call settings, a tool context for a call and the
+//! strategy of a mode with what it may use. [`crate::host::Host`] implements it over its
+//! network and manifest; the lifecycle's own tests implement it over a plain network and a
+//! chain they build, so the 7-stage pipeline runs without a host.
+
+use super::chain::Chain;
+use crate::context::{AgentContext, AgentMode};
+use crate::state_store::StateBackend;
+use crate::strategy::{StrategyEnv, TransactionStrategy};
+use crate::tools::{ToolContext, ToolRegistry};
+use std::sync::Arc;
+
+pub trait CallEnv: Send + Sync {
+    fn tools(&self) -> &ToolRegistry;
+
+    /// The chain calls start on now (an immutable snapshot).
+    fn chain(&self) -> Arc<Chain>;
+
+    /// The current chain's version, cheaper than [`Self::chain`] (checked on every call).
+    fn chain_version(&self) -> u64;
+
+    /// Where plugin scratchpads and budgets live.
+    fn state_backend(&self) -> &Arc<dyn StateBackend>;
+
+    /// The network's name as plugins see it in the stage context (`local`, `testnet`, …).
+    fn network_name(&self) -> &'static str;
+
+    /// Whether blocked calls' `humanMessage` ends with the policy's reason, by default.
+    fn explain_blocks(&self) -> bool;
+
+    /// What the tool steps (normalise, core action) may use for a call in `context`.
+    fn tool_context<'a>(
+        &'a self,
+        context: &'a AgentContext,
+        wants_summary: bool,
+    ) -> ToolContext<'a>;
+
+    /// The secondary action of `mode` ([`crate::strategy::for_mode`]).
+    fn strategy(&self, mode: AgentMode) -> Result<&dyn TransactionStrategy, String>;
+
+    /// What a strategy may use for a call in `context`.
+    fn strategy_env<'a>(&'a self, context: &'a AgentContext) -> StrategyEnv<'a>;
+}

@@ -1,0 +1,251 @@
+//! The 7-stage pipeline on its own: a [`CallEnv`] over a plain return-bytes network and a
+//! chain of native plugins built here, no host. What is checked is the lifecycle's contract:
+//! order, the first block ending the call, replacements judged again, errors worded.
+
+use super::chain::Chain;
+use super::native::{self, NativePlugin};
+use super::{CallEnv, Session};
+use crate::context::{AgentContext, AgentMode};
+use crate::manifest::Manifest;
+use crate::network::Network;
+use crate::plugin::{BlockReason, HookAnswer, PluginDescription, StageCall, Verdict};
+use crate::stage::{Stage, StageSet};
+use crate::state_store::{MemoryBackend, StateBackend};
+use crate::strategy::{StrategyEnv, TransactionStrategy};
+use crate::tools::schema::UnknownKeys;
+use crate::tools::{ToolContext, ToolRegistry};
+use std::sync::{Arc, Mutex};
+
+const TRANSFER: &str = r#"{"transfers":[{"accountId":"0.0.2001","amount":1}]}"#;
+
+/// A network for building and freezing (testnet ids, one fixed node), a chain, a memory store.
+struct PlainEnv {
+    network: Network,
+    tools: ToolRegistry,
+    chain: Arc<Chain>,
+    state: Arc<dyn StateBackend>,
+}
+
+impl PlainEnv {
+    fn new(plugins: Vec<Arc<dyn NativePlugin>>) -> Arc<Self> {
+        let manifest = Manifest::parse(
+            "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n",
+            "lifecycle test",
+            std::env::temp_dir(),
+        )
+        .unwrap();
+        let tools = ToolRegistry::native();
+        let members = plugins.into_iter().map(native::member).collect();
+        let chain = Arc::new(Chain::new(members, tools.methods()));
+        Arc::new(PlainEnv {
+            network: Network::from_manifest(&manifest).unwrap(),
+            tools,
+            chain,
+            state: Arc::new(MemoryBackend::default()),
+        })
+    }
+}
+
+impl CallEnv for PlainEnv {
+    fn tools(&self) -> &ToolRegistry {
+        &self.tools
+    }
+    fn chain(&self) -> Arc<Chain> {
+        self.chain.clone()
+    }
+    fn chain_version(&self) -> u64 {
+        self.chain.version()
+    }
+    fn state_backend(&self) -> &Arc<dyn StateBackend> {
+        &self.state
+    }
+    fn network_name(&self) -> &'static str {
+        "testnet"
+    }
+    fn explain_blocks(&self) -> bool {
+        false
+    }
+    fn tool_context<'a>(
+        &'a self,
+        context: &'a AgentContext,
+        wants_summary: bool,
+    ) -> ToolContext<'a> {
+        ToolContext {
+            context,
+            operator_account_id: None,
+            operator_public_key: None,
+            node_account_ids: &self.network.node_account_ids,
+            wants_summary,
+            mirror: &self.network.mirror,
+            runtime: self.network.runtime(),
+            unknown_keys: UnknownKeys::Strip,
+        }
+    }
+    fn strategy(&self, mode: AgentMode) -> Result<&dyn TransactionStrategy, String> {
+        crate::strategy::for_mode(mode, None)
+    }
+    fn strategy_env<'a>(&'a self, context: &'a AgentContext) -> StrategyEnv<'a> {
+        StrategyEnv {
+            context,
+            client: &self.network.client,
+            node_account_ids: &self.network.node_account_ids,
+            runtime: self.network.runtime(),
+            has_operator_key: false,
+            mirror: None,
+        }
+    }
+}
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// A policy and hook at every stage of `transfer_hbar_tool` that writes what it was asked,
+/// blocks at `block_at`, and at `replace_at` replaces the stage's value with `replacement`.
+struct Probe {
+    description: PluginDescription,
+    log: Log,
+    block_when: Option<(Stage, &'static str)>,
+    replace: Option<(Stage, &'static str)>,
+    answer_error: bool,
+}
+
+fn probe(name: &str, log: &Log) -> Probe {
+    let all: StageSet = Stage::ALL.into_iter().collect();
+    Probe {
+        description: PluginDescription {
+            name: name.into(),
+            description: format!("probe {name}"),
+            relevant_tools: vec!["transfer_hbar_tool".into()],
+            hook_stages: all,
+            policy_stages: all,
+        },
+        log: log.clone(),
+        block_when: None,
+        replace: None,
+        answer_error: false,
+    }
+}
+
+impl NativePlugin for Probe {
+    fn description(&self) -> &PluginDescription {
+        &self.description
+    }
+
+    fn policy(&self, call: &StageCall<'_>) -> Result<Verdict, String> {
+        let name = &self.description.name;
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("{name} policy {}", call.stage));
+        if self.answer_error {
+            return Err(format!("{name} cannot judge"));
+        }
+        Ok(match self.block_when {
+            Some((stage, needle)) if stage == call.stage && call.input.contains(needle) => {
+                Verdict::Block(BlockReason {
+                    message: format!("{name} saw {needle}"),
+                    code: None,
+                    details_json: None,
+                })
+            }
+            _ => Verdict::Allow,
+        })
+    }
+
+    fn hook(&self, call: &StageCall<'_>) -> Result<HookAnswer, String> {
+        let name = &self.description.name;
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("{name} hook {}", call.stage));
+        Ok(match self.replace {
+            Some((stage, json)) if stage == call.stage => HookAnswer::Replace(json.into()),
+            _ => HookAnswer::Proceed,
+        })
+    }
+}
+
+fn session(env: Arc<PlainEnv>) -> Session {
+    let context = AgentContext {
+        account_id: Some("0.0.1001".parse().unwrap()),
+        mode: AgentMode::ReturnBytes,
+    };
+    Session::new(env, context)
+}
+
+#[test]
+fn every_stage_runs_in_chain_order_policy_before_hook() {
+    let log = Log::default();
+    let env = PlainEnv::new(vec![Arc::new(probe("a", &log)), Arc::new(probe("b", &log))]);
+    let out = session(env).call("transfer_hbar_tool", TRANSFER).unwrap();
+    assert!(out["raw"]["bytes"].as_str().is_some(), "{out}");
+    let expected: Vec<String> = Stage::ALL
+        .into_iter()
+        .flat_map(|stage| {
+            ["a policy", "a hook", "b policy", "b hook"].map(|step| format!("{step} {stage}"))
+        })
+        .collect();
+    assert_eq!(*log.lock().unwrap(), expected);
+}
+
+#[test]
+fn the_first_block_ends_the_call_and_later_steps_never_run() {
+    let log = Log::default();
+    let mut a = probe("a", &log);
+    a.block_when = Some((Stage::PostParamsNormalization, "0.0.2001"));
+    let env = PlainEnv::new(vec![Arc::new(a), Arc::new(probe("b", &log))]);
+    let out = session(env).call("transfer_hbar_tool", TRANSFER).unwrap();
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    assert_eq!(out["raw"]["policyBlock"]["plugin"], "a", "{out}");
+    assert_eq!(
+        out["raw"]["policyBlock"]["reason"], "a saw 0.0.2001",
+        "{out}"
+    );
+    let log = log.lock().unwrap();
+    assert_eq!(
+        log.last().map(String::as_str),
+        Some("a policy post_params_normalization"),
+        "{log:?}"
+    );
+    assert!(
+        !log.iter().any(|l| l.ends_with("post_core_action")),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn a_replacement_is_judged_again_by_the_policies_that_allowed_the_value_it_replaced() {
+    let log = Log::default();
+    // `a` allowed the agent's params; `b` replaces them with a transfer `a` refuses.
+    let mut a = probe("a", &log);
+    a.block_when = Some((Stage::PreToolExecution, "0.0.666"));
+    let mut b = probe("b", &log);
+    b.replace = Some((
+        Stage::PreToolExecution,
+        r#"{"transfers":[{"accountId":"0.0.666","amount":1}]}"#,
+    ));
+    let env = PlainEnv::new(vec![Arc::new(a), Arc::new(b)]);
+    let out = session(env).call("transfer_hbar_tool", TRANSFER).unwrap();
+    assert_eq!(out["raw"]["policyBlock"]["plugin"], "a", "{out}");
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "a policy pre_tool_execution",
+            "a hook pre_tool_execution",
+            "b policy pre_tool_execution",
+            "b hook pre_tool_execution",
+            "a policy pre_tool_execution",
+        ]
+    );
+}
+
+#[test]
+fn a_plugin_answering_an_error_ends_the_call_with_its_message() {
+    let log = Log::default();
+    let mut a = probe("a", &log);
+    a.answer_error = true;
+    let env = PlainEnv::new(vec![Arc::new(a)]);
+    let out = session(env).call("transfer_hbar_tool", TRANSFER).unwrap();
+    let error = out["raw"]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("a cannot judge"), "{out}");
+    assert_eq!(log.lock().unwrap().len(), 1);
+}

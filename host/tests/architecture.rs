@@ -1,0 +1,110 @@
+//! The shape of `host/src`, checked: imports between the crate's top-level modules form no
+//! cycle, and nothing outside `runtime/` names wasmtime or the generated WIT bindings (the
+//! lifecycle speaks the domain types of `plugin/`). Comments and doc comments are ignored.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Each file's code lines (without `//` comments) and its top-level module.
+fn files() -> Vec<(String, String, PathBuf)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    sources(&src, &mut paths);
+    paths
+        .into_iter()
+        .map(|path| {
+            let rel = path.strip_prefix(&src).unwrap();
+            let top = rel
+                .components()
+                .next()
+                .unwrap()
+                .as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_owned();
+            let code: String = std::fs::read_to_string(&path)
+                .unwrap()
+                .lines()
+                .map(|l| l.split("//").next().unwrap_or(""))
+                .collect::<Vec<_>>()
+                .join("\n");
+            (top, code, rel.to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn nothing_above_runtime_names_wasmtime_or_the_bindings() {
+    let mut offenders = Vec::new();
+    for (top, code, rel) in files() {
+        if top == "runtime" {
+            continue;
+        }
+        for word in ["wasmtime", "bindings::", "PluginInstance", "PolicyAnswer"] {
+            if code.contains(word) {
+                offenders.push(format!("{} names {word}", rel.display()));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{offenders:#?}");
+}
+
+#[test]
+fn modules_import_each_other_without_cycles() {
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (top, code, _) in files() {
+        let mut rest = code.as_str();
+        while let Some(at) = rest.find("crate::") {
+            rest = &rest[at + "crate::".len()..];
+            let target: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !target.is_empty() && target != top {
+                edges.entry(top.clone()).or_default().insert(target);
+            }
+        }
+    }
+    // Depth-first search for a back edge; report the cycle it closes.
+    fn visit(
+        node: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == node) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(node.to_owned());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_owned());
+        for next in edges.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(next, edges, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        done.insert(node.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for node in edges.keys() {
+        if let Some(cycle) = visit(node, &edges, &mut Vec::new(), &mut done) {
+            panic!("import cycle: {}", cycle.join(" -> "));
+        }
+    }
+}
