@@ -14,6 +14,8 @@
 //!
 //! Run `scripts/build-plugins.sh` first. Figures go to docs/BENCHMARKS.md as ratios.
 
+mod support;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use hak_host::manifest::Manifest;
 use hak_host::plugin::{BlockReason, StageCall, Verdict};
@@ -21,27 +23,8 @@ use hak_host::runtime::PluginDescription;
 use hak_host::stage::{Stage, StageSet};
 use hak_host::{lifecycle::native::NativePlugin, Host, HostBuilder};
 use serde::Deserialize;
-use std::path::PathBuf;
 use std::sync::Arc;
-
-const PARAMS: &str = r#"{"transfers":[{"accountId":"0.0.2001","amount":1},{"accountId":"0.0.2002","amount":0.5}],"transactionMemo":"bench"}"#;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_owned()
-}
-
-fn plugin(name: &str) -> String {
-    let path = root().join(format!("target/plugins/rust/{name}.wasm"));
-    assert!(
-        path.exists(),
-        "{} missing: run scripts/build-plugins.sh",
-        path.display()
-    );
-    path.display().to_string()
-}
+use support::{plugin, root, PARAMS};
 
 const HEADER: &str = "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n";
 

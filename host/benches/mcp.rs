@@ -8,6 +8,8 @@
 //! The difference is the MCP overhead per call; stdio adds only the pipe's system calls.
 //! Run `scripts/build-plugins.sh` first. Figures go to docs/BENCHMARKS.md as ratios.
 
+mod support;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use hak_host::manifest::Manifest;
 use hak_host::mcp::{Identity, McpServer};
@@ -17,32 +19,14 @@ use hak_host::HostBuilder;
 use rmcp::model::CallToolRequestParams;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use std::sync::Arc;
-
-const PARAMS: &str = r#"{"transfers":[{"accountId":"0.0.2001","amount":1},{"accountId":"0.0.2002","amount":0.5}],"transactionMemo":"bench"}"#;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_owned()
-}
+use support::{plugin, root, PARAMS};
 
 /// The manifest of `call.rs`'s `5_wasm_policies`: 3 max-recipients, 2 reject-tool for others.
 fn five_wasm() -> String {
     let mut manifest = String::from(
         "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n",
     );
-    let plugin = |name: &str| {
-        let path = root().join(format!("target/plugins/rust/{name}.wasm"));
-        assert!(
-            path.exists(),
-            "{} missing: run scripts/build-plugins.sh",
-            path.display()
-        );
-        path.display().to_string()
-    };
     for i in 0..3 {
         manifest += &format!(
             "\n[[plugins]]\nname = \"max-{i}\"\npath = {:?}\nconfig = {{ maxRecipients = 5 }}\n",

@@ -421,13 +421,7 @@ fn comparable(mut body: proto::TransactionBody) -> (proto::TransactionBody, Opti
 }
 
 pub(crate) fn kit_outputs(cases: &[(&str, Value)], mirror: &str) -> Vec<Value> {
-    let dir = root().join("tests/conformance");
-    assert!(
-        dir.join("node_modules/@hashgraph/hedera-agent-kit")
-            .is_dir(),
-        "the JS kit is not installed: run `npm ci` in {}",
-        dir.display()
-    );
+    let dir = kit_dir();
     let input: Vec<Value> = cases
         .iter()
         .map(|(tool, params)| json!({"tool": tool, "params": params}))

@@ -11,13 +11,7 @@ use std::process::Command;
 
 /// The kit's descriptions for `context` (`{"mode", "accountId"?}`), by method.
 fn kit_descriptions(context: &Value) -> serde_json::Map<String, Value> {
-    let dir = root().join("tests/conformance");
-    assert!(
-        dir.join("node_modules/@hashgraph/hedera-agent-kit")
-            .is_dir(),
-        "the JS kit is not installed: run `npm ci` in {}",
-        dir.display()
-    );
+    let dir = kit_dir();
     let out = Command::new("node")
         .arg("kit-describe.mjs")
         .arg(context.to_string())

@@ -15,6 +15,18 @@ pub fn root() -> PathBuf {
 }
 
 /// A built plugin: `rust/<name>` for examples, `fixtures/<name>` for test fixtures.
+/// `tests/conformance`, where the real JS kit is installed (`npm ci` there).
+pub fn kit_dir() -> PathBuf {
+    let dir = root().join("tests/conformance");
+    assert!(
+        dir.join("node_modules/@hashgraph/hedera-agent-kit")
+            .is_dir(),
+        "the JS kit is not installed: run `npm ci` in {}",
+        dir.display()
+    );
+    dir
+}
+
 pub fn plugin(rel: &str) -> PathBuf {
     let path = root().join("target/plugins").join(format!("{rel}.wasm"));
     assert!(
