@@ -5,6 +5,7 @@ use crate::context::{AgentContext, AgentMode};
 use crate::host::{Host, HostBuilder};
 use crate::manifest::{Manifest, PluginSpec};
 use crate::runtime::{ArtifactCache, LoadedPlugin, Runtime, RuntimeConfig, TracingLogSink};
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 use hedera::AccountId;
 use serde_json::{json, Value};
@@ -31,12 +32,27 @@ struct HostArgs {
     /// no plugins).
     #[arg(long, short)]
     config: Option<PathBuf>,
-    /// Agent mode: autonomous, return-bytes, custom-execute-tx, custom-return-bytes.
-    #[arg(long)]
-    mode: Option<String>,
+    /// Agent mode: autonomous or return-bytes (the custom modes need a transaction strategy,
+    /// which only the library API can supply).
+    #[arg(long, value_parser = cli_mode)]
+    mode: Option<AgentMode>,
     /// The agent context's account id (payer in return-bytes mode).
-    #[arg(long)]
-    account_id: Option<String>,
+    #[arg(long, value_parser = account_id)]
+    account_id: Option<AccountId>,
+}
+
+fn cli_mode(text: &str) -> Result<AgentMode, String> {
+    let mode = AgentMode::parse(text)?;
+    if mode.is_custom() {
+        return Err(format!(
+            "mode {mode} needs a transaction strategy, which only the library API can supply"
+        ));
+    }
+    Ok(mode)
+}
+
+fn account_id(text: &str) -> Result<AccountId, String> {
+    AccountId::from_str(text).map_err(|e| e.to_string())
 }
 
 #[derive(Subcommand)]
@@ -158,7 +174,9 @@ enum PluginCommand {
         /// Where to create it (default: the current directory).
         #[arg(long, default_value = ".")]
         dir: PathBuf,
-        /// The guest SDKs to use (default: the ones this hak was built with).
+        /// The guest SDKs to use (a directory holding rust/, js/, go/). Default: the ones
+        /// embedded in this hak, unpacked once under $HAK_HOME (or $XDG_DATA_HOME/hak,
+        /// ~/.local/share/hak).
         #[arg(long)]
         sdk: Option<PathBuf>,
     },
@@ -181,7 +199,23 @@ enum PluginCommand {
 /// Entry point of the `hak` binary.
 pub fn main() -> ExitCode {
     init_tracing();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A bad value gets the one-line error every other failure gets; help, version and
+        // usage mistakes keep clap's own output.
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::InvalidValue | ErrorKind::ValueValidation
+            ) =>
+        {
+            let text = e.render().to_string();
+            let line = text.lines().next().unwrap_or_default();
+            eprintln!("hak: {}", line.strip_prefix("error: ").unwrap_or(line));
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -233,7 +267,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     sdk,
                 },
         } => {
-            let sdk = sdk.unwrap_or_else(crate::scaffold::default_sdk_root);
+            let sdk = match sdk {
+                Some(sdk) => sdk,
+                None => crate::scaffold::embedded_sdk_root(None).map_err(anyhow::Error::msg)?,
+            };
             let (files, build) =
                 crate::scaffold::new_plugin(lang, &name, &dir, &sdk).map_err(anyhow::Error::msg)?;
             println!("{}", json!({"files": files, "build": build}));
@@ -242,8 +279,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             command: PluginCommand::Componentize { core, out },
         } => {
             let bytes = std::fs::read(&core)?;
-            let component =
-                crate::componentize::componentize(&bytes, &crate::componentize::default_wit_dir())?;
+            let component = crate::componentize::componentize(&bytes)?;
             std::fs::write(&out, &component)?;
             println!("{}", json!({"built": out, "bytes": component.len()}));
         }
@@ -331,25 +367,19 @@ fn build_host(args: &HostArgs) -> anyhow::Result<(Host, AgentContext)> {
     let host = HostBuilder::new(load_manifest(args)?)
         .default_state_dir(default_state_dir())
         .build()?;
-    let context = context_of(args, host.default_context().clone())?;
+    let context = context_of(args, host.default_context().clone());
     Ok((host, context))
 }
 
 /// The manifest's context with --mode / --account-id applied.
-fn context_of(args: &HostArgs, mut context: AgentContext) -> anyhow::Result<AgentContext> {
-    if let Some(mode) = &args.mode {
-        context.mode = AgentMode::parse(mode).map_err(anyhow::Error::msg)?;
-        if context.mode.is_custom() {
-            anyhow::bail!(
-                "mode {mode} needs a transaction strategy, which only the library API can supply"
-            );
-        }
+fn context_of(args: &HostArgs, mut context: AgentContext) -> AgentContext {
+    if let Some(mode) = args.mode {
+        context.mode = mode;
     }
-    if let Some(id) = &args.account_id {
-        context.account_id =
-            Some(AccountId::from_str(id).map_err(|e| anyhow::anyhow!("--account-id {id:?}: {e}"))?);
+    if let Some(id) = args.account_id {
+        context.account_id = Some(id);
     }
-    Ok(context)
+    context
 }
 
 /// The host's registry of plugins, synced with `plugins_dir` and kept in sync while the
@@ -570,7 +600,7 @@ fn print_tools(as_json: bool, args: &HostArgs) -> anyhow::Result<()> {
             account_id,
             mode: manifest.context.mode.unwrap_or_default(),
         };
-        context = context_of(args, context)?;
+        context = context_of(args, context);
         let list: Vec<_> = tools.specs().map(|s| s.listing(&context)).collect();
         println!("{}", serde_json::to_string_pretty(&list)?);
     } else {

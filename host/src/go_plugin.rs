@@ -22,8 +22,7 @@ pub fn build(go: &str, dir: &Path, out: &Path) -> anyhow::Result<usize> {
         .map_err(|e| anyhow::anyhow!("cannot run {go}: {e} (set $HAK_GO to the Go binary)"))?;
     anyhow::ensure!(status.success(), "go build failed in {}", dir.display());
     let bytes = std::fs::read(&core)?;
-    let component =
-        crate::componentize::componentize(&bytes, &crate::componentize::default_wit_dir())?;
+    let component = crate::componentize::componentize(&bytes)?;
     std::fs::write(out, &component)?;
     let _ = std::fs::remove_file(&core);
     Ok(component.len())

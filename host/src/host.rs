@@ -2,6 +2,7 @@
 //! network and state store. Cheap to clone; [`Host::session`] gives a per-context runner.
 //! Loading and validation happen in [`HostBuilder::build`], never on the call path.
 
+use crate::capabilities::HederaActions;
 use crate::context::{AgentContext, AgentMode};
 use crate::lifecycle::chain::{Chain, Member};
 use crate::lifecycle::native::NativePlugin;
@@ -10,8 +11,8 @@ use crate::manifest::StateBackendKind;
 use crate::manifest::{Manifest, NetworkName};
 use crate::network::Network;
 use crate::runtime::{
-    ArtifactCache, HederaCapability, LoadError, LoadedPlugin, LogSink, Runtime, RuntimeConfig,
-    TracingLogSink, WasmPlugin,
+    ArtifactCache, LoadError, LoadedPlugin, LogSink, Runtime, RuntimeConfig, TracingLogSink,
+    WasmPlugin,
 };
 use crate::state_store::{MemoryBackend, StateBackend};
 use crate::strategy::{StrategyEnv, TransactionStrategy};
@@ -137,10 +138,7 @@ impl HostBuilder {
             ));
         }
         let capability = network.has_operator_key.then(|| {
-            Arc::new(HederaCapability::new(
-                network.client.clone(),
-                network.runtime().clone(),
-            ))
+            Arc::new(crate::network::OperatorActions::new(&network)) as Arc<dyn HederaActions>
         });
         let mut plugins = Vec::with_capacity(manifest.plugins.len() + self.natives.len());
         for spec in &manifest.plugins {
@@ -213,7 +211,7 @@ struct HostInner {
     /// The current chain; a swap replaces it atomically, calls keep the one they started with.
     chain: ArcSwap<Chain>,
     /// The `hedera` capability plugins may be granted (when an operator can sign).
-    capability: Option<Arc<HederaCapability>>,
+    capability: Option<Arc<dyn HederaActions>>,
     manifest: Manifest,
     tools: ToolRegistry,
     network: Network,
@@ -288,7 +286,7 @@ impl Host {
     }
 
     /// The `hedera` capability to hand to plugins loaded later (hot-swapped).
-    pub(crate) fn capability(&self) -> Option<Arc<HederaCapability>> {
+    pub(crate) fn capability(&self) -> Option<Arc<dyn HederaActions>> {
         self.inner.capability.clone()
     }
 
@@ -298,8 +296,7 @@ impl Host {
 
     /// GET a path from the configured mirror node (`/accounts/0.0.1002`), as the query tools do.
     pub fn mirror_get(&self, path: &str) -> Result<serde_json::Value, crate::mirror::MirrorError> {
-        let network = &self.inner.network;
-        network.block_on(network.mirror.get(path))
+        self.inner.network.mirror.get(path)
     }
 
     /// The local network, when it runs inside this host.
@@ -367,7 +364,6 @@ impl CallEnv for Host {
             node_account_ids: &network.node_account_ids,
             wants_summary,
             mirror: &network.mirror,
-            runtime: network.runtime(),
             unknown_keys: if self.inner.manifest.context.strict_params {
                 UnknownKeys::Refuse
             } else {

@@ -19,17 +19,21 @@
 //!   holding an `InstancePre`) and per-call execution with deadline / fuel / memory caps;
 //!   [`capabilities`]: what an operator can grant a plugin, by name; [`state_store`]: the
 //!   per-plugin, per-context scratchpad behind `state-get` / `state-set`.
-//! - [`network`], [`mirror`]: SDK clients, node ids and the mirror REST client for the
-//!   configured network.
+//! - [`network`]: SDK clients and node ids for the configured network; [`mirror`]: the mirror
+//!   node's resources, typed, as tools read them; [`blocking`]: waiting on network work from
+//!   synchronous code.
 //! - [`manifest`]: the operator's `hak.toml`; [`limits`]: every sandbox limit and its default.
 //! - [`componentize`], [`go_plugin`], [`scaffold`]: making plugin components (Go core modules,
-//!   new plugin projects).
+//!   new plugin projects); [`guest_sources`]: the contract and guest SDKs embedded in the
+//!   binary, so all of that works away from the source tree.
 
+pub mod blocking;
 pub mod capabilities;
 pub mod cli;
 pub mod componentize;
 pub mod context;
 pub mod go_plugin;
+pub mod guest_sources;
 pub mod host;
 pub mod intake;
 pub mod lifecycle;

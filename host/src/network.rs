@@ -2,12 +2,16 @@
 //! the node ids transactions are built for, the mirror node URL, and the tokio runtime that
 //! network calls run on. Building a client never connects; only executing does. The local
 //! network is hak's emulator, started here inside the process unless `network.grpc` points at
-//! a running `hak emu`; its operator is 0.0.1001 with the documented dev key.
+//! a running `hak emu`; its operator is 0.0.1001 with the documented dev key. The network
+//! capabilities' actions ([`OperatorActions`]) are done here, with that client.
 
+use crate::capabilities::HederaActions;
 use crate::manifest::{Manifest, NetworkName};
-use crate::mirror::MirrorClient;
+use crate::mirror::{Mirror, MirrorClient};
 use hak_emu::{Emulator, EmulatorConfig};
-use hedera::{AccountId, Client, PrivateKey};
+use hedera::{
+    AccountId, Client, PrivateKey, TopicCreateTransaction, TopicId, TopicMessageSubmitTransaction,
+};
 use std::collections::HashMap;
 use std::str::FromStr;
 use std::time::Duration;
@@ -22,8 +26,8 @@ pub struct Network {
     /// Nodes that return-bytes transactions are frozen for.
     pub node_account_ids: Vec<AccountId>,
     pub mirror_url: String,
-    /// The mirror REST client for `mirror_url`.
-    pub mirror: MirrorClient,
+    /// The mirror node at `mirror_url`.
+    pub mirror: Mirror,
     /// The local network, when it runs inside this process.
     emulator: Option<Emulator>,
     runtime: tokio::runtime::Runtime,
@@ -165,7 +169,10 @@ impl Network {
         } else {
             Duration::from_secs(1)
         };
-        let mirror = MirrorClient::new(&mirror_url, backoff)?;
+        let mirror = Mirror::new(
+            MirrorClient::new(&mirror_url, backoff)?,
+            runtime.handle().clone(),
+        );
         drop(_guard);
         Ok(Network {
             mirror,
@@ -191,15 +198,84 @@ impl Network {
 
     /// Run a network future to completion from synchronous lifecycle code.
     pub fn block_on<F: std::future::Future>(&self, fut: F) -> F::Output {
-        block_on(self.runtime.handle(), fut)
+        crate::blocking::block_on(self.runtime.handle(), fut)
     }
 }
 
-/// Block on `fut`, also from inside a (multi-threaded) tokio runtime.
-pub fn block_on<F: std::future::Future>(handle: &tokio::runtime::Handle, fut: F) -> F::Output {
-    if tokio::runtime::Handle::try_current().is_ok() {
-        tokio::task::block_in_place(|| handle.block_on(fut))
-    } else {
-        handle.block_on(fut)
+/// The network capabilities' actions, done with the operator's client on the network's
+/// runtime (see [`crate::capabilities::actions`]).
+pub struct OperatorActions {
+    client: Client,
+    runtime: tokio::runtime::Handle,
+}
+
+impl OperatorActions {
+    pub fn new(network: &Network) -> Self {
+        OperatorActions {
+            client: network.client.clone(),
+            runtime: network.runtime().clone(),
+        }
+    }
+
+    /// Run network work to completion, bounded by `timeout`.
+    fn run<T>(
+        &self,
+        timeout: Duration,
+        work: impl std::future::Future<Output = Result<T, String>>,
+    ) -> Result<T, String> {
+        // The timer is made inside the runtime (its time driver), not by the caller.
+        let timed = async { tokio::time::timeout(timeout, work).await };
+        crate::blocking::block_on(&self.runtime, timed)
+            .map_err(|_| format!("timed out after {timeout:?}"))?
+    }
+}
+
+impl HederaActions for OperatorActions {
+    fn submit_topic_message(
+        &self,
+        topic: TopicId,
+        message: &[u8],
+        timeout: Duration,
+    ) -> Result<String, String> {
+        let client = self.client.clone();
+        let message = message.to_vec();
+        self.run(timeout, async move {
+            let mut tx = TopicMessageSubmitTransaction::new();
+            tx.topic_id(topic).message(message);
+            let response = tx.execute(&client).await.map_err(|e| e.to_string())?;
+            response
+                .get_receipt(&client)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(crate::tools::transaction::kit_transaction_id(
+                &response.transaction_id,
+            ))
+        })
+    }
+
+    fn create_topic(&self, memo: &str, timeout: Duration) -> Result<String, String> {
+        let client = self.client.clone();
+        let memo = memo.to_owned();
+        self.run(timeout, async move {
+            let operator = client
+                .get_operator_account_id()
+                .ok_or("no operator account is configured")?;
+            let key = client
+                .get_operator_public_key()
+                .ok_or("no operator key is configured")?;
+            let mut tx = TopicCreateTransaction::new();
+            tx.topic_memo(memo)
+                .submit_key(key)
+                .auto_renew_account_id(operator);
+            let response = tx.execute(&client).await.map_err(|e| e.to_string())?;
+            let receipt = response
+                .get_receipt(&client)
+                .await
+                .map_err(|e| e.to_string())?;
+            receipt
+                .topic_id
+                .map(|t| t.to_string())
+                .ok_or_else(|| "the receipt has no topic id".to_owned())
+        })
     }
 }

@@ -441,8 +441,8 @@ impl Registry {
                 blocks: p.stats.blocks.load(Ordering::Relaxed),
                 errors: p.stats.errors.load(Ordering::Relaxed),
                 tripped_contexts: p.stats.tripped_contexts(),
-                capability_calls: p.stats.capability_calls.load(Ordering::Relaxed),
-                capability_refusals: p.stats.capability_refusals.load(Ordering::Relaxed),
+                capability_calls: p.stats.capability.calls.load(Ordering::Relaxed),
+                capability_refusals: p.stats.capability.refusals.load(Ordering::Relaxed),
                 can_roll_back,
             }
         };

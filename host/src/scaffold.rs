@@ -1,6 +1,7 @@
 //! `hak plugin new --lang rust|js|go <name>`: a working plugin project to start from — a policy
 //! that blocks HBAR transfers above a configured amount, with its build command. Only the
-//! templates live here; building is the language toolchain's job.
+//! templates live here; building is the language toolchain's job, and the SDKs they build
+//! against come from `guest_sources` (embedded in the binary, unpacked on first use).
 
 use std::path::{Path, PathBuf};
 
@@ -12,9 +13,16 @@ pub enum Lang {
     Go,
 }
 
-/// The repository's guest SDKs, as this binary was built from them.
-pub fn default_sdk_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../guest-sdk")
+/// The guest SDKs this binary was built with, unpacked under `home` (see
+/// [`crate::guest_sources::unpack`]); `home` defaults to `$HAK_HOME`, `$XDG_DATA_HOME/hak` or
+/// `~/.local/share/hak`.
+pub fn embedded_sdk_root(home: Option<&Path>) -> Result<PathBuf, String> {
+    let home = match home {
+        Some(home) => home.to_path_buf(),
+        None => crate::guest_sources::default_home()
+            .ok_or("no directory for the guest SDKs: set $HAK_HOME")?,
+    };
+    Ok(crate::guest_sources::unpack(&home)?.join("guest-sdk"))
 }
 
 fn valid_name(name: &str) -> bool {
@@ -88,11 +96,11 @@ pub fn new_plugin(
             root.join(format!("{name}.wasm")).display()
         ),
         Lang::Js => format!(
-            "node {} {} -o {}   # after `npm ci` in {}",
+            "npm ci --prefix {} --no-audit --no-fund && node {} {} -o {}",
+            sdk_root.join("js").display(),
             sdk_root.join("js/bin/build.js").display(),
             root.join(format!("{name}.js")).display(),
             root.join(format!("{name}.wasm")).display(),
-            sdk_root.join("js").display()
         ),
     };
     Ok((written, build))

@@ -1,6 +1,8 @@
 //! The shape of `host/src`, checked: imports between the crate's top-level modules form no
 //! cycle, and nothing outside `runtime/` names wasmtime or the generated WIT bindings (the
-//! lifecycle speaks the domain types of `plugin/`). Comments and doc comments are ignored.
+//! lifecycle speaks the domain types of `plugin/`), and no code reads the source tree at run
+//! time (an installed `hak` has none: files it needs are embedded with `include_dir!`).
+//! Comments and doc comments are ignored.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -61,6 +63,19 @@ fn nothing_above_runtime_names_wasmtime_or_the_bindings() {
 }
 
 #[test]
+fn nothing_finds_files_through_the_source_tree_at_run_time() {
+    let offenders: Vec<String> = files()
+        .into_iter()
+        .filter(|(_, code, _)| {
+            code.lines()
+                .any(|l| l.contains("CARGO_MANIFEST_DIR") && !l.contains("include_dir!"))
+        })
+        .map(|(_, _, rel)| rel.display().to_string())
+        .collect();
+    assert!(offenders.is_empty(), "{offenders:#?}");
+}
+
+#[test]
 fn modules_import_each_other_without_cycles() {
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (top, code, _) in files() {
@@ -107,4 +122,37 @@ fn modules_import_each_other_without_cycles() {
             panic!("import cycle: {}", cycle.join(" -> "));
         }
     }
+}
+
+#[test]
+fn the_module_table_in_architecture_md_names_every_module() {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ARCHITECTURE.md"),
+    )
+    .unwrap();
+    // First cells of the table rows: "| `a`, `b::c` | ...".
+    let named: BTreeSet<String> = doc
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .flat_map(|l| {
+            l.split('|').nth(1).unwrap_or("").split(',').map(|cell| {
+                cell.trim()
+                    .trim_matches('`')
+                    .split("::")
+                    .next()
+                    .unwrap_or("")
+                    .to_owned()
+            })
+        })
+        .collect();
+    let modules: BTreeSet<String> = files()
+        .into_iter()
+        .map(|(top, _, _)| top)
+        .filter(|top| !["lib", "main"].contains(&top.as_str()))
+        .collect();
+    let missing: Vec<_> = modules.difference(&named).collect();
+    assert!(
+        missing.is_empty(),
+        "not in docs/ARCHITECTURE.md's module table: {missing:?}"
+    );
 }

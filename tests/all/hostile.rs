@@ -365,6 +365,7 @@ fn many_functions(n: usize) -> Vec<u8> {
 }
 
 #[test]
+#[ignore = "needs the JS and Go plugins (scripts/build-plugins.sh js go); scripts/test.sh runs it"]
 fn a_compile_bomb_is_refused_before_compiling() {
     let started = std::time::Instant::now();
     let err = load_bytes(&many_functions(100_000));

@@ -1,6 +1,7 @@
 //! The engine side: precompiled artifacts survive a restart (the second start compiles
-//! nothing), a corrupt artifact is recompiled rather than trusted, and trusted native plugins
-//! run in the same chain as sandboxed ones.
+//! nothing), a corrupt artifact is recompiled rather than trusted, trusted native plugins
+//! run in the same chain as sandboxed ones, and loading describes a plugin once (the first
+//! context gets the instance `describe` ran in, unless describe depended on its context).
 
 use hak_host::lifecycle::native::NativePlugin;
 use hak_host::manifest::Manifest;
@@ -176,4 +177,61 @@ fn native_plugins_run_after_the_manifest_plugins_in_the_same_chain() {
             .count(),
         2
     );
+}
+
+fn instantiations(host: &Host, name: &str) -> u64 {
+    let plugin = host
+        .plugins()
+        .into_iter()
+        .find(|p| p.spec.name == name)
+        .unwrap();
+    plugin
+        .stats
+        .instantiations
+        .load(std::sync::atomic::Ordering::Relaxed)
+}
+
+#[test]
+fn loading_describes_once_and_the_first_context_reuses_that_instance() {
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}{}{}",
+        plugin_entry(
+            "max",
+            "rust/max-recipients",
+            "config = { maxRecipients = 3 }"
+        ),
+        plugin_entry(
+            "stateful",
+            "fixtures/hostile",
+            "config = { mode = \"state-describe\" }"
+        ),
+    );
+    let (host, _) = start(&manifest);
+    assert_eq!(instantiations(&host, "max"), 1, "load describes once");
+    assert_eq!(instantiations(&host, "stateful"), 1);
+    let mut first = host.default_session();
+    let out = first.call("transfer_hbar_tool", &transfer(2)).unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    assert_eq!(
+        instantiations(&host, "max"),
+        1,
+        "the first context got the instance described at load"
+    );
+    assert_eq!(
+        instantiations(&host, "stateful"),
+        2,
+        "a describe that read its state runs again in the context it serves"
+    );
+    let mut other = host.default_session();
+    other.call("transfer_hbar_tool", &transfer(2)).unwrap();
+    assert_eq!(
+        instantiations(&host, "max"),
+        2,
+        "a second session needs its own"
+    );
+    // Both sessions still decide on their own.
+    let blocked = other.call("transfer_hbar_tool", &transfer(4)).unwrap();
+    assert_eq!(blocked["raw"]["errorCode"], "POLICY_BLOCKED", "{blocked}");
+    let blocked = first.call("transfer_hbar_tool", &transfer(4)).unwrap();
+    assert_eq!(blocked["raw"]["errorCode"], "POLICY_BLOCKED", "{blocked}");
 }

@@ -207,8 +207,8 @@ fn capability_calls_are_bounded_per_call_and_per_minute() {
     );
     let plugin = &host.plugins()[0];
     use std::sync::atomic::Ordering::Relaxed;
-    assert_eq!(plugin.stats.capability_calls.load(Relaxed), 5);
-    assert!(plugin.stats.capability_refusals.load(Relaxed) >= 3 * 997);
+    assert_eq!(plugin.stats.capability.calls.load(Relaxed), 5);
+    assert!(plugin.stats.capability.refusals.load(Relaxed) >= 3 * 997);
     // Another agent context has a budget of its own.
     let other = hak_host::AgentContext {
         account_id: Some(hedera::AccountId::new(0, 0, 1002)),

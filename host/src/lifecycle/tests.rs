@@ -77,7 +77,6 @@ impl CallEnv for PlainEnv {
             node_account_ids: &self.network.node_account_ids,
             wants_summary,
             mirror: &self.network.mirror,
-            runtime: self.network.runtime(),
             unknown_keys: UnknownKeys::Strip,
         }
     }

@@ -30,8 +30,8 @@ impl Hasher for ShaHasher {
 impl ArtifactCache {
     pub fn new(dir: Option<PathBuf>, engine: &Engine) -> Self {
         let mut hasher = ShaHasher(Sha256::new());
+        // Covers target, compiler flags, tunables, features and wasmtime's own version.
         engine.precompile_compatibility_hash().hash(&mut hasher);
-        hasher.write(b"wasmtime-48.0.8");
         let engine_key = hex::encode(&hasher.0.finalize()[..12]);
         ArtifactCache {
             dir,

@@ -16,17 +16,17 @@ impl host::Host for PluginState {
     }
 
     fn state_get(&mut self, key: String) -> wasmtime::Result<Option<String>> {
-        self.state
+        self.pad()
             .get(&key)
             .map_err(|e| wasmtime::format_err!("state-get: {e}"))
     }
 
     fn state_set(&mut self, key: String, value: String) -> Result<(), String> {
-        self.state.set(&key, &value).map_err(|e| e.to_string())
+        self.pad().set(&key, &value).map_err(|e| e.to_string())
     }
 
     fn state_delete(&mut self, key: String) -> wasmtime::Result<()> {
-        self.state
+        self.pad()
             .delete(&key)
             .map_err(|e| wasmtime::format_err!("state-delete: {e}"))
     }
@@ -44,7 +44,7 @@ impl budget::Host for PluginState {
         limit: u64,
         window_seconds: u32,
     ) -> Result<u64, ReserveError> {
-        match self.state.reserve(&key, amount, limit, window_seconds) {
+        match self.pad().reserve(&key, amount, limit, window_seconds) {
             Ok(Reserved::Granted { total, .. }) => Ok(total),
             Ok(Reserved::OverLimit { spent }) => Err(ReserveError::OverLimit(spent)),
             Err(e) => {
@@ -55,7 +55,7 @@ impl budget::Host for PluginState {
     }
 
     fn spent(&mut self, key: String, window_seconds: u32) -> Result<u64, String> {
-        self.state
+        self.pad()
             .spent(&key, window_seconds)
             .map_err(|e: StateError| e.to_string())
     }

@@ -3,10 +3,10 @@
 //! size-checked, and any failure is classified. The caller discards an instance that failed.
 
 use super::bindings::{AgentPlugin, BlockInfo, HookResult, PluginInfo, WitToolType};
-use super::hedera_api::CapabilityBudget;
 use super::member::wit_stage;
 use super::plugin::LoadedPlugin;
 use super::sandbox::PluginState;
+use crate::capabilities::CapabilityQuota;
 use crate::limits::EPOCH_TICK_MS;
 use crate::plugin::{FailureCause, PluginFailure};
 use crate::stage::Stage;
@@ -19,6 +19,17 @@ use wasmtime::{Store, Trap, UpdateDeadline};
 pub enum PolicyAnswer {
     Allow,
     Block(BlockInfo),
+}
+
+/// The network capabilities `plugin` was granted, counted in the context `state` serves.
+fn capability_budget(plugin: &LoadedPlugin, state: &StateHandle) -> CapabilityQuota {
+    CapabilityQuota::new(
+        plugin.hedera.clone().filter(|_| plugin.hedera_granted()),
+        plugin.spec.capabilities.clone().into(),
+        &plugin.spec.limits,
+        plugin.quota_windows.for_scope(&state.pad.scope),
+        plugin.stats.capability.clone(),
+    )
 }
 
 /// One instance of a plugin, with its own store (memory, scratchpad handle, log budget).
@@ -45,14 +56,11 @@ impl PluginInstance {
     ) -> Result<(Self, Result<PluginInfo, String>), PluginFailure> {
         let name: Arc<str> = plugin.spec.name.as_str().into();
         let limits = &plugin.spec.limits;
-        let hedera = plugin.hedera.clone().filter(|_| plugin.hedera_granted());
-        let capability = CapabilityBudget::new(
-            hedera,
-            plugin.spec.capabilities.clone().into(),
-            limits,
-            plugin.capability_window(&state.pad.scope),
-            plugin.stats.clone(),
-        );
+        plugin
+            .stats
+            .instantiations
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let capability = capability_budget(plugin, &state);
         let state = PluginState::new(
             name.clone(),
             limits,
@@ -114,6 +122,19 @@ impl PluginInstance {
             b.hedera_agent_kit_plugin().call_describe(s, config)
         })?;
         Ok((this, info))
+    }
+
+    /// Move an instance described at load to the context `state` belongs to, so the first
+    /// context to call the plugin need not instantiate and describe it again. Refused (the
+    /// instance is dropped) when describe read or wrote state or used a capability: its answer
+    /// might then depend on the context it ran in.
+    pub(crate) fn rebind(mut self, plugin: &LoadedPlugin, state: StateHandle) -> Option<Self> {
+        if self.store.data().context_used {
+            return None;
+        }
+        let capability = capability_budget(plugin, &state);
+        self.store.data_mut().move_to(state, capability);
+        Some(self)
     }
 
     /// Call the hook export for `stage`.

@@ -88,6 +88,9 @@ impl WasmSession {
                 cap: plugin.spec.limits.max_state_bytes,
                 reservations: self.scope.reservations.clone(),
             };
+            if let Some(spare) = plugin.take_spare(pad.clone()) {
+                return Ok(self.instance.insert(spare));
+            }
             let (instance, described) = PluginInstance::instantiate(plugin, pad)?;
             if let Err(message) = described {
                 return Err(PluginFailure {

@@ -18,7 +18,6 @@ pub mod structure;
 pub use crate::plugin::{FailureCause, PluginDescription, PluginFailure};
 pub use cache::ArtifactCache;
 pub use engine::{Runtime, RuntimeConfig};
-pub use hedera_api::HederaCapability;
 pub use instance::PluginInstance;
 pub use member::WasmPlugin;
 pub use plugin::{LoadError, LoadedPlugin};

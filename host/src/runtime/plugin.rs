@@ -4,10 +4,9 @@
 
 use super::bindings::{AgentPluginPre, PluginInfo};
 use super::engine::Runtime;
-use super::hedera_api::HederaCapability;
 use super::instance::PluginInstance;
 use super::member::stage_of;
-use crate::capabilities::Capability;
+use crate::capabilities::{Capability, CapabilityCounters, HederaActions, QuotaWindows};
 use crate::limits::{MAX_COMPILE_SECONDS, MAX_COMPONENT_BYTES};
 use crate::manifest::{OnError, PluginSpec};
 use crate::plugin::{PluginDescription, PluginFailure};
@@ -78,11 +77,13 @@ pub(crate) fn description_from_wit(info: PluginInfo) -> Result<PluginDescription
 #[derive(Debug, Default)]
 pub struct PluginStats {
     pub calls: AtomicU64,
+    /// Instances created and described (one at load, then one per context that needs one
+    /// the load's could not serve, and one after each failure).
+    pub instantiations: AtomicU64,
     pub blocks: AtomicU64,
     pub errors: AtomicU64,
     /// Network capability calls made, and refused by a quota.
-    pub capability_calls: AtomicU64,
-    pub capability_refusals: AtomicU64,
+    pub capability: Arc<CapabilityCounters>,
     /// Consecutive failures per context scope (only contexts whose last call failed).
     failing: Mutex<HashMap<String, u64>>,
     /// How many contexts `failing` holds: while none does, the call path takes no lock.
@@ -150,13 +151,6 @@ impl PluginStats {
     }
 }
 
-/// Network capability calls of one plugin in one agent context within the current minute.
-#[derive(Debug, Default)]
-pub struct MinuteWindow {
-    pub minute: u64,
-    pub used: u32,
-}
-
 /// Compile (or load the precompiled artifact) on a thread of its own, waiting at most
 /// [`MAX_COMPILE_SECONDS`]: a component that takes longer is refused and the caller (a hot
 /// swap, a load) goes on; the compilation itself runs to its end in the background, bounded
@@ -201,9 +195,12 @@ pub struct LoadedPlugin {
     pub(crate) on_tool_failure: Option<wasmtime::component::ComponentExportIndex>,
     pub stats: Arc<PluginStats>,
     /// Capability-call windows per context scope (`limits.capability_calls_per_minute`).
-    pub(crate) capability_windows: Mutex<HashMap<String, Arc<Mutex<MinuteWindow>>>>,
+    pub(crate) quota_windows: QuotaWindows,
     pub(crate) runtime: Arc<Runtime>,
-    pub(crate) hedera: Option<Arc<HederaCapability>>,
+    pub(crate) hedera: Option<Arc<dyn HederaActions>>,
+    /// The instance `describe` ran in at load, kept for the first context that calls the
+    /// plugin (so loading describes once); `None` once taken or when it cannot be moved.
+    spare: Mutex<Option<PluginInstance>>,
 }
 
 impl LoadedPlugin {
@@ -212,7 +209,7 @@ impl LoadedPlugin {
         runtime: &Arc<Runtime>,
         spec: PluginSpec,
         path: &Path,
-        hedera: Option<Arc<HederaCapability>>,
+        hedera: Option<Arc<dyn HederaActions>>,
     ) -> Result<Arc<Self>, LoadError> {
         let read = |source| LoadError::Read {
             plugin: spec.name.clone(),
@@ -235,7 +232,7 @@ impl LoadedPlugin {
         runtime: &Arc<Runtime>,
         spec: PluginSpec,
         bytes: &[u8],
-        hedera: Option<Arc<HederaCapability>>,
+        hedera: Option<Arc<dyn HederaActions>>,
     ) -> Result<Arc<Self>, LoadError> {
         let plugin = spec.name.clone();
         if bytes.len() > MAX_COMPONENT_BYTES {
@@ -300,13 +297,14 @@ impl LoadedPlugin {
             pre,
             on_tool_failure,
             stats: Arc::default(),
-            capability_windows: Mutex::default(),
+            quota_windows: QuotaWindows::default(),
             runtime: runtime.clone(),
             hedera,
+            spare: Mutex::default(),
         };
         // Describe in a throw-away instance with a throw-away scratchpad.
         let pad = StateHandle::scratch(&loaded.spec.name, loaded.spec.limits.max_state_bytes);
-        let (_, info) = PluginInstance::instantiate(&loaded, pad)?;
+        let (instance, info) = PluginInstance::instantiate(&loaded, pad)?;
         let info = info.map_err(|message| LoadError::Config {
             plugin: plugin.clone(),
             message,
@@ -322,7 +320,19 @@ impl LoadedPlugin {
                 message: "on_error = \"skip\" is allowed for hooks only; this plugin is a policy (policies fail closed)".into(),
             });
         }
+        *loaded.spare.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(instance);
         Ok(Arc::new(loaded))
+    }
+
+    /// The instance described at load, moved to the context of `state`, if it is still there
+    /// and can move (see [`PluginInstance::rebind`]).
+    pub(crate) fn take_spare(&self, state: StateHandle) -> Option<PluginInstance> {
+        let spare = self
+            .spare
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()?;
+        spare.rebind(self, state)
     }
 
     /// Whether the operator granted this plugin any network capability.
@@ -330,20 +340,6 @@ impl LoadedPlugin {
         Capability::ALL
             .into_iter()
             .any(|c| c.is_network() && self.spec.grants(c))
-    }
-
-    /// The capability-call window of this plugin in the context `scope` (shared by every
-    /// instance serving that context). Windows of past minutes are dropped when many exist.
-    pub(crate) fn capability_window(&self, scope: &str) -> Arc<Mutex<MinuteWindow>> {
-        let mut windows = self
-            .capability_windows
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if windows.len() >= 10_000 {
-            let minute = super::hedera_api::current_minute();
-            windows.retain(|_, w| w.lock().is_ok_and(|w| w.minute == minute));
-        }
-        windows.entry(scope.to_owned()).or_default().clone()
     }
 
     /// A described instance of its own, with a fresh scratchpad, outside any host: for running

@@ -4,7 +4,7 @@
 //! `host_api` / `hedera_api`; nothing here calls the guest.
 
 use super::bindings::LogLevel;
-use super::hedera_api::CapabilityBudget;
+use crate::capabilities::CapabilityQuota;
 use crate::limits::{PluginLimits, MAX_LOG_MESSAGE_BYTES};
 use crate::state_store::StateHandle;
 use std::sync::{Arc, Mutex};
@@ -157,10 +157,14 @@ pub struct PluginState {
     pub(crate) log_budget: usize,
     pub(crate) log_dropped: bool,
     pub(crate) output: CapturedOutput,
-    /// This plugin's state in this agent context (scratchpad and budgets).
-    pub(crate) state: StateHandle,
+    /// This plugin's state in this agent context (scratchpad and budgets); read it through
+    /// [`PluginState::pad`].
+    state: StateHandle,
+    /// Whether the guest has read or written its context's state or used a capability (so
+    /// this instance cannot be moved to another context: `PluginInstance::rebind`).
+    pub(crate) context_used: bool,
     /// The network capabilities granted, and what is left of their quotas.
-    pub(crate) capability: CapabilityBudget,
+    pub(crate) capability: CapabilityQuota,
     /// Time spent in blocking host calls during the current guest call; the deadline is
     /// extended by it, so a plugin is charged only for its own execution.
     pub(crate) host_time: Duration,
@@ -177,7 +181,7 @@ impl PluginState {
         limits: &PluginLimits,
         sink: Arc<dyn LogSink>,
         state: StateHandle,
-        capability: CapabilityBudget,
+        capability: CapabilityQuota,
     ) -> Self {
         let output = CapturedOutput::default();
         // Deny by default: no preopened dirs, no env, no args, no sockets (none allowed and
@@ -199,12 +203,27 @@ impl PluginState {
             log_dropped: false,
             output,
             state,
+            context_used: false,
             capability,
             host_time: Duration::ZERO,
             max_log_bytes: limits.max_log_bytes,
             deadline: Duration::from_millis(limits.deadline_ms),
             call_deadline: tokio::time::Instant::now(),
         }
+    }
+
+    /// The context's state, noting that the guest depends on it.
+    pub(crate) fn pad(&mut self) -> &mut StateHandle {
+        self.context_used = true;
+        &mut self.state
+    }
+
+    /// Serve another context: its state and capability budget. Only for an instance that has
+    /// not touched its own (`context_used`); the caller checks.
+    pub(crate) fn move_to(&mut self, state: StateHandle, capability: CapabilityQuota) {
+        debug_assert!(!self.context_used);
+        self.state = state;
+        self.capability = capability;
     }
 
     pub(crate) fn table(&mut self) -> &mut ResourceTable {

@@ -231,13 +231,7 @@ async fn list_tools(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
     ),
     security((), ("admin_token" = []))
 )]
-async fn list_plugins(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    if !app.callers.is_admin(&headers) {
-        return error(
-            StatusCode::UNAUTHORIZED,
-            "admin routes need the bearer token",
-        );
-    }
+async fn list_plugins(State(app): State<Arc<App>>) -> Response {
     Json(PluginsBody {
         chain_version: app.registry.host().chain_version(),
         plugins: app.registry.list(),
@@ -267,18 +261,27 @@ pub struct Upload {
     settings_signature: Option<String>,
 }
 
+/// Admin routes need the admin token (when one is configured).
+async fn require_admin(
+    State(app): State<Arc<App>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if app.callers.is_admin(request.headers()) {
+        next.run(request).await
+    } else {
+        error(
+            StatusCode::UNAUTHORIZED,
+            "admin routes need the bearer token",
+        )
+    }
+}
+
 /// Run a registry change off the async threads; `{chainVersion}` or the refusal.
 async fn change(
     app: Arc<App>,
-    headers: HeaderMap,
     work: impl FnOnce(&Registry) -> Result<Value, String> + Send + 'static,
 ) -> Response {
-    if !app.callers.is_admin(&headers) {
-        return error(
-            StatusCode::UNAUTHORIZED,
-            "admin routes need the bearer token",
-        );
-    }
     let registry = app.registry.clone();
     match tokio::task::spawn_blocking(move || work(&registry)).await {
         Ok(Ok(body)) => Json(body).into_response(),
@@ -361,7 +364,7 @@ async fn put_plugin(
         header("x-hak-signature"),
         header("x-hak-settings-signature"),
     );
-    change(app, headers, move |registry| {
+    change(app, move |registry| {
         let (bytes, settings_value, signature, settings_signature) = if raw {
             let settings = match x_settings {
                 Some(text) => serde_json::from_str(&text)
@@ -413,12 +416,8 @@ async fn put_plugin(
     ),
     security((), ("admin_token" = []))
 )]
-async fn delete_plugin(
-    State(app): State<Arc<App>>,
-    Path(name): Path<String>,
-    headers: HeaderMap,
-) -> Response {
-    change(app, headers, move |registry| {
+async fn delete_plugin(State(app): State<Arc<App>>, Path(name): Path<String>) -> Response {
+    change(app, move |registry| {
         let version = registry.remove(&name).map_err(|e| e.to_string())?;
         Ok(json!({"chainVersion": version}))
     })
@@ -438,12 +437,8 @@ async fn delete_plugin(
     ),
     security((), ("admin_token" = []))
 )]
-async fn rollback_plugin(
-    State(app): State<Arc<App>>,
-    Path(name): Path<String>,
-    headers: HeaderMap,
-) -> Response {
-    change(app, headers, move |registry| {
+async fn rollback_plugin(State(app): State<Arc<App>>, Path(name): Path<String>) -> Response {
+    change(app, move |registry| {
         let version = registry.rollback(&name).map_err(|e| e.to_string())?;
         Ok(json!({"chainVersion": version}))
     })
@@ -461,8 +456,8 @@ async fn rollback_plugin(
     ),
     security((), ("admin_token" = []))
 )]
-async fn reload(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    change(app, headers, |registry| {
+async fn reload(State(app): State<Arc<App>>) -> Response {
+    change(app, |registry| {
         serde_json::to_value(registry.sync_dir()).map_err(|e| e.to_string())
     })
     .await
@@ -482,22 +477,29 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
         pool,
         calls: tokio::sync::Semaphore::new(options.max_concurrent_calls),
     });
+    // The one admin check, before any handler reads a body. A route layer: a method a path
+    // does not serve still answers 405.
+    let admin = axum::middleware::from_fn_with_state(app.clone(), require_admin);
     Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/v1/openapi.json", get(openapi::document))
         .route("/v1/tools", get(list_tools))
         .route("/v1/tools/:method", post(call_tool))
-        .route("/v1/plugins", get(list_plugins))
+        .route("/v1/plugins", get(list_plugins).route_layer(admin.clone()))
         .route(
             "/v1/plugins/:name",
             put(put_plugin)
                 .delete(delete_plugin)
                 .layer(axum::extract::DefaultBodyLimit::max(MAX_UPLOAD_BYTES))
-                .layer(axum::middleware::from_fn(announced_size)),
+                .layer(axum::middleware::from_fn(announced_size))
+                .route_layer(admin.clone()),
         )
-        .route("/v1/plugins/:name/rollback", post(rollback_plugin))
-        .route("/v1/reload", post(reload))
+        .route(
+            "/v1/plugins/:name/rollback",
+            post(rollback_plugin).route_layer(admin.clone()),
+        )
+        .route("/v1/reload", post(reload).route_layer(admin))
         .with_state(app)
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(options.guard),

@@ -5,7 +5,7 @@
 //! it does not know it either is the outcome unknown (`StrategyError::Unknown`, with the id).
 
 use super::{SecondaryResult, StrategyEnv, StrategyError, TransactionStrategy};
-use crate::network::block_on;
+use crate::blocking::block_on;
 use crate::tools::transaction::{kit_transaction_id, unique_transaction_id};
 use crate::tools::{BuiltTransaction, RawTransactionResponse, ToolError};
 
@@ -98,20 +98,14 @@ async fn submit(
 /// What the mirror knows of a transaction whose receipt never came: its result (a few tries,
 /// for the mirror's lag), or `None` when it does not know it either.
 async fn resolve(
-    mirror: &crate::mirror::MirrorClient,
+    mirror: &crate::mirror::Mirror,
     id: &hedera::TransactionId,
 ) -> Option<Result<SecondaryResult, StrategyError>> {
-    let mirror_id = format!(
-        "{}-{}-{:09}",
-        id.account_id,
-        id.valid_start.unix_timestamp(),
-        id.valid_start.nanosecond()
-    );
     for attempt in 0..3 {
         if attempt > 0 {
             tokio::time::sleep(std::time::Duration::from_millis(500)).await;
         }
-        let Ok(found) = mirror.get(&format!("/transactions/{mirror_id}")).await else {
+        let Ok(found) = mirror.transaction_async(id).await else {
             continue;
         };
         let Some(record) = found["transactions"].as_array().and_then(|t| t.first()) else {

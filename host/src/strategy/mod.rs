@@ -58,7 +58,7 @@ pub struct StrategyEnv<'a> {
     pub runtime: &'a tokio::runtime::Handle,
     pub has_operator_key: bool,
     /// The mirror, to resolve what became of a transaction whose receipt never came.
-    pub mirror: Option<&'a crate::mirror::MirrorClient>,
+    pub mirror: Option<&'a crate::mirror::Mirror>,
 }
 
 /// The kit's `TransactionStrategy`: custom modes plug in here (a human approval step, a remote

@@ -82,15 +82,8 @@ pub fn default_public_key(ctx: &ToolContext<'_>) -> Result<PublicKey, ToolError>
 /// param is empty).
 pub fn mirror_public_key(ctx: &ToolContext<'_>) -> Result<PublicKey, ToolError> {
     let account = default_account(ctx)?;
-    let details = ctx
-        .mirror_get(&format!("/accounts/{account}"))
-        .map_err(|e| ToolError::message(format!("Failed to fetch account {account}: {e}")))?;
-    let key = &details["key"];
-    let raw = key["key"].as_str().and_then(|h| hex::decode(h).ok());
-    let parsed = match (key["_type"].as_str(), raw) {
-        (Some("ED25519"), Some(bytes)) => PublicKey::from_bytes_ed25519(&bytes).ok(),
-        (Some("ECDSA_SECP256K1"), Some(bytes)) => PublicKey::from_bytes_ecdsa(&bytes).ok(),
-        _ => None,
-    };
-    parsed.ok_or_else(|| ToolError::message("No public key available for the default account"))
+    ctx.mirror
+        .account(account)?
+        .public_key()
+        .ok_or_else(|| ToolError::message("No public key available for the default account"))
 }

@@ -23,7 +23,7 @@ pub mod transaction_query;
 pub mod transfer_order;
 
 use crate::context::AgentContext;
-use crate::mirror::MirrorClient;
+use crate::mirror::{Mirror, MirrorFailure};
 use hedera::AccountId;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -54,9 +54,8 @@ pub struct ToolContext<'a> {
     pub node_account_ids: &'a [AccountId],
     /// Whether a plugin will see the post-core summary (tools skip its details otherwise).
     pub wants_summary: bool,
-    pub mirror: &'a MirrorClient,
-    /// The runtime network calls run on.
-    pub runtime: &'a tokio::runtime::Handle,
+    /// The mirror node, for tools that read the ledger.
+    pub mirror: &'a Mirror,
     /// What validation does with keys a tool's schema does not name (`[context] strict_params`).
     pub unknown_keys: schema::UnknownKeys,
 }
@@ -68,11 +67,6 @@ impl ToolContext<'_> {
             tx.node_account_ids(self.node_account_ids.iter().copied());
         }
     }
-
-    /// GET a mirror path (`/accounts/0.0.5`) from synchronous tool code.
-    pub fn mirror_get(&self, path: &str) -> Result<Value, crate::mirror::MirrorError> {
-        crate::network::block_on(self.runtime, self.mirror.get(path))
-    }
 }
 
 /// An error from a tool's own stages; its message follows `Failed to execute <Tool Name>: `.
@@ -82,6 +76,13 @@ pub struct ToolError {
     /// The param it is about, when the kit's words do not name it (`failed to parse entity
     /// id: 1.2`): envelopes carry it as `raw.field`.
     pub field: Option<String>,
+}
+
+/// A failed mirror read fails the tool with the kit's words for it.
+impl From<MirrorFailure> for ToolError {
+    fn from(failure: MirrorFailure) -> Self {
+        ToolError::message(failure.message)
+    }
 }
 
 impl ToolError {

@@ -337,13 +337,9 @@ pub fn display_units(amount: i64, decimals: u32) -> String {
 
 /// Bytes as `0x`-prefixed lowercase hex (the stage JSON's encoding of bytes).
 pub fn hex_0x(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = Vec::with_capacity(2 + bytes.len() * 2);
-    out.extend_from_slice(b"0x");
-    for b in bytes {
-        out.push(DIGITS[usize::from(b >> 4)]);
-        out.push(DIGITS[usize::from(b & 0x0f)]);
-    }
+    let mut out = vec![b'0'; 2 + bytes.len() * 2];
+    out[1] = b'x';
+    hex::encode_to_slice(bytes, &mut out[2..]).expect("the buffer is twice the input");
     String::from_utf8(out).expect("hex digits are ASCII")
 }
 

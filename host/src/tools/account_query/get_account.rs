@@ -66,12 +66,11 @@ Parameters:
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
         let id = n.account_id.to_string();
-        let data = ctx
-            .mirror_get(&format!("/accounts/{id}"))
-            .map_err(|e| ToolError::message(format!("Failed to fetch account {id}: {e}")))?;
-        if data.get("account").is_none_or(Value::is_null) {
+        let account = ctx.mirror.account(&id)?;
+        if !account.exists() {
             return Err(ToolError::message(format!("Account {id} not found")));
         }
+        let data = account.0;
         let tinybars = data["balance"]["balance"].as_i64().unwrap_or(0);
         let hbar = normalise::tinybars_to_hbar_string(tinybars);
         let mut balance = data["balance"].clone();

@@ -87,23 +87,16 @@ Parameters:
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
         let id = n.account_id.to_string();
-        let filter = n
-            .token_id
-            .map(|t| format!("&token.id={t}"))
-            .unwrap_or_default();
-        let mut balances = ctx
-            .mirror_get(&format!("/accounts/{id}/tokens?{filter}"))
-            .map_err(|e| {
-                ToolError::message(format!("Failed to fetch balance for account {id}: {e}"))
-            })?;
+        let mut balances = ctx.mirror.account_tokens(&id, n.token_id)?;
         // Each balance gets its token's symbol, "UNKNOWN" when the token cannot be read.
         if let Some(tokens) = balances["tokens"].as_array_mut() {
             for token in tokens {
                 let token_id = token["token_id"].as_str().unwrap_or_default().to_owned();
                 let symbol = ctx
-                    .mirror_get(&format!("/tokens/{token_id}"))
+                    .mirror
+                    .token(&token_id)
                     .ok()
-                    .and_then(|info| info["symbol"].as_str().map(str::to_owned))
+                    .and_then(|info| info.symbol().as_str().map(str::to_owned))
                     .unwrap_or_else(|| "UNKNOWN".into());
                 token["symbol"] = symbol.into();
             }

@@ -58,14 +58,12 @@ Parameters:
                 "Failed to fetch hbar balance for {id}: Error: {detail}"
             ))
         };
-        let account = ctx
-            .mirror_get(&format!("/accounts/{id}"))
-            .map_err(|e| failed(format!("Failed to fetch account {id}: {e}")))?;
-        if account.get("account").is_none_or(Value::is_null) {
+        let account = ctx.mirror.account(id).map_err(|e| failed(e.to_string()))?;
+        if !account.exists() {
             return Err(failed(format!("Account {id} not found")));
         }
-        let tinybars = account["balance"]["balance"]
-            .as_i64()
+        let tinybars = account
+            .balance_tinybars()
             .ok_or_else(|| failed("the mirror's balance is not an integer".into()))?;
         let hbar = normalise::tinybars_to_hbar_string(tinybars);
         Ok(CoreOutput::Query(json!({

@@ -59,9 +59,7 @@ fn parse_time(field: &str, text: &str) -> Result<OffsetDateTime, ToolError> {
 fn check_update_rights(n: &UpdateTopicNormalised, ctx: &ToolContext<'_>) -> Result<(), ToolError> {
     let user_key = default_public_key(ctx)?;
     let id = n.topic_id.to_string();
-    let topic = ctx
-        .mirror_get(&format!("/topics/{id}"))
-        .map_err(|e| ToolError::message(format!("Failed to get topic info for {id}: {e}")))?;
+    let topic = ctx.mirror.topic(&id)?;
     let admin = &topic["admin_key"];
     if admin.is_null() {
         return Err(ToolError::message(

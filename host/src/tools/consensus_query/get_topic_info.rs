@@ -79,9 +79,7 @@ Parameters:
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
         let id = n.topic_id.to_string();
-        let mut topic = ctx
-            .mirror_get(&format!("/topics/{id}"))
-            .map_err(|e| ToolError::message(format!("Failed to get topic info for {id}: {e}")))?;
+        let mut topic = ctx.mirror.topic(&id)?;
         topic["topic_id"] = id.clone().into();
         let deleted = if topic["deleted"].as_bool().unwrap_or(false) {
             "Yes"

@@ -1,6 +1,7 @@
 //! `get_topic_messages_query_tool`: a topic's messages from the mirror node, newest first,
 //! following `links.next` (at most 100 pages), decoded from base64.
 
+use crate::mirror::TopicMessagesQuery;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{CoreOutput, Tool, ToolContext, ToolError, ToolType};
 use base64::Engine;
@@ -104,42 +105,25 @@ Parameters:
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
         let id = n.topic_id.to_string();
-        let mut query = String::from("?");
-        if let Some(start) = &n.start_time {
-            query.push_str(&format!(
-                "&timestamp=gte:{}",
-                mirror_seconds("startTime", start)?
-            ));
-        }
-        if let Some(end) = &n.end_time {
-            query.push_str(&format!(
-                "&timestamp=lte:{}",
-                mirror_seconds("endTime", end)?
-            ));
-        }
-        query.push_str("&order=desc&limit=100");
+        let query = TopicMessagesQuery {
+            from: n
+                .start_time
+                .as_ref()
+                .map(|t| mirror_seconds("startTime", t))
+                .transpose()?,
+            to: n
+                .end_time
+                .as_ref()
+                .map(|t| mirror_seconds("endTime", t))
+                .transpose()?,
+            max_pages: MAX_PAGES,
+        };
         // `params.limit || 100`: zero, absent or NaN mean 100.
         let limit = n
             .limit
             .filter(|l| *l != 0.0 && !l.is_nan())
             .map_or(100, |l| l.max(0.0) as usize);
-        let mut path = Some(format!("/topics/{id}/messages{query}"));
-        let mut messages: Vec<Value> = Vec::new();
-        let mut pages = 0;
-        while let Some(next) = path.take() {
-            pages += 1;
-            let page = ctx.mirror_get(&next).map_err(|e| {
-                ToolError::message(format!("Failed to get topic messages for {id}: {e}"))
-            })?;
-            messages.extend(page["messages"].as_array().cloned().unwrap_or_default());
-            if pages >= MAX_PAGES {
-                break;
-            }
-            // `links.next` is a path from the host root (`/api/v1/...`); the client's base ends in `/api/v1`.
-            path = page["links"]["next"]
-                .as_str()
-                .map(|p| p.trim_start_matches("/api/v1").to_owned());
-        }
+        let mut messages = ctx.mirror.topic_messages(&id, &query)?;
         messages.truncate(limit);
         let human = if messages.is_empty() {
             format!("No messages found for topic {id}.")

@@ -151,9 +151,7 @@ Parameters:
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
         let id = &n.contract_id;
-        let info = ctx.mirror_get(&format!("/contracts/{id}")).map_err(|e| {
-            ToolError::message(format!("Failed to get contract info for {id}: {e}"))
-        })?;
+        let info = ctx.mirror.contract(id)?;
         let message = human_message(&info);
         Ok(CoreOutput::Query(json!({
             "raw": {"contractId": info["contract_id"], "contractInfo": info},

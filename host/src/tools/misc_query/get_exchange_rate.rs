@@ -28,27 +28,6 @@ fn expiry(rate: &Value) -> String {
     )
 }
 
-/// Percent-encode a query value (the kit's `encodeURIComponent`).
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z'
-            | b'a'..=b'z'
-            | b'0'..=b'9'
-            | b'-'
-            | b'_'
-            | b'.'
-            | b'!'
-            | b'~'
-            | b'*'
-            | b'\''
-            | b'('
-            | b')' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 impl Tool for GetExchangeRate {
     type Normalised = GetExchangeRateNormalised;
 
@@ -91,20 +70,8 @@ Parameters:
         n: &Self::Normalised,
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
-        let query = n
-            .timestamp
-            .as_deref()
-            .filter(|t| !t.is_empty())
-            .map(|t| format!("?timestamp={}", encode(t)))
-            .unwrap_or_default();
-        let rates = ctx
-            .mirror_get(&format!("/network/exchangerate{query}"))
-            .map_err(|e| match e {
-                crate::mirror::MirrorError::Status { status, reason } => {
-                    ToolError::message(format!("HTTP error! status: {status}. Message: {reason}"))
-                }
-                other => ToolError::message(other.to_string()),
-            })?;
+        let timestamp = n.timestamp.as_deref().filter(|t| !t.is_empty());
+        let rates = ctx.mirror.exchange_rate(timestamp)?;
         let (current, next) = (&rates["current_rate"], &rates["next_rate"]);
         let message = format!(
             "\n  Details for timestamp: {}\n  \n  Current exchange rate: {}\n  Expires at {})\n  \n  Next exchange rate: {}\n  Expires at {})",

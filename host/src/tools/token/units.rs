@@ -3,7 +3,6 @@
 
 use crate::tools::normalise::decimal_to_base_units;
 use crate::tools::{ToolContext, ToolError};
-use serde_json::Value;
 
 /// The token's decimals from the mirror (`GET /tokens/{id}`, the kit's `getTokenInfo`), or
 /// `None` when the answer has none that parse (most tools then use 0, as the kit does).
@@ -11,14 +10,7 @@ pub fn token_decimals(
     ctx: &ToolContext<'_>,
     token: &hedera::TokenId,
 ) -> Result<Option<u32>, ToolError> {
-    let info = ctx.mirror_get(&format!("/tokens/{token}")).map_err(|e| {
-        ToolError::message(format!("Failed to get token info for a token {token}: {e}"))
-    })?;
-    Ok(match &info["decimals"] {
-        Value::String(text) => text.trim().parse::<u32>().ok(),
-        Value::Number(n) => n.as_u64().and_then(|d| u32::try_from(d).ok()),
-        _ => None,
-    })
+    Ok(ctx.mirror.token(token)?.decimals())
 }
 
 /// The kit's `toBaseUnitLong(amount, decimals, label)`: `amount × 10^decimals` rounded toward

@@ -60,16 +60,14 @@ fn mirror_field(param: &str) -> String {
 fn check_update_rights(n: &UpdateTokenNormalised, ctx: &ToolContext<'_>) -> Result<(), ToolError> {
     let user_key = default_public_key(ctx)?;
     let id = n.token_id.to_string();
-    let token = ctx.mirror_get(&format!("/tokens/{id}")).map_err(|e| {
-        ToolError::message(format!("Failed to get token info for a token {id}: {e}"))
-    })?;
-    if token["admin_key"]["key"].as_str() != Some(user_key.to_string_raw().as_str()) {
+    let token = ctx.mirror.token(id)?;
+    if token.admin_key() != Some(user_key.to_string_raw().as_str()) {
         return Err(ToolError::message(
             "You do not have permission to update this token. The adminKey does not match your public key.",
         ));
     }
     for param in KEY_FIELDS {
-        if n.keys.contains_key(param) && token[mirror_field(param)].is_null() {
+        if n.keys.contains_key(param) && token.0[mirror_field(param)].is_null() {
             return Err(ToolError::message(format!(
                 "Cannot update {param}: token was created without a {param}"
             )));

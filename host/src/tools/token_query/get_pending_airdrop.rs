@@ -49,14 +49,10 @@ fn fixed_units(amount: &Value, decimals: u32) -> String {
 fn enrich(airdrop: &mut Value, ctx: &ToolContext<'_>) {
     let (decimals, symbol) = match airdrop["token_id"].as_str().filter(|t| !t.is_empty()) {
         None => (0, Value::from("N/A")),
-        Some(token) => match ctx.mirror_get(&format!("/tokens/{token}")) {
+        Some(token) => match ctx.mirror.token(token) {
             Ok(info) => {
-                let decimals = match &info["decimals"] {
-                    Value::String(d) => d.trim().parse::<u32>().unwrap_or(0),
-                    Value::Number(d) => d.as_u64().unwrap_or(0) as u32,
-                    _ => 0,
-                };
-                let symbol = match &info["symbol"] {
+                let decimals = info.decimals().unwrap_or(0);
+                let symbol = match info.symbol() {
                     Value::Null => Value::from("N/A"),
                     other => other.clone(),
                 };
@@ -155,13 +151,7 @@ Parameters:
             None => normalise::default_account(ctx)
                 .map_err(|_| ToolError::message("Account ID is required and was not provided"))?,
         };
-        let response = ctx
-            .mirror_get(&format!("/accounts/{account}/airdrops/pending"))
-            .map_err(|e| {
-                ToolError::message(format!(
-                    "Failed to fetch pending airdrops for an account {account}: {e}"
-                ))
-            })?;
+        let response = ctx.mirror.pending_airdrops(account)?;
         let mut airdrops = match &response["airdrops"] {
             Value::Array(list) => list.clone(),
             _ => Vec::new(),

@@ -132,9 +132,7 @@ Parameters:
         let id = n
             .token_id
             .map_or_else(|| "undefined".to_owned(), |t| t.to_string());
-        let mut info = ctx.mirror_get(&format!("/tokens/{id}")).map_err(|e| {
-            ToolError::message(format!("Failed to get token info for a token {id}: {e}"))
-        })?;
+        let mut info = ctx.mirror.token(&id)?.0;
         info["token_id"] = id.clone().into();
         let message = human_message(&info);
         let token_id = n.token_id.map(|t| t.to_string());

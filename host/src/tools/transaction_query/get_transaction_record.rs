@@ -173,15 +173,8 @@ If user provides transaction ID in format 0.0.4177806@1755169980.051721264, pars
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
         let id = &n.transaction_id;
-        let query = n
-            .nonce
-            .map(|nonce| format!("?nonce={}", js_number(nonce)))
-            .unwrap_or_default();
-        let record = ctx
-            .mirror_get(&format!("/transactions/{id}{query}"))
-            .map_err(|e| {
-                ToolError::message(format!("Failed to get transaction record for {id}: {e}"))
-            })?;
+        let nonce = n.nonce.map(js_number);
+        let record = ctx.mirror.transaction(id, nonce.as_deref())?;
         let message = human_message(&record, id);
         Ok(CoreOutput::Query(json!({
             "raw": {"transactionId": id, "transactionRecord": record},

@@ -1,9 +1,7 @@
 //! Node queries through the real SDK: topic, token and schedule info, transaction records,
 //! and NOT_SUPPORTED for queries the emulator does not model.
 
-mod common;
-
-use common::start;
+use crate::common::start;
 use hedera::{
     AccountId, FileContentsQuery, FileId, Hbar, ScheduleCreateTransaction, ScheduleInfoQuery,
     Status, TokenCreateTransaction, TokenInfoQuery, TopicCreateTransaction, TopicInfoQuery,

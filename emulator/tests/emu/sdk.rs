@@ -1,10 +1,7 @@
 //! The real Hedera SDK against the emulator over loopback: transfers, account creation,
 //! topics and messages, contracts (entities only), precheck and receipt failures, faults, and the mirror API's JSON.
 
-#[macro_use]
-mod common;
-
-use common::{mirror, start};
+use crate::common::{mirror, start};
 use hak_emu::{Emulator, EmulatorConfig};
 use hedera::{
     AccountBalanceQuery, AccountCreateTransaction, AccountId, AccountInfoQuery, Client,

@@ -1,7 +1,15 @@
 //! What an operator can grant a plugin, in one place: the capability names the manifest
-//! accepts (`capabilities = [...]` of a `[[plugins]]` entry) and what each one allows.
-//! Nothing is granted by default; the host checks a grant where the power is used
-//! (`runtime::hedera_api` for network actions, the lifecycle for replacements).
+//! accepts (`capabilities = [...]` of a `[[plugins]]` entry) and what each one allows; for the
+//! network ones, the quotas and counters of their use ([`quota`]) and the actions themselves
+//! behind a trait ([`actions`]; the SDK implementation is `network::OperatorActions`).
+//! Nothing is granted by default. The sandbox binds the network ones to the WIT
+//! (`runtime::hedera_api`); the lifecycle checks the replacement ones.
+
+pub mod actions;
+pub mod quota;
+
+pub use actions::HederaActions;
+pub use quota::{CapabilityCounters, CapabilityQuota, MinuteWindow, QuotaWindows};
 
 /// One grantable capability.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,6 @@
-//! The mirror node REST client that query tools (and normalisers that need the ledger) use:
-//! GET + JSON, retrying 404 / 429 / 502 / 503 / 504 and connection errors three times with
-//! doubling backoff, as the kit's client does (the mirror lags consensus by seconds).
+//! The mirror node's HTTP side: GET + JSON, retrying 404 / 429 / 502 / 503 / 504 and
+//! connection errors three times with doubling backoff, as the kit's client does (the mirror
+//! lags consensus by seconds). Paths and what the answers mean live in `mirror::resources`.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};

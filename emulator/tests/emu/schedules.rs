@@ -1,10 +1,7 @@
 //! Scheduled transactions on the emulator: execution when the signatures are complete (at
 //! create or at a later sign), deletion with the admin key, and the mirror's view.
 
-#[macro_use]
-mod common;
-
-use common::{mirror, start};
+use crate::common::{mirror, start};
 use hak_emu::genesis::{dev_key, KeyKind};
 use hedera::{
     AccountId, Hbar, ScheduleCreateTransaction, ScheduleDeleteTransaction, ScheduleSignTransaction,

@@ -1,10 +1,7 @@
 //! Tokens, account updates and deletions, topic updates and deletions on the emulator,
 //! driven by the real SDK.
 
-#[macro_use]
-mod common;
-
-use common::{mirror, start};
+use crate::common::{mirror, start};
 use hak_emu::genesis::{dev_key, KeyKind};
 use hedera::{
     AccountAllowanceApproveTransaction, AccountCreateTransaction, AccountDeleteTransaction,

@@ -1,0 +1,12 @@
+//! The emulator's tests, in one binary: the real Rust SDK against it over loopback
+//! (transfers, accounts, topics, contracts as entities, tokens, schedules, queries, faults, the
+//! mirror API's JSON) and the official JS SDK (`js_sdk`, needs node: run by scripts/test.sh).
+
+#[macro_use]
+mod common;
+
+mod js_sdk;
+mod queries;
+mod schedules;
+mod sdk;
+mod tokens;
