@@ -128,9 +128,12 @@ pub fn unpack(home: &Path) -> Result<PathBuf, String> {
         return Ok(root);
     }
     let at = |e: std::io::Error, p: &Path| format!("{}: {e}", p.display());
+    // Unique per process and per call: two unpackers never share a staging directory.
+    static STAGING: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = STAGING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let staging = home
         .join("sdk")
-        .join(format!(".{name}.{}", std::process::id()));
+        .join(format!(".{name}.{}.{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&staging);
     for (path, bytes) in &files {
         let file = staging.join(path);
