@@ -282,6 +282,7 @@ fn budgets_hold_across_hosts_on_one_durable_store_and_across_restarts() {
 }
 
 #[test]
+#[ignore = "needs redis-server (scripts/install-deps.sh); scripts/test.sh runs it"]
 fn two_replicas_on_one_redis_never_pass_a_budget() {
     let redis = RedisServer::start();
     let manifest = format!(
@@ -314,6 +315,7 @@ fn two_replicas_on_one_redis_never_pass_a_budget() {
 }
 
 #[test]
+#[ignore = "needs redis-server (scripts/install-deps.sh); scripts/test.sh runs it"]
 fn a_state_store_that_cannot_answer_blocks() {
     let redis = RedisServer::start();
     let manifest = format!(
