@@ -195,11 +195,6 @@ impl Network {
     pub fn runtime(&self) -> &tokio::runtime::Handle {
         self.runtime.handle()
     }
-
-    /// Run a network future to completion from synchronous lifecycle code.
-    pub fn block_on<F: std::future::Future>(&self, fut: F) -> F::Output {
-        crate::blocking::block_on(self.runtime.handle(), fut)
-    }
 }
 
 /// The network capabilities' actions, done with the operator's client on the network's
