@@ -492,6 +492,7 @@ fn the_rust_sdk_reads_signs_and_submits_every_transaction_tools_bytes() {
 }
 
 #[test]
+#[ignore = "needs node and the JS SDK (npm ci in tests/conformance); scripts/test.sh runs it"]
 fn bytes_for_several_nodes_decode_with_every_node_and_sign() {
     let (auto, _) = start(LOCAL);
     let world = seed(&auto);
