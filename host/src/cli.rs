@@ -19,7 +19,10 @@ use std::time::Instant;
 #[command(
     name = "hak",
     version,
-    about = "Hedera Agent Kit tools with sandboxed WebAssembly hooks and policies"
+    about = "Hedera Agent Kit tools with sandboxed WebAssembly hooks and policies",
+    after_help = "Logs go to stderr: HAK_LOG sets the level (error, warn (default), info, debug, trace); \
+                  HAK_LOG_FORMAT=json writes one JSON object per line. A manifest's [decisions] \
+                  section records every call as a JSON line (docs/OPERATIONS.md)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -198,7 +201,7 @@ enum PluginCommand {
 
 /// Entry point of the `hak` binary.
 pub fn main() -> ExitCode {
-    init_tracing();
+    crate::logging::init();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // A bad value gets the one-line error every other failure gets; help, version and
@@ -223,18 +226,6 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-fn init_tracing() {
-    let level = std::env::var("HAK_LOG")
-        .ok()
-        .and_then(|l| tracing::Level::from_str(&l).ok())
-        .unwrap_or(tracing::Level::WARN);
-    let _ = tracing_subscriber::fmt()
-        .with_max_level(level)
-        .with_writer(std::io::stderr)
-        .without_time()
-        .try_init();
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -405,7 +396,10 @@ fn open_registry(
                     tracing::info!("loaded plugin {name} (chain v{})", report.chain_version);
                 }
                 for name in &report.removed {
-                    tracing::info!("removed plugin {name} (chain v{})", report.chain_version);
+                    tracing::warn!(
+                        "plugin {name} removed: its file left the plugins directory (chain v{})",
+                        report.chain_version
+                    );
                 }
                 for (name, reason) in &report.rejected {
                     tracing::warn!("plugin {name} refused: {reason}");
@@ -639,6 +633,7 @@ fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::Result<()> {
         capabilities: Vec::new(),
         limits: Default::default(),
         on_error: Default::default(),
+        enforce: true,
     };
     let config = RuntimeConfig {
         cache_dir: ArtifactCache::default_dir(),

@@ -4,11 +4,13 @@
 
 use crate::capabilities::HederaActions;
 use crate::context::{AgentContext, AgentMode};
+use crate::decisions::DecisionLog;
 use crate::lifecycle::chain::{Chain, Member};
 use crate::lifecycle::native::NativePlugin;
 use crate::lifecycle::{CallEnv, Session};
 use crate::manifest::StateBackendKind;
 use crate::manifest::{Manifest, NetworkName};
+use crate::metrics::{Metrics, Snapshot, TimedBackend};
 use crate::network::Network;
 use crate::runtime::{
     ArtifactCache, LoadError, LoadedPlugin, LogSink, Runtime, RuntimeConfig, TracingLogSink,
@@ -151,7 +153,22 @@ impl HostBuilder {
                 .into_iter()
                 .map(crate::lifecycle::native::member),
         );
-        let state = open_state(&manifest, self.state)?;
+        let metrics = Arc::new(Metrics::new());
+        let state: Arc<dyn StateBackend> = Arc::new(TimedBackend::new(
+            open_state(&manifest, self.state)?,
+            metrics.clone(),
+        ));
+        let decisions = match &manifest.decisions {
+            Some(settings) => {
+                let mut settings = settings.clone();
+                settings.path = manifest.resolve(&settings.path);
+                Some(
+                    DecisionLog::open(&settings, metrics.clone())
+                        .map_err(|e| HostError::Config(e.to_string()))?,
+                )
+            }
+            None => None,
+        };
         let tools = ToolRegistry::native();
         let chain = ArcSwap::from_pointee(Chain::new(plugins, tools.methods()));
         Ok(Host {
@@ -166,6 +183,8 @@ impl HostBuilder {
                 custom_strategy: self.strategy,
                 default_context,
                 mode_is_default,
+                metrics,
+                decisions,
             }),
         })
     }
@@ -220,6 +239,9 @@ struct HostInner {
     default_context: AgentContext,
     /// The manifest did not name a mode (so the kit's default, autonomous, applies).
     mode_is_default: bool,
+    metrics: Arc<Metrics>,
+    /// The manifest's `[decisions]` log, when it has one.
+    decisions: Option<DecisionLog>,
 }
 
 /// A running host. Clone it freely; each agent context gets its own [`Session`].
@@ -322,6 +344,38 @@ impl Host {
     pub fn state_backend(&self) -> &Arc<dyn StateBackend> {
         &self.inner.state
     }
+
+    /// The host's metrics (what `GET /metrics` renders).
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.inner.metrics
+    }
+
+    /// The decision log, when the manifest has a `[decisions]` section.
+    pub fn decision_log(&self) -> Option<&DecisionLog> {
+        self.inner.decisions.as_ref()
+    }
+
+    /// The metrics text, with what the host holds now (`sessions`: idle sessions kept and
+    /// evicted so far, from the server's pool).
+    pub fn render_metrics(&self, sessions: (u64, u64)) -> String {
+        let chain = self.inner.chain.load();
+        let wasm = self.plugins();
+        self.inner.metrics.render(&Snapshot {
+            chain_version: chain.version(),
+            chain_plugins: chain.members().len() as u64,
+            instances_live: crate::runtime::live_instances(),
+            instances_created: wasm
+                .iter()
+                .map(|p| {
+                    p.stats
+                        .instantiations
+                        .load(std::sync::atomic::Ordering::Relaxed)
+                })
+                .sum(),
+            sessions_idle: sessions.0,
+            sessions_evicted: sessions.1,
+        })
+    }
 }
 
 /// The host is where sessions run: every [`CallEnv`] answer comes from its manifest, network
@@ -374,6 +428,14 @@ impl CallEnv for Host {
 
     fn strategy(&self, mode: AgentMode) -> Result<&dyn TransactionStrategy, String> {
         crate::strategy::for_mode(mode, self.inner.custom_strategy.as_deref())
+    }
+
+    fn metrics(&self) -> &Arc<Metrics> {
+        &self.inner.metrics
+    }
+
+    fn decision_log(&self) -> Option<&DecisionLog> {
+        self.inner.decisions.as_ref()
     }
 
     fn strategy_env<'a>(&'a self, context: &'a AgentContext) -> StrategyEnv<'a> {

@@ -8,6 +8,9 @@
 //!   (admin changes, the watched directory read without being abused by it, signatures).
 //! - [`host`]: one configured host (manifest, tools, network, chain); [`context`]: the agent
 //!   context a call runs in.
+//! - [`metrics`]: the Prometheus metrics of calls, plugin steps and the state store;
+//!   [`decisions`]: the decision log (one JSON line per call); [`logging`]: the process's
+//!   log output (text or JSON).
 //! - [`lifecycle`]: the kit's 7 stages over a `CallEnv` (what a session needs from the host),
 //!   the plugin chain, per-context sessions, envelopes; [`stage`]: the hookable stages.
 //! - [`plugin`]: what a plugin is to the lifecycle (`ChainPlugin`, `PluginSession`, verdicts,
@@ -32,14 +35,17 @@ pub mod capabilities;
 pub mod cli;
 pub mod componentize;
 pub mod context;
+pub mod decisions;
 pub mod go_plugin;
 pub mod guest_sources;
 pub mod host;
 pub mod intake;
 pub mod lifecycle;
 pub mod limits;
+pub mod logging;
 pub mod manifest;
 pub mod mcp;
+pub mod metrics;
 pub mod mirror;
 pub mod network;
 pub mod plugin;

@@ -53,6 +53,8 @@ pub struct Manifest {
     pub agents: Vec<AgentSpec>,
     #[serde(default)]
     pub server: ServerSection,
+    /// The decision log: one JSON line per call (off when absent).
+    pub decisions: Option<crate::decisions::DecisionSettings>,
     /// Directory the manifest was read from; relative plugin paths resolve against it.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -224,7 +226,7 @@ pub struct TrustSection {
 
 /// A watched plugin's settings, in `<name>.toml` beside `<name>.wasm`: the keys of a
 /// `[[plugins]]` entry but `name` (the file name) and `path`.
-#[derive(Clone, Debug, Deserialize, Default)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PluginSidecar {
     pub sha256: Option<String>,
@@ -236,6 +238,13 @@ pub struct PluginSidecar {
     pub limits: PluginLimits,
     #[serde(default)]
     pub on_error: OnError,
+    /// false: shadow mode (runs on real calls, its answers recorded, never applied).
+    #[serde(default = "enforce_default")]
+    pub enforce: bool,
+}
+
+fn enforce_default() -> bool {
+    true
 }
 
 impl PluginSidecar {
@@ -249,6 +258,7 @@ impl PluginSidecar {
             capabilities: self.capabilities,
             limits: self.limits,
             on_error: self.on_error,
+            enforce: self.enforce,
         }
     }
 }
@@ -282,6 +292,11 @@ pub struct PluginSpec {
     pub limits: PluginLimits,
     #[serde(default)]
     pub on_error: OnError,
+    /// `false` runs the plugin in shadow mode: called on real calls, its blocks,
+    /// replacements and failures recorded (decision log, metrics, `GET /v1/plugins`) but never
+    /// changing a call. Promote it by setting `true` (a hot-swapped settings change).
+    #[serde(default = "enforce_default")]
+    pub enforce: bool,
 }
 
 fn empty_table() -> toml::Table {

@@ -113,6 +113,7 @@ impl McpServer {
     async fn run(
         &self,
         caller_context: AgentContext,
+        agent: Option<Arc<str>>,
         method: String,
         params: String,
         progress: Option<(rmcp::Peer<RoleServer>, rmcp::model::ProgressToken)>,
@@ -127,6 +128,7 @@ impl McpServer {
         let mut work = tokio::task::spawn_blocking(move || {
             let mut session = inner.pool.take(caller_context);
             session.set_explain_blocks(inner.explain_blocks);
+            session.set_caller(agent.as_deref());
             let out = session.call(&method, &params);
             inner.pool.give_back(session);
             out
@@ -248,12 +250,15 @@ impl ServerHandler for McpServer {
             return Ok(CallToolResult::error(vec![ContentBlock::text(why)]).into());
         }
         let caller_context = caller.context;
+        let agent = caller.agent.map(|a| a.name.clone());
         let params = Value::Object(request.arguments.unwrap_or_default()).to_string();
         let progress = context
             .meta
             .get_progress_token()
             .map(|token| (context.peer.clone(), token));
-        let envelope = self.run(caller_context, method, params, progress).await?;
+        let envelope = self
+            .run(caller_context, agent, method, params, progress)
+            .await?;
         Ok(tool_result(envelope).into())
     }
 }

@@ -16,6 +16,7 @@ use crate::runtime::{LoadedPlugin, WasmPlugin};
 use crate::signing;
 use ed25519_dalek::VerifyingKey;
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -79,8 +80,14 @@ pub struct PluginStatus {
     pub loaded_at_ms: u64,
     pub load_ms: f64,
     pub calls: u64,
+    /// Calls it blocked (an enforcing plugin; 0 in shadow mode).
     pub blocks: u64,
     pub errors: u64,
+    /// false: shadow mode (`enforce = false`): it runs on real calls, its answers recorded
+    /// but never applied.
+    pub enforce: bool,
+    /// Calls a shadow plugin would have blocked (0 for an enforcing one).
+    pub would_block: u64,
     /// Agent contexts (scope keys) in which a skippable hook's circuit is open.
     pub tripped_contexts: Vec<String>,
     /// Network capability calls made, and refused by a quota.
@@ -102,6 +109,10 @@ pub struct SyncReport {
 struct State {
     extra: BTreeMap<String, Entry>,
     previous: HashMap<String, Entry>,
+    /// Directory files refused, by name: what was refused (a digest of the component, its
+    /// settings and signatures, or the reason it could not be read). The same files are not
+    /// validated or reported again until they change.
+    refused: HashMap<String, String>,
 }
 
 pub struct Registry {
@@ -147,6 +158,7 @@ impl Registry {
             state: Mutex::new(State {
                 extra: BTreeMap::new(),
                 previous: HashMap::new(),
+                refused: HashMap::new(),
             }),
         })
     }
@@ -178,7 +190,9 @@ impl Registry {
                 .map(|e| WasmPlugin::member(e.plugin.clone())),
         );
         members.extend(self.base.iter().filter(|m| is_native(m.as_ref())).cloned());
-        self.host.swap_members(members)
+        let version = self.host.swap_members(members);
+        self.host.metrics().plugin_change(true);
+        version
     }
 
     /// Validate and load a plugin without touching the chain.
@@ -351,11 +365,26 @@ impl Registry {
         }
         for (name, path) in &on_disk {
             match self.sync_file(name, path) {
-                Ok(true) => report.loaded.push(name.clone()),
+                Ok(true) => {
+                    self.lock().refused.remove(name);
+                    report.loaded.push(name.clone());
+                }
                 Ok(false) => {}
-                Err(e) => report.rejected.push((name.clone(), e)),
+                Err((what, e)) => {
+                    // Reported (and counted) once per refused content, however many times
+                    // the directory is synced.
+                    let first =
+                        self.lock().refused.insert(name.clone(), what.clone()) != Some(what);
+                    if first {
+                        self.host.metrics().plugin_change(false);
+                        report.rejected.push((name.clone(), e));
+                    }
+                }
             }
         }
+        self.lock()
+            .refused
+            .retain(|name, _| on_disk.contains_key(name));
         let gone: Vec<String> = {
             let state = self.lock();
             state
@@ -374,11 +403,15 @@ impl Registry {
         report
     }
 
-    /// Load one directory file if it changed; `Ok(true)` when the chain changed.
-    fn sync_file(&self, name: &str, path: &Path) -> Result<bool, String> {
+    /// Load one directory file if it changed; `Ok(true)` when the chain changed. A refusal
+    /// comes with what was refused (see `State::refused`); files refused before and unchanged
+    /// since are skipped.
+    fn sync_file(&self, name: &str, path: &Path) -> Result<bool, (String, String)> {
+        let unreadable = |e: String| (format!("unreadable: {e}"), e);
         let dir = self.plugins_dir.as_deref().unwrap_or(Path::new("."));
-        let bytes = intake::read(dir, path, MAX_COMPONENT_BYTES)?
-            .ok_or_else(|| "cannot read: it went away".to_owned())?;
+        let bytes = intake::read(dir, path, MAX_COMPONENT_BYTES)
+            .map_err(unreadable)?
+            .ok_or_else(|| unreadable("cannot read: it went away".to_owned()))?;
         let sha = hex::encode(signing::digest(&bytes));
         let settings_path = path.with_extension("toml");
         let text = |path: &Path, max| -> Result<Option<String>, String> {
@@ -388,15 +421,32 @@ impl Registry {
                 })
                 .transpose()
         };
-        let settings_text = text(&settings_path, intake::MAX_SIDECAR_BYTES)?.unwrap_or_default();
+        let settings_text = text(&settings_path, intake::MAX_SIDECAR_BYTES)
+            .map_err(unreadable)?
+            .unwrap_or_default();
         let signature = text(
             &path.with_extension("wasm.sig"),
             intake::MAX_SIGNATURE_BYTES,
-        )?;
+        )
+        .map_err(unreadable)?;
         let settings_signature = text(
             &path.with_extension("toml.sig"),
             intake::MAX_SIGNATURE_BYTES,
-        )?;
+        )
+        .map_err(unreadable)?;
+        let what = {
+            let mut h = Sha256::new();
+            for part in [
+                sha.as_str(),
+                &settings_text,
+                signature.as_deref().unwrap_or("-"),
+                settings_signature.as_deref().unwrap_or("-"),
+            ] {
+                h.update((part.len() as u64).to_le_bytes());
+                h.update(part.as_bytes());
+            }
+            hex::encode(h.finalize())
+        };
         {
             let state = self.lock();
             if let Some(e) = state.extra.get(name) {
@@ -404,9 +454,12 @@ impl Registry {
                     return Ok(false);
                 }
             }
+            if state.refused.get(name) == Some(&what) {
+                return Ok(false);
+            }
         }
-        let settings: PluginSidecar =
-            toml::from_str(&settings_text).map_err(|e| intake::toml_error(&settings_path, &e))?;
+        let settings: PluginSidecar = toml::from_str(&settings_text)
+            .map_err(|e| (what.clone(), intake::toml_error(&settings_path, &e)))?;
         self.put_signed(
             name,
             &bytes,
@@ -417,7 +470,7 @@ impl Registry {
             Source::Directory,
         )
         .map(|_| true)
-        .map_err(|e| e.to_string())
+        .map_err(|e| (what, e.to_string()))
     }
 
     /// Every plugin of the current chain, with counters.
@@ -426,6 +479,7 @@ impl Registry {
         let mut out = Vec::new();
         let status = |p: &LoadedPlugin, source, loaded_at_ms, load_ms, can_roll_back| {
             let d = &p.description;
+            let blocks = p.stats.blocks.load(Ordering::Relaxed);
             PluginStatus {
                 name: p.spec.name.clone(),
                 plugin_name: d.name.clone(),
@@ -438,8 +492,10 @@ impl Registry {
                 loaded_at_ms,
                 load_ms,
                 calls: p.stats.calls.load(Ordering::Relaxed),
-                blocks: p.stats.blocks.load(Ordering::Relaxed),
+                blocks: if p.spec.enforce { blocks } else { 0 },
                 errors: p.stats.errors.load(Ordering::Relaxed),
+                enforce: p.spec.enforce,
+                would_block: if p.spec.enforce { 0 } else { blocks },
                 tripped_contexts: p.stats.tripped_contexts(),
                 capability_calls: p.stats.capability.calls.load(Ordering::Relaxed),
                 capability_refusals: p.stats.capability.refusals.load(Ordering::Relaxed),

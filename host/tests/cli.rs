@@ -494,3 +494,86 @@ fn two_serve_replicas_on_one_redis_hold_one_budget() {
     let _ = redis.wait();
     assert_eq!(passed.into_inner(), 7);
 }
+
+/// Logs for machines and for people: `HAK_LOG_FORMAT=json` writes one JSON object per line
+/// with a timestamp; text has timestamps and no colour when stderr is not a terminal. A
+/// block is logged at INFO with the plugin's name; `hak call` writes its decision line before
+/// it exits.
+#[test]
+fn logs_are_json_lines_or_plain_text_and_hak_call_records_its_decision() {
+    let dir = root().join(format!("target/test-tmp/cli-logs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = dir.join("hak.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n\n[decisions]\npath = \"decisions.jsonl\"\nparams = \"full\"\n\n[[plugins]]\nname = \"cap-one\"\npath = {:?}\nconfig = {{ maxRecipients = 1 }}\n",
+            root().join("target/plugins/rust/max-recipients.wasm").display().to_string()
+        ),
+    )
+    .unwrap();
+    let two = r#"{"transfers":[{"accountId":"0.0.2001","amount":1},{"accountId":"0.0.2002","amount":1}]}"#;
+    let run = |format: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_hak"));
+        command
+            .args(["call", "transfer_hbar_tool", two, "--config"])
+            .arg(&manifest)
+            .env("HAK_CACHE_DIR", root().join("target/test-cache"))
+            .env("HAK_STATE_DIR", dir.join("state"))
+            .env("HAK_LOG", "info");
+        match format {
+            Some(f) => command.env("HAK_LOG_FORMAT", f),
+            None => command.env_remove("HAK_LOG_FORMAT"),
+        };
+        let out = command.output().expect("run hak");
+        assert_eq!(json(&out)["raw"]["errorCode"], "POLICY_BLOCKED");
+        String::from_utf8(out.stderr).unwrap()
+    };
+
+    let stderr = run(Some("json"));
+    let lines: Vec<Value> = stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    assert!(lines
+        .iter()
+        .all(|l| l["timestamp"].is_string() && l["level"].is_string()));
+    let block = lines
+        .iter()
+        .find(|l| {
+            l["message"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("call blocked")
+        })
+        .unwrap_or_else(|| panic!("no block line: {stderr}"));
+    assert_eq!(block["level"], "INFO");
+    assert_eq!(block["plugin"], "cap-one");
+    assert_eq!(block["code"], "MAX_RECIPIENTS_EXCEEDED");
+
+    let stderr = run(None);
+    assert!(!stderr.contains('\x1b'), "colour on a pipe: {stderr:?}");
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("call blocked"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(line.starts_with("20"), "no timestamp: {line}");
+    assert!(line.contains("cap-one"), "{line}");
+
+    let stderr = run(Some("yaml"));
+    assert!(stderr.contains("HAK_LOG_FORMAT=\"yaml\""), "{stderr}");
+
+    // Three runs, three decision lines, each written before its process exited.
+    let log = std::fs::read_to_string(dir.join("decisions.jsonl")).unwrap();
+    let decisions: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(decisions.len(), 3, "{log}");
+    for d in &decisions {
+        assert_eq!(d["outcome"], "blocked");
+        assert_eq!(d["params"]["transfers"][1]["accountId"], "0.0.2002");
+        assert_eq!(d["decisions"][0]["plugin"], "cap-one");
+    }
+}

@@ -146,6 +146,7 @@ fn load(rel: &str, name: &str, config: &str) -> Arc<LoadedPlugin> {
         capabilities: vec![],
         limits: Default::default(),
         on_error: Default::default(),
+        enforce: true,
     };
     LoadedPlugin::load(host.runtime(), spec, &plugin(rel), None)
         .unwrap_or_else(|e| panic!("{rel}: {e}"))

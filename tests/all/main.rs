@@ -17,6 +17,7 @@ mod library;
 mod library_coverage;
 mod lifecycle;
 mod mcp;
+mod operations;
 mod params;
 mod policies;
 mod return_bytes;

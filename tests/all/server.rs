@@ -2,60 +2,14 @@
 //! browser could forge are refused, and contexts are bounded (idle ones are evicted, so new
 //! ones never lock out, and idle instances cannot hold memory without bound).
 
-use hak_host::registry::Registry;
 use hak_host::serve::pool::SessionPool;
-use hak_host::serve::ServeOptions;
 use hak_host::{AgentContext, AgentMode};
 use hak_tests::*;
 use serde_json::Value;
 use std::io::{Read, Write};
-use std::sync::Arc;
 use std::time::Duration;
 
 const TRANSFER: &str = r#"{"transfers":[{"accountId":"0.0.2001","amount":1}]}"#;
-
-/// A server on a free port for its manifest (admin token `s3cret`). Dropped, it stops its
-/// runtime before the host goes (a host must not be dropped on a runtime thread).
-struct Server {
-    addr: std::net::SocketAddr,
-    runtime: Option<tokio::runtime::Runtime>,
-    _registry: Arc<Registry>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_timeout(Duration::from_secs(5));
-        }
-    }
-}
-
-fn serve(manifest: &str) -> (std::net::SocketAddr, Server) {
-    let (host, _) = start(manifest);
-    let registry = Arc::new(Registry::new(host, None).unwrap());
-    let options = ServeOptions::from_manifest(&registry, Some("s3cret")).unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
-    runtime.spawn(hak_host::serve::serve(
-        listener,
-        registry.clone(),
-        options,
-        std::future::pending(),
-    ));
-    let server = Server {
-        addr,
-        runtime: Some(runtime),
-        _registry: registry,
-    };
-    (server.addr, server)
-}
 
 /// One raw HTTP/1.1 request: (status, body).
 fn request(addr: std::net::SocketAddr, head: &str, body: &str) -> (u16, Value) {

@@ -317,6 +317,22 @@ pub fn http(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (u16, String, serde_json::Value) {
+    let (status, head, body) = http_text(addr, method, path, headers, body);
+    (
+        status,
+        head,
+        serde_json::from_str(&body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+/// [`http`], with the body as text.
+pub fn http_text(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, String) {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     let mut request = format!(
@@ -333,9 +349,57 @@ pub fn http(
     stream.read_to_string(&mut response).unwrap();
     let (head, body) = response.split_once("\r\n\r\n").unwrap();
     let status = head[9..12].parse().unwrap();
-    (
-        status,
-        head.to_owned(),
-        serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
-    )
+    (status, head.to_owned(), body.to_owned())
+}
+
+/// A `hak serve` on a free loopback port (admin token `s3cret`). Dropped, it stops its
+/// runtime before the host goes (a host must not be dropped on a runtime thread).
+pub struct Server {
+    pub addr: std::net::SocketAddr,
+    pub registry: Arc<hak_host::registry::Registry>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+        }
+    }
+}
+
+/// Serve `manifest` (see [`Server`]).
+pub fn serve(manifest: &str) -> (std::net::SocketAddr, Server) {
+    let server = serve_dir(manifest, None);
+    (server.addr, server)
+}
+
+/// Serve `manifest` with the plugins of `plugins_dir` (synced once; re-sync through the
+/// registry or `POST /v1/reload`).
+pub fn serve_dir(manifest: &str, plugins_dir: Option<PathBuf>) -> Server {
+    use hak_host::registry::Registry;
+    let (host, _) = start(manifest);
+    let registry = Arc::new(Registry::new(host, plugins_dir).unwrap());
+    registry.sync_dir();
+    let options = hak_host::serve::ServeOptions::from_manifest(&registry, Some("s3cret")).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    runtime.spawn(hak_host::serve::serve(
+        listener,
+        registry.clone(),
+        options,
+        std::future::pending(),
+    ));
+    Server {
+        addr,
+        registry,
+        runtime: Some(runtime),
+    }
 }

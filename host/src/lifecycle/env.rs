@@ -1,11 +1,13 @@
 //! What a [`super::Session`] needs from its surroundings, and nothing more: the tools, the
-//! current plugin chain, the state store, the call settings, a tool context for a call and the
-//! strategy of a mode with what it may use. [`crate::host::Host`] implements it over its
+//! current plugin chain, the state store, the call settings, a tool context for a call, the
+//! strategy of a mode with what it may use, and where calls are counted and recorded. [`crate::host::Host`] implements it over its
 //! network and manifest; the lifecycle's own tests implement it over a plain network and a
 //! chain they build, so the 7-stage pipeline runs without a host.
 
 use super::chain::Chain;
 use crate::context::{AgentContext, AgentMode};
+use crate::decisions::DecisionLog;
+use crate::metrics::Metrics;
 use crate::state_store::StateBackend;
 use crate::strategy::{StrategyEnv, TransactionStrategy};
 use crate::tools::{ToolContext, ToolRegistry};
@@ -41,4 +43,10 @@ pub trait CallEnv: Send + Sync {
 
     /// What a strategy may use for a call in `context`.
     fn strategy_env<'a>(&'a self, context: &'a AgentContext) -> StrategyEnv<'a>;
+
+    /// Where calls and plugin steps are counted.
+    fn metrics(&self) -> &Arc<Metrics>;
+
+    /// Where each call is recorded, when the manifest asks for a decision log.
+    fn decision_log(&self) -> Option<&DecisionLog>;
 }

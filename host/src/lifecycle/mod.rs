@@ -15,7 +15,9 @@ mod strict_json;
 
 use crate::capabilities::Capability;
 use crate::context::AgentContext;
+use crate::decisions::{CallRecord, Decision};
 use crate::manifest::OnError;
+use crate::metrics::{Answer, CallOutcome, PluginMeters, StepKind};
 use crate::plugin::ChainPlugin;
 use crate::plugin::{
     BlockReason, ContextScope, FailureCause, HookAnswer, PluginError, PluginFailure, PluginSession,
@@ -31,6 +33,7 @@ pub use env::CallEnv;
 use envelope::{Abort, Block};
 use serde_json::{json, Value};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The method is not a tool this host serves.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -48,6 +51,13 @@ pub struct Session {
     chain: Arc<Chain>,
     /// Each chain member's state in this context, in chain order.
     members: Vec<Box<dyn PluginSession>>,
+    /// Each chain member's metric handles, in chain order.
+    meters: Vec<PluginMeters>,
+    /// The current call's plugin steps, kept only while a decision log is open.
+    decisions: Vec<Decision>,
+    recording: bool,
+    /// The authenticated agent calling through this session (for the decision log).
+    caller: Option<Arc<str>>,
     buf: String,
     /// The normalised params of the call that just failed, for failure observers.
     failed_normalised: Option<String>,
@@ -99,6 +109,8 @@ impl Session {
             reservations: reservations.clone(),
         };
         let members = open_members(&chain, &scope);
+        let meters = open_meters(&*env, &chain);
+        let recording = env.decision_log().is_some();
         Session {
             env,
             scope,
@@ -106,6 +118,10 @@ impl Session {
             context_json,
             chain,
             members,
+            meters,
+            decisions: Vec::new(),
+            recording,
+            caller: None,
             buf: String::new(),
             failed_normalised: None,
             reservations,
@@ -122,6 +138,14 @@ impl Session {
 
     pub fn context(&self) -> &AgentContext {
         &self.context
+    }
+
+    /// Name the agent the next calls are made for (the decision log's `agent`); `None` for
+    /// callers without an agent entry.
+    pub fn set_caller(&mut self, agent: Option<&str>) {
+        if self.caller.as_deref() != agent {
+            self.caller = agent.map(Arc::from);
+        }
     }
 
     /// The version of the chain this session's last (or next) call ran on.
@@ -141,12 +165,36 @@ impl Session {
             // (scratchpads are per context and plugin name, so state carries over).
             self.chain = self.env.chain();
             self.members = open_members(&self.chain, &self.scope);
+            self.meters = open_meters(&*env, &self.chain);
         }
+        let started = Instant::now();
         let plan = self.chain.plan(method);
         self.failed_normalised = None;
         self.outcome = TxOutcome::NotApplied;
-        let envelope = self.outcome_of_run(&*env, tool, &plan, params_json);
+        self.decisions.clear();
+        let (envelope, outcome) = self.outcome_of_run(&*env, tool, &plan, params_json);
         self.settle_reservations();
+        env.metrics()
+            .call(tool.spec().method, self.context.mode.as_str(), outcome);
+        if let Some(log) = env.decision_log() {
+            let raw = &envelope["raw"];
+            log.write(&CallRecord {
+                agent: self.caller.as_deref(),
+                scope: &self.scope.scope,
+                account_id: self.context.account_id.map(|a| a.to_string()),
+                mode: self.context.mode.as_str(),
+                tool: tool.spec().method,
+                params: params_json,
+                chain_version: self.chain.version(),
+                decisions: &self.decisions,
+                outcome,
+                transaction_outcome: self.outcome.as_str(),
+                transaction_id: raw["transactionId"].as_str(),
+                error: raw["error"].as_str(),
+                error_code: raw["errorCode"].as_str(),
+                micros: micros(started.elapsed()),
+            });
+        }
         Ok(envelope)
     }
 
@@ -173,11 +221,18 @@ impl Session {
         tool: &dyn DynTool,
         plan: &Plan,
         params_json: &str,
-    ) -> Value {
+    ) -> (Value, CallOutcome) {
         let method = tool.spec().method;
         match self.run(env, tool, plan, params_json) {
-            Ok(result) => result,
+            Ok(result) => (result, CallOutcome::Success),
             Err(abort) => {
+                let outcome = match &abort {
+                    Abort::Error(_) | Abort::Invalid { .. } => CallOutcome::Error,
+                    Abort::Transaction { .. } => CallOutcome::Rejected,
+                    Abort::Unknown { .. } => CallOutcome::Unknown,
+                    Abort::Blocked(_) => CallOutcome::Blocked,
+                    Abort::Plugin(_) => CallOutcome::PluginFailure,
+                };
                 let mut envelope = abort.into_envelope(tool.spec().name);
                 let hint = envelope["raw"]["errorCode"]
                     .as_str()
@@ -194,8 +249,20 @@ impl Session {
                 if !plan.failure_observers().is_empty() {
                     self.notify_failure(tool, plan, params_json, &envelope);
                 }
-                tracing::debug!(method, "{}", envelope["raw"]["error"]);
-                envelope
+                match outcome {
+                    CallOutcome::Blocked => {
+                        let block = &envelope["raw"]["policyBlock"];
+                        tracing::info!(
+                            method,
+                            plugin = block["plugin"].as_str().unwrap_or_default(),
+                            code = block["reasonCode"].as_str().unwrap_or_default(),
+                            "call blocked: {}",
+                            crate::logging::one_line(block["reason"].as_str().unwrap_or_default())
+                        );
+                    }
+                    _ => tracing::debug!(method, "{}", envelope["raw"]["error"]),
+                }
+                (envelope, outcome)
             }
         }
     }
@@ -362,18 +429,47 @@ impl Session {
                     // here is bypassed here (other contexts still call it).
                     continue;
                 }
-                let json = match (
-                    session.hook(&stage_call(stage, spec, &buf)),
-                    member.on_error(),
-                ) {
+                let enforce = member.enforces();
+                let started = Instant::now();
+                let answer = session.hook(&stage_call(stage, spec, &buf));
+                let took = started.elapsed();
+                if let Err(PluginError::Failed(f)) = &answer {
+                    self.meters[step.plugin].failure(f.cause.as_str());
+                }
+                let counted = match &answer {
+                    Ok(HookAnswer::Proceed) => Answer::Proceed,
+                    Ok(HookAnswer::Replace(_)) if enforce => Answer::Replace,
+                    Ok(HookAnswer::Replace(_)) => Answer::WouldReplace,
+                    Err(PluginError::Failed(_)) => Answer::Failure,
+                    Err(PluginError::Answered(_)) => Answer::Error,
+                };
+                self.note(
+                    step.plugin,
+                    stage,
+                    StepKind::Hook,
+                    counted,
+                    took,
+                    || match &answer {
+                        Err(PluginError::Failed(f)) => {
+                            (Some(f.cause.as_str().to_owned()), Some(f.detail.clone()))
+                        }
+                        Err(PluginError::Answered(m)) => (None, Some(m.clone())),
+                        _ => (None, None),
+                    },
+                );
+                let json = match (answer, member.on_error()) {
                     (Ok(HookAnswer::Proceed), _) => continue,
+                    // A shadow hook's replacement is recorded, never applied.
+                    (Ok(HookAnswer::Replace(_)), _) if !enforce => continue,
                     (Ok(HookAnswer::Replace(json)), _) => json,
                     (Err(PluginError::Failed(failure)), OnError::Skip) => {
                         tracing::warn!(
-                            "skipping hook after failure (on_error = \"skip\"): {failure}"
+                            "skipping hook after failure (on_error = \"skip\"): {}",
+                            crate::logging::one_line(&failure.to_string())
                         );
                         continue;
                     }
+                    (Err(_), _) if !enforce => continue,
                     (Err(PluginError::Failed(failure)), OnError::Block) => {
                         return Err(Abort::Plugin(failure))
                     }
@@ -387,6 +483,7 @@ impl Session {
                         }
                     }
                     Err(detail) => {
+                        self.meters[step.plugin].failure(FailureCause::InvalidOutput.as_str());
                         let failure = PluginFailure {
                             plugin: member.name().to_owned(),
                             phase: stage.as_str().into(),
@@ -394,7 +491,10 @@ impl Session {
                             detail,
                         };
                         if member.on_error() == OnError::Skip {
-                            tracing::warn!("ignoring replacement (on_error = \"skip\"): {failure}");
+                            tracing::warn!(
+                                "ignoring replacement (on_error = \"skip\"): {}",
+                                crate::logging::one_line(&failure.to_string())
+                            );
                         } else {
                             return Err(Abort::Plugin(failure));
                         }
@@ -407,15 +507,86 @@ impl Session {
         outcome
     }
 
-    /// One policy check of chain member `index`: allow, or the abort it causes.
+    /// One policy check of chain member `index`: allow, or the abort it causes. A shadow
+    /// member's (`enforce = false`) block, error or failure is recorded and the call goes on.
     fn judge(&mut self, index: usize, call: &StageCall<'_>) -> Result<(), Abort> {
-        match self.members[index].policy(call) {
-            Ok(Verdict::Allow) => Ok(()),
-            Ok(Verdict::Block(reason)) => {
-                Err(block(self.chain.members()[index].as_ref(), call, reason))
+        let member = self.chain.members()[index].clone();
+        let enforce = member.enforces();
+        let started = Instant::now();
+        let answer = self.members[index].policy(call);
+        let took = started.elapsed();
+        let (counted, abort) = match answer {
+            Ok(Verdict::Allow) => (Answer::Allow, None),
+            Ok(Verdict::Block(reason)) => (
+                if enforce {
+                    Answer::Block
+                } else {
+                    Answer::WouldBlock
+                },
+                Some(block(member.as_ref(), call, reason)),
+            ),
+            Err(PluginError::Failed(failure)) => {
+                self.meters[index].failure(failure.cause.as_str());
+                (Answer::Failure, Some(Abort::Plugin(failure)))
             }
-            Err(PluginError::Failed(failure)) => Err(Abort::Plugin(failure)),
-            Err(PluginError::Answered(message)) => Err(Abort::Error(message)),
+            Err(PluginError::Answered(message)) => (Answer::Error, Some(Abort::Error(message))),
+        };
+        self.note(
+            index,
+            call.stage,
+            StepKind::Policy,
+            counted,
+            took,
+            || match &abort {
+                Some(Abort::Blocked(b)) => (b.reason_code.clone(), Some(b.reason.clone())),
+                Some(Abort::Plugin(f)) => {
+                    (Some(f.cause.as_str().to_owned()), Some(f.detail.clone()))
+                }
+                Some(Abort::Error(m)) => (None, Some(m.clone())),
+                _ => (None, None),
+            },
+        );
+        match abort {
+            Some(abort) if enforce => Err(abort),
+            Some(Abort::Blocked(b)) => {
+                tracing::info!(
+                    plugin = member.name(),
+                    method = call.method,
+                    code = b.reason_code.as_deref().unwrap_or_default(),
+                    "shadow policy would block: {}",
+                    crate::logging::one_line(&b.reason)
+                );
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Count one plugin step and, while a decision log is open, record it (`detail` gives
+    /// its code and reason, computed only then).
+    fn note(
+        &mut self,
+        index: usize,
+        stage: Stage,
+        kind: StepKind,
+        answer: Answer,
+        took: Duration,
+        detail: impl FnOnce() -> (Option<String>, Option<String>),
+    ) {
+        let meters = &self.meters[index];
+        meters.step((stage.index(), stage.as_str()), kind, answer, took);
+        if self.recording {
+            let (code, reason) = detail();
+            self.decisions.push(Decision {
+                plugin: meters.name().clone(),
+                stage: stage.as_str(),
+                kind,
+                answer,
+                enforce: self.chain.members()[index].enforces(),
+                code,
+                reason,
+                micros: micros(took),
+            });
         }
     }
 
@@ -465,7 +636,10 @@ impl Session {
         let input = Value::Object(input).to_string();
         for &index in plan.failure_observers() {
             if let Err(failure) = self.members[index].on_failure(&input) {
-                tracing::warn!("failure notification not delivered: {failure}");
+                tracing::warn!(
+                    "failure notification not delivered: {}",
+                    crate::logging::one_line(&failure.to_string())
+                );
             }
         }
     }
@@ -479,6 +653,19 @@ fn stage_call<'a>(stage: Stage, spec: &'a ToolSpec, input: &'a str) -> StageCall
         tool_type: spec.tool_type,
         input,
     }
+}
+
+/// Every chain member's metric handles, in chain order.
+fn open_meters(env: &dyn CallEnv, chain: &Chain) -> Vec<PluginMeters> {
+    chain
+        .members()
+        .iter()
+        .map(|m| env.metrics().plugin(m.name()))
+        .collect()
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
 /// Every chain member's state for the context `scope`, in chain order.

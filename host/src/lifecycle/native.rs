@@ -22,6 +22,11 @@ pub trait NativePlugin: Send + Sync {
     fn policy(&self, _call: &StageCall<'_>) -> Result<Verdict, String> {
         Ok(Verdict::Allow)
     }
+
+    /// false: shadow mode (see [`ChainPlugin::enforces`]).
+    fn enforces(&self) -> bool {
+        true
+    }
 }
 
 /// A native plugin as a chain member: trusted (every capability granted), stateless across
@@ -35,6 +40,10 @@ struct Native(Arc<dyn NativePlugin>);
 impl ChainPlugin for Native {
     fn description(&self) -> &PluginDescription {
         self.0.description()
+    }
+
+    fn enforces(&self) -> bool {
+        self.0.enforces()
     }
 
     fn open(&self, _scope: &ContextScope) -> Box<dyn PluginSession> {

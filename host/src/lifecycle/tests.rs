@@ -6,7 +6,9 @@ use super::chain::Chain;
 use super::native::{self, NativePlugin};
 use super::{CallEnv, Session};
 use crate::context::{AgentContext, AgentMode};
+use crate::decisions::{DecisionLog, DecisionSettings, ParamsRecord};
 use crate::manifest::Manifest;
+use crate::metrics::Metrics;
 use crate::network::Network;
 use crate::plugin::{BlockReason, HookAnswer, PluginDescription, StageCall, Verdict};
 use crate::stage::{Stage, StageSet};
@@ -24,10 +26,17 @@ struct PlainEnv {
     tools: ToolRegistry,
     chain: Arc<Chain>,
     state: Arc<dyn StateBackend>,
+    metrics: Arc<Metrics>,
+    decisions: Option<DecisionLog>,
 }
 
 impl PlainEnv {
     fn new(plugins: Vec<Arc<dyn NativePlugin>>) -> Arc<Self> {
+        Self::recording(plugins, None)
+    }
+
+    /// With a decision log at `log` (full params).
+    fn recording(plugins: Vec<Arc<dyn NativePlugin>>, log: Option<&std::path::Path>) -> Arc<Self> {
         let manifest = Manifest::parse(
             "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n",
             "lifecycle test",
@@ -37,11 +46,23 @@ impl PlainEnv {
         let tools = ToolRegistry::native();
         let members = plugins.into_iter().map(native::member).collect();
         let chain = Arc::new(Chain::new(members, tools.methods()));
+        let metrics = Arc::new(Metrics::new());
+        let decisions = log.map(|path| {
+            let settings = DecisionSettings {
+                path: path.to_owned(),
+                params: ParamsRecord::Full,
+                max_bytes: 1 << 20,
+                keep: 1,
+            };
+            DecisionLog::open(&settings, metrics.clone()).unwrap()
+        });
         Arc::new(PlainEnv {
             network: Network::from_manifest(&manifest).unwrap(),
             tools,
             chain,
             state: Arc::new(MemoryBackend::default()),
+            metrics,
+            decisions,
         })
     }
 }
@@ -83,6 +104,12 @@ impl CallEnv for PlainEnv {
     fn strategy(&self, mode: AgentMode) -> Result<&dyn TransactionStrategy, String> {
         crate::strategy::for_mode(mode, None)
     }
+    fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+    fn decision_log(&self) -> Option<&DecisionLog> {
+        self.decisions.as_ref()
+    }
     fn strategy_env<'a>(&'a self, context: &'a AgentContext) -> StrategyEnv<'a> {
         StrategyEnv {
             context,
@@ -105,6 +132,7 @@ struct Probe {
     block_when: Option<(Stage, &'static str)>,
     replace: Option<(Stage, &'static str)>,
     answer_error: bool,
+    enforce: bool,
 }
 
 fn probe(name: &str, log: &Log) -> Probe {
@@ -121,6 +149,7 @@ fn probe(name: &str, log: &Log) -> Probe {
         block_when: None,
         replace: None,
         answer_error: false,
+        enforce: true,
     }
 }
 
@@ -148,6 +177,10 @@ impl NativePlugin for Probe {
             }
             _ => Verdict::Allow,
         })
+    }
+
+    fn enforces(&self) -> bool {
+        self.enforce
     }
 
     fn hook(&self, call: &StageCall<'_>) -> Result<HookAnswer, String> {
@@ -247,4 +280,124 @@ fn a_plugin_answering_an_error_ends_the_call_with_its_message() {
     let error = out["raw"]["error"].as_str().unwrap_or_default();
     assert!(error.contains("a cannot judge"), "{out}");
     assert_eq!(log.lock().unwrap().len(), 1);
+}
+
+/// The lines of the decision log at `path`, parsed (the writer is flushed by dropping `env`).
+fn decision_lines(env: Arc<PlainEnv>, path: &std::path::Path) -> Vec<serde_json::Value> {
+    drop(env);
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn temp_log(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("hak-lifecycle-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir.join("decisions.jsonl")
+}
+
+#[test]
+fn a_shadow_policy_that_would_block_is_recorded_and_changes_nothing() {
+    let log = Log::default();
+    let mut shadow = probe("shadow", &log);
+    shadow.enforce = false;
+    shadow.block_when = Some((Stage::PostParamsNormalization, "0.0.2001"));
+    // …and would replace the params too: never applied.
+    shadow.replace = Some((
+        Stage::PreToolExecution,
+        r#"{"transfers":[{"accountId":"0.0.666","amount":1}]}"#,
+    ));
+    let path = temp_log("shadow");
+    let env = PlainEnv::recording(vec![Arc::new(shadow)], Some(&path));
+    let metrics = env.metrics.clone();
+    let mut session = session(env.clone());
+    let out = session.call("transfer_hbar_tool", TRANSFER).unwrap();
+    assert!(out["raw"]["bytes"].as_str().is_some(), "{out}");
+    assert!(out["raw"].get("policyBlock").is_none(), "{out}");
+    // The bytes are for the agent's transfer, not the shadow hook's.
+    assert!(
+        log.lock()
+            .unwrap()
+            .iter()
+            .any(|l| l == "shadow policy post_secondary_action"),
+        "the call went on to the end"
+    );
+    let text = metrics.render(&Default::default());
+    assert!(
+        text.contains(r#"hak_plugin_verdicts_total{plugin="shadow",stage="post_params_normalization",verdict="would_block"} 1"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"hak_plugin_verdicts_total{plugin="shadow",stage="pre_tool_execution",verdict="would_replace"} 1"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            r#"hak_calls_total{tool="transfer_hbar_tool",mode="returnBytes",outcome="success"} 1"#
+        ),
+        "{text}"
+    );
+    drop(session);
+    let lines = decision_lines(env, &path);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let line = &lines[0];
+    assert_eq!(line["outcome"], "success", "{line}");
+    let would_block: Vec<_> = line["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["verdict"] == "would_block")
+        .collect();
+    assert_eq!(would_block.len(), 1, "{line}");
+    assert_eq!(would_block[0]["enforce"], false);
+    assert_eq!(would_block[0]["plugin"], "shadow");
+    assert_eq!(would_block[0]["reason"], "shadow saw 0.0.2001");
+    assert_eq!(line["params"]["transfers"][0]["accountId"], "0.0.2001");
+}
+
+/// A policy whose block reason tries to end the decision line and forge another.
+struct Forger(PluginDescription);
+
+impl NativePlugin for Forger {
+    fn description(&self) -> &PluginDescription {
+        &self.0
+    }
+
+    fn policy(&self, _call: &StageCall<'_>) -> Result<Verdict, String> {
+        Ok(Verdict::Block(BlockReason {
+            message: "no\n{\"outcome\":\"success\",\"tool\":\"forged\"}\n".into(),
+            code: Some("FORGE\nRY".into()),
+            details_json: None,
+        }))
+    }
+}
+
+#[test]
+fn a_blocked_call_is_one_decision_line_whatever_the_policy_writes() {
+    let mut description = probe("forger", &Log::default()).description;
+    description.hook_stages = StageSet::default();
+    description.policy_stages = [Stage::PreToolExecution].into_iter().collect();
+    let path = temp_log("forger");
+    let env = PlainEnv::recording(vec![Arc::new(Forger(description))], Some(&path));
+    let out = session(env.clone())
+        .call("transfer_hbar_tool", TRANSFER)
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    let lines = decision_lines(env, &path);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let line = &lines[0];
+    assert_eq!(line["outcome"], "blocked");
+    assert_eq!(line["tool"], "transfer_hbar_tool");
+    assert_eq!(line["transactionOutcome"], "not-applied");
+    assert_eq!(line["errorCode"], "POLICY_BLOCKED");
+    let decision = &line["decisions"][0];
+    assert_eq!(decision["verdict"], "block");
+    assert_eq!(decision["enforce"], true);
+    assert_eq!(decision["code"], "FORGE\nRY");
+    assert_eq!(
+        decision["reason"],
+        "no\n{\"outcome\":\"success\",\"tool\":\"forged\"}\n"
+    );
 }

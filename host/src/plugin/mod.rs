@@ -114,6 +114,13 @@ pub trait ChainPlugin: Send + Sync {
         OnError::Block
     }
 
+    /// Whether its answers count (`enforce = true`, the default), or it runs in shadow mode:
+    /// called on real calls, its blocks, replacements and failures recorded (decision log,
+    /// metrics, `GET /v1/plugins`) but never changing a call.
+    fn enforces(&self) -> bool {
+        true
+    }
+
     /// Whether it wants to hear how blocked or failed calls of its tools ended.
     fn observes_failures(&self) -> bool {
         false

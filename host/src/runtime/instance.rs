@@ -11,6 +11,7 @@ use crate::limits::EPOCH_TICK_MS;
 use crate::plugin::{FailureCause, PluginFailure};
 use crate::stage::Stage;
 use crate::state_store::StateHandle;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use wasmtime::{Store, Trap, UpdateDeadline};
 
@@ -32,8 +33,33 @@ fn capability_budget(plugin: &LoadedPlugin, state: &StateHandle) -> CapabilityQu
     )
 }
 
+/// Instances alive in this process (every plugin, every host).
+static LIVE: AtomicU64 = AtomicU64::new(0);
+
+/// How many plugin instances are alive in this process now.
+pub fn live_instances() -> u64 {
+    LIVE.load(Ordering::Relaxed)
+}
+
+/// Counts one live instance from creation to drop.
+struct Live;
+
+impl Live {
+    fn new() -> Self {
+        LIVE.fetch_add(1, Ordering::Relaxed);
+        Live
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// One instance of a plugin, with its own store (memory, scratchpad handle, log budget).
 pub struct PluginInstance {
+    _live: Live,
     store: Store<PluginState>,
     bindings: AgentPlugin,
     on_tool_failure: Option<wasmtime::component::TypedFunc<(String,), ()>>,
@@ -107,6 +133,7 @@ impl PluginInstance {
                 .ok()
         });
         let mut this = PluginInstance {
+            _live: Live::new(),
             store,
             bindings,
             on_tool_failure,

@@ -50,6 +50,10 @@ impl ChainPlugin for WasmPlugin {
         self.0.spec.on_error
     }
 
+    fn enforces(&self) -> bool {
+        self.0.spec.enforce
+    }
+
     fn observes_failures(&self) -> bool {
         self.0.observes_failures()
     }

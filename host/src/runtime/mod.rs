@@ -18,7 +18,7 @@ pub mod structure;
 pub use crate::plugin::{FailureCause, PluginDescription, PluginFailure};
 pub use cache::ArtifactCache;
 pub use engine::{Runtime, RuntimeConfig};
-pub use instance::PluginInstance;
+pub use instance::{live_instances, PluginInstance};
 pub use member::WasmPlugin;
 pub use plugin::{LoadError, LoadedPlugin};
 pub use sandbox::{LogRecord, LogSink, TracingLogSink};

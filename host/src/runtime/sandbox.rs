@@ -31,7 +31,7 @@ pub struct TracingLogSink;
 
 impl LogSink for TracingLogSink {
     fn log(&self, r: &LogRecord<'_>) {
-        let (plugin, message) = (r.plugin, r.message);
+        let (plugin, message) = (r.plugin, crate::logging::one_line(r.message));
         match r.level {
             LogLevel::Trace => tracing::trace!(plugin, "{message}"),
             LogLevel::Debug => tracing::debug!(plugin, "{message}"),

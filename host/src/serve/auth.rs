@@ -9,6 +9,7 @@ use axum::http::HeaderMap;
 use hedera::AccountId;
 use sha2::{Digest, Sha256};
 use std::str::FromStr;
+use std::sync::Arc;
 use subtle::ConstantTimeEq;
 
 /// Header an agent that is allowed to may use to pick its account.
@@ -17,7 +18,7 @@ pub const ACCOUNT_HEADER: &str = "x-hak-account-id";
 /// One configured agent, ready to check.
 #[derive(Clone)]
 pub struct Agent {
-    pub name: String,
+    pub name: Arc<str>,
     digest: [u8; 32],
     pub context: AgentContext,
     /// Empty: every tool.
@@ -110,7 +111,7 @@ impl Callers {
                 context.mode = mode;
             }
             agents.push(Agent {
-                name: spec.name.clone(),
+                name: Arc::from(spec.name.as_str()),
                 digest,
                 context,
                 tools: spec.tools.clone(),
@@ -192,11 +193,16 @@ impl Callers {
         Ok(Caller { context, agent })
     }
 
-    /// The context a tool call runs in, or why it is refused.
-    pub fn context_for(&self, headers: &HeaderMap, method: &str) -> Result<AgentContext, Refusal> {
+    /// The context a tool call runs in and the agent's name (none without `[[agents]]`), or
+    /// why it is refused.
+    pub fn context_for(
+        &self,
+        headers: &HeaderMap,
+        method: &str,
+    ) -> Result<(AgentContext, Option<Arc<str>>), Refusal> {
         let caller = self.caller(headers)?;
         caller.check(method)?;
-        Ok(caller.context)
+        Ok((caller.context, caller.agent.map(|a| a.name.clone())))
     }
 
     /// Whether the request carries the admin token (always, when none is configured).

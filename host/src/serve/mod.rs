@@ -3,6 +3,8 @@
 //!   version it ran on in the `x-hak-chain-version` header; `GET /v1/tools` (the caller's
 //!   tools, described for its context).
 //! - `GET /healthz`, `GET /readyz`, `GET /v1/openapi.json` (this API as OpenAPI 3.1: [`openapi`]).
+//! - `GET /metrics`: Prometheus metrics in the OpenMetrics text format (admin token when
+//!   configured: they show which agents' calls were blocked).
 //! - Admin (bearer token when configured): `GET /v1/plugins`, `PUT /v1/plugins/{name}`
 //!   (`{"component": base64, "settings": {config, capabilities, limits, on_error, sha256},
 //!   "signature": hex}`), `DELETE /v1/plugins/{name}`, `POST /v1/plugins/{name}/rollback`,
@@ -120,7 +122,7 @@ async fn call_tool(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    let context = match app.callers.context_for(&headers, &method) {
+    let (context, agent) = match app.callers.context_for(&headers, &method) {
         Ok(c) => c,
         Err((status, why)) => {
             return error(
@@ -138,6 +140,7 @@ async fn call_tool(
     let worker = app.clone();
     let done = tokio::task::spawn_blocking(move || {
         let mut session = worker.pool.take(context);
+        session.set_caller(agent.as_deref());
         let out = session.call(&method, if body.trim().is_empty() { "{}" } else { &body });
         let version = session.chain_version();
         worker.pool.give_back(session);
@@ -285,7 +288,11 @@ async fn change(
     let registry = app.registry.clone();
     match tokio::task::spawn_blocking(move || work(&registry)).await {
         Ok(Ok(body)) => Json(body).into_response(),
-        Ok(Err(message)) => error(StatusCode::UNPROCESSABLE_ENTITY, message),
+        Ok(Err(message)) => {
+            tracing::warn!("plugin change refused (admin API): {message}");
+            app.registry.host().metrics().plugin_change(false);
+            error(StatusCode::UNPROCESSABLE_ENTITY, message)
+        }
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
     }
 }
@@ -419,6 +426,7 @@ async fn put_plugin(
 async fn delete_plugin(State(app): State<Arc<App>>, Path(name): Path<String>) -> Response {
     change(app, move |registry| {
         let version = registry.remove(&name).map_err(|e| e.to_string())?;
+        tracing::warn!("plugin {name} removed through the admin API (chain v{version})");
         Ok(json!({"chainVersion": version}))
     })
     .await
@@ -463,6 +471,33 @@ async fn reload(State(app): State<Arc<App>>) -> Response {
     .await
 }
 
+/// Prometheus metrics (OpenMetrics text): calls by tool, mode and outcome; plugin verdicts,
+/// latency and failures; chain swaps; instances and sessions; state-store latency.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = "admin",
+    responses(
+        (status = 200, description = "Every metric in the OpenMetrics text format", body = String, content_type = "application/openmetrics-text"),
+        (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+    ),
+    security((), ("admin_token" = []))
+)]
+async fn metrics(State(app): State<Arc<App>>) -> Response {
+    let text = app.registry.host().render_metrics((
+        app.pool.idle_count() as u64,
+        app.pool.evicted.load(std::sync::atomic::Ordering::Relaxed),
+    ));
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response()
+}
+
 /// The API's router.
 pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
     let pool = SessionPool::new(
@@ -486,6 +521,7 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
         .route("/v1/openapi.json", get(openapi::document))
         .route("/v1/tools", get(list_tools))
         .route("/v1/tools/:method", post(call_tool))
+        .route("/metrics", get(metrics).route_layer(admin.clone()))
         .route("/v1/plugins", get(list_plugins).route_layer(admin.clone()))
         .route(
             "/v1/plugins/:name",

@@ -1,0 +1,399 @@
+//! The decision log: one JSON line per tool call (`[decisions]` in the manifest) — when, who
+//! (agent, context), which tool, the params (their sha256, the params themselves, or
+//! nothing), the answer of every plugin step that ran (manifest name, stage, kind, verdict,
+//! enforcing or shadow, code, reason, time), the chain version, the outcome, the transaction
+//! id. Lines are built with serde_json, so nothing a plugin or an agent writes (a reason with
+//! a newline, a forged `{"outcome":…}`) can break a line or make another.
+//!
+//! Lines go through a bounded channel to one writer thread (a call never waits on the disk
+//! unless the channel is full; then it waits rather than lose a line), which appends, flushes
+//! whenever the channel is drained, and rotates by size: `decisions.jsonl` → `.1` → … → `.<keep>`.
+//! Rotation is written here, not taken from a crate: tracing-appender rotates only by time,
+//! and file-rotate silently drops writes when its file cannot be opened (and panics when its
+//! directory cannot be made) — an audit log must report both.
+//! What must not live here: deciding verdicts or outcomes (the lifecycle does).
+
+use crate::metrics::{Answer, CallOutcome, Metrics, StepKind};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::SystemTime;
+
+/// Lines waiting for the writer at most; past it a call waits for the disk.
+const CHANNEL_LINES: usize = 16 * 1024;
+
+/// What the log keeps of a call's params.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamsRecord {
+    /// `paramsSha256`: the sha256 of the params text as the agent sent it (the default: the
+    /// log never holds more than the agent's own call could reveal).
+    #[default]
+    Digest,
+    /// `params`: the params themselves (what `hak replay` needs).
+    Full,
+    /// Neither.
+    None,
+}
+
+/// The manifest's `[decisions]` section.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecisionSettings {
+    /// The log file (relative to the manifest's directory).
+    pub path: PathBuf,
+    #[serde(default)]
+    pub params: ParamsRecord,
+    /// Rotate when the file passes this size (default 100 MiB; at least 4 KiB).
+    #[serde(default = "default_max_bytes")]
+    pub max_bytes: u64,
+    /// Rotated files kept beside the live one (default 5; 0 = truncate on rotation).
+    #[serde(default = "default_keep")]
+    pub keep: u32,
+}
+
+fn default_max_bytes() -> u64 {
+    100 * 1024 * 1024
+}
+
+fn default_keep() -> u32 {
+    5
+}
+
+impl DecisionSettings {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.path.as_os_str().is_empty() {
+            return Err("[decisions] path must not be empty".into());
+        }
+        if self.max_bytes < 4096 {
+            return Err(format!(
+                "[decisions] max_bytes = {} is below 4096",
+                self.max_bytes
+            ));
+        }
+        if self.keep > 1000 {
+            return Err(format!("[decisions] keep = {} is above 1000", self.keep));
+        }
+        Ok(())
+    }
+}
+
+/// One plugin step of a call.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    pub plugin: Arc<str>,
+    pub stage: &'static str,
+    pub kind: StepKind,
+    pub answer: Answer,
+    /// false for a shadow plugin (`enforce = false`): its answer changed nothing.
+    pub enforce: bool,
+    pub code: Option<String>,
+    /// A block's reason, an error's message or a failure's detail.
+    pub reason: Option<String>,
+    pub micros: u64,
+}
+
+/// One call, as the lifecycle saw it end.
+pub struct CallRecord<'a> {
+    pub agent: Option<&'a str>,
+    pub scope: &'a str,
+    pub account_id: Option<String>,
+    pub mode: &'static str,
+    pub tool: &'static str,
+    /// The params text as the agent sent it.
+    pub params: &'a str,
+    pub chain_version: u64,
+    pub decisions: &'a [Decision],
+    pub outcome: CallOutcome,
+    pub transaction_outcome: &'static str,
+    pub transaction_id: Option<&'a str>,
+    pub error: Option<&'a str>,
+    pub error_code: Option<&'a str>,
+    pub micros: u64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Line<'a> {
+    time: String,
+    agent: Option<&'a str>,
+    context: &'a str,
+    account_id: Option<&'a str>,
+    mode: &'static str,
+    tool: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params_sha256: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<serde_json::Value>,
+    chain_version: u64,
+    decisions: Vec<LineDecision<'a>>,
+    outcome: &'static str,
+    transaction_outcome: &'static str,
+    transaction_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_code: Option<&'a str>,
+    micros: u64,
+}
+
+#[derive(Serialize)]
+struct LineDecision<'a> {
+    plugin: &'a str,
+    stage: &'static str,
+    kind: &'static str,
+    verdict: &'static str,
+    enforce: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+    micros: u64,
+}
+
+/// Why the log could not be opened.
+#[derive(Debug, thiserror::Error)]
+#[error("decision log {path}: {message}")]
+pub struct OpenError {
+    pub path: String,
+    pub message: String,
+}
+
+/// An open decision log. Dropping it writes every line sent so far and closes the file.
+pub struct DecisionLog {
+    params: ParamsRecord,
+    tx: Mutex<Option<SyncSender<String>>>,
+    writer: Mutex<Option<JoinHandle<()>>>,
+    metrics: Arc<Metrics>,
+    path: PathBuf,
+}
+
+impl DecisionLog {
+    /// Open (or create) the log at `settings.path` and start its writer. A file that cannot
+    /// be opened is an error here, at start, naming the path.
+    pub fn open(settings: &DecisionSettings, metrics: Arc<Metrics>) -> Result<Self, OpenError> {
+        let path = settings.path.clone();
+        let fail = |message: String| OpenError {
+            path: path.display().to_string(),
+            message,
+        };
+        let file = RotatingFile::open(&path, settings.max_bytes, settings.keep)
+            .map_err(|e| fail(e.to_string()))?;
+        let (tx, rx) = mpsc::sync_channel(CHANNEL_LINES);
+        let writer_metrics = metrics.clone();
+        let writer = std::thread::Builder::new()
+            .name("hak-decisions".into())
+            .spawn(move || write_lines(file, rx, &writer_metrics))
+            .map_err(|e| fail(format!("cannot start its writer: {e}")))?;
+        Ok(DecisionLog {
+            params: settings.params,
+            tx: Mutex::new(Some(tx)),
+            writer: Mutex::new(Some(writer)),
+            metrics,
+            path,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Record one call.
+    pub fn write(&self, record: &CallRecord<'_>) {
+        let line = self.line(record);
+        let tx = self
+            .tx
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .cloned();
+        let sent = tx.is_some_and(|tx| tx.send(line).is_ok());
+        if !sent {
+            self.metrics.decision_log_error();
+            tracing::error!(
+                path = %self.path.display(),
+                "decision log writer is gone; a decision line was lost"
+            );
+        }
+    }
+
+    /// The JSON line of `record` (without the newline).
+    pub fn line(&self, record: &CallRecord<'_>) -> String {
+        let (params_sha256, params) = match self.params {
+            ParamsRecord::Digest => (
+                Some(hex::encode(Sha256::digest(record.params.trim().as_bytes()))),
+                None,
+            ),
+            ParamsRecord::Full => (
+                None,
+                Some(
+                    serde_json::from_str(record.params)
+                        .unwrap_or_else(|_| serde_json::Value::String(record.params.to_owned())),
+                ),
+            ),
+            ParamsRecord::None => (None, None),
+        };
+        let line = Line {
+            time: rfc3339_now(),
+            agent: record.agent,
+            context: record.scope,
+            account_id: record.account_id.as_deref(),
+            mode: record.mode,
+            tool: record.tool,
+            params_sha256,
+            params,
+            chain_version: record.chain_version,
+            decisions: record
+                .decisions
+                .iter()
+                .map(|d| LineDecision {
+                    plugin: &d.plugin,
+                    stage: d.stage,
+                    kind: d.kind.as_str(),
+                    verdict: d.answer.as_str(),
+                    enforce: d.enforce,
+                    code: d.code.as_deref(),
+                    reason: d.reason.as_deref(),
+                    micros: d.micros,
+                })
+                .collect(),
+            outcome: record.outcome.as_str(),
+            transaction_outcome: record.transaction_outcome,
+            transaction_id: record.transaction_id,
+            error: record.error,
+            error_code: record.error_code,
+            micros: record.micros,
+        };
+        // A struct of strings, numbers and JSON values always serialises.
+        serde_json::to_string(&line).unwrap_or_default()
+    }
+}
+
+impl Drop for DecisionLog {
+    fn drop(&mut self) {
+        self.tx.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(writer) = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = writer.join();
+        }
+    }
+}
+
+fn rfc3339_now() -> String {
+    let now = time::OffsetDateTime::from(SystemTime::now());
+    now.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// The writer thread: append every line, flush once the channel is drained, report
+/// failures once per episode (and count every lost line).
+fn write_lines(mut file: RotatingFile, rx: Receiver<String>, metrics: &Metrics) {
+    let mut failing = false;
+    while let Ok(first) = rx.recv() {
+        for line in std::iter::once(first).chain(std::iter::from_fn(|| rx.try_recv().ok())) {
+            match file.append(&line) {
+                Ok(()) => failing = false,
+                Err(e) => {
+                    metrics.decision_log_error();
+                    if !failing {
+                        tracing::error!(
+                            path = %file.path.display(),
+                            "cannot write the decision log (lines are being lost): {e}"
+                        );
+                    }
+                    failing = true;
+                }
+            }
+        }
+        if let Err(e) = file.flush() {
+            metrics.decision_log_error();
+            tracing::error!(path = %file.path.display(), "cannot flush the decision log: {e}");
+        }
+    }
+}
+
+/// An append-only file rotated by size.
+struct RotatingFile {
+    path: PathBuf,
+    out: Option<BufWriter<File>>,
+    size: u64,
+    max_bytes: u64,
+    keep: u32,
+}
+
+impl RotatingFile {
+    fn open(path: &Path, max_bytes: u64, keep: u32) -> std::io::Result<Self> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut file = RotatingFile {
+            path: path.to_owned(),
+            out: None,
+            size: 0,
+            max_bytes,
+            keep,
+        };
+        file.reopen()?;
+        Ok(file)
+    }
+
+    fn reopen(&mut self) -> std::io::Result<()> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)?;
+        self.size = file.metadata()?.len();
+        self.out = Some(BufWriter::with_capacity(64 * 1024, file));
+        Ok(())
+    }
+
+    fn append(&mut self, line: &str) -> std::io::Result<()> {
+        let len = line.len() as u64 + 1;
+        if self.size > 0 && self.size + len > self.max_bytes {
+            self.rotate()?;
+        }
+        if self.out.is_none() {
+            self.reopen()?;
+        }
+        let out = self.out.as_mut().expect("opened above");
+        out.write_all(line.as_bytes())?;
+        out.write_all(b"\n")?;
+        self.size += len;
+        Ok(())
+    }
+
+    /// `path` → `path.1` → … → `path.<keep>` (the oldest dropped), then a new `path`.
+    fn rotate(&mut self) -> std::io::Result<()> {
+        if let Some(mut out) = self.out.take() {
+            out.flush()?;
+        }
+        let numbered = |n: u32| {
+            let mut p = self.path.clone().into_os_string();
+            p.push(format!(".{n}"));
+            PathBuf::from(p)
+        };
+        if self.keep == 0 {
+            std::fs::remove_file(&self.path)?;
+        } else {
+            for n in (1..self.keep).rev() {
+                let from = numbered(n);
+                if from.exists() {
+                    std::fs::rename(&from, numbered(n + 1))?;
+                }
+            }
+            std::fs::rename(&self.path, numbered(1))?;
+        }
+        self.reopen()
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self.out.as_mut() {
+            Some(out) => out.flush(),
+            None => Ok(()),
+        }
+    }
+}
