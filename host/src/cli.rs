@@ -66,6 +66,20 @@ enum Command {
         params: String,
         #[command(flatten)]
         host: HostArgs,
+        /// Write every stage input the call produced to this directory
+        /// (`<n>-<stage>.json`, the input of `hak plugin test`).
+        #[arg(long)]
+        record: Option<PathBuf>,
+    },
+    /// Re-run recorded calls (a decision log written with `[decisions] params = "full"`)
+    /// through --config's chain, in return-bytes mode on a scratch state store (nothing is
+    /// submitted, no budget spent), and print each call whose verdict differs as a JSON line,
+    /// then a summary `{"calls", "same", "changed", "skipped"}`. Exits 1 when any changed.
+    Replay {
+        /// The decision log (JSON lines).
+        log: PathBuf,
+        #[command(flatten)]
+        host: HostArgs,
     },
     /// List the tools; with --json, each with method, name, the kit's description for the
     /// context (the manifest's, or --mode / --account-id), type and JSON schema.
@@ -153,6 +167,17 @@ enum PluginCommand {
         #[arg(long)]
         config: Option<String>,
     },
+    /// Run a plugin on one recorded stage input (a file of `hak call --record`): its policy,
+    /// then its hook, at that stage; print what each answered as JSON.
+    Test {
+        file: PathBuf,
+        /// The recorded stage input: `{"stage", "method", "toolType", "input"}`.
+        #[arg(long)]
+        input: PathBuf,
+        /// The plugin config as JSON (default `{}`).
+        #[arg(long)]
+        config: Option<String>,
+    },
     /// Make an ed25519 key pair for signing plugins: {"privateKey", "publicKey"} (hex).
     Keygen,
     /// Build a Go plugin (a directory with a main package using hak.local/guest) into a
@@ -220,7 +245,7 @@ pub fn main() -> ExitCode {
         Err(e) => e.exit(),
     };
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("hak: {}", format!("{e:#}").replace('\n', " "));
             ExitCode::from(2)
@@ -228,12 +253,42 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<()> {
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Call { tool, params, host } => {
+        Command::Call {
+            tool,
+            params,
+            host,
+            record,
+        } => {
             let (host, context) = build_host(&host)?;
-            let result = host.session(context).call(&tool, &params)?;
+            let mut session = host.session(context);
+            if record.is_some() {
+                session.record_stages();
+            }
+            let result = session.call(&tool, &params)?;
+            if let Some(dir) = record {
+                write_recorded(&dir, &session.take_recorded())?;
+            }
             println!("{}", serde_json::to_string_pretty(&result)?);
+        }
+        Command::Replay { log, host } => return replay(&log, &host),
+        Command::Plugin {
+            command:
+                PluginCommand::Test {
+                    file,
+                    input,
+                    config,
+                },
+        } => {
+            let text = std::fs::read_to_string(&input)
+                .map_err(|e| anyhow::anyhow!("--input {}: {e}", input.display()))?;
+            let trial = crate::trial::TrialInput::parse(&text)
+                .map_err(|e| anyhow::anyhow!("--input {}: {e}", input.display()))?;
+            let plugin = load_standalone(&file, config.as_deref())?;
+            let member = crate::runtime::WasmPlugin::member(plugin);
+            let out = crate::trial::run(member.as_ref(), &trial);
+            println!("{}", serde_json::to_string_pretty(&out)?);
         }
         Command::Tools { json, host } => print_tools(json, &host)?,
         Command::Mcp {
@@ -336,7 +391,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}", serde_json::to_string(&report)?);
         }
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Where `hak call`, `hak serve` and `hak bench` keep plugin state when the manifest has no
@@ -611,7 +666,11 @@ fn print_tools(as_json: bool, args: &HostArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::Result<()> {
+/// A component loaded on its own (no host, no capabilities), described with `config` (JSON).
+fn load_standalone(
+    file: &std::path::Path,
+    config: Option<&str>,
+) -> anyhow::Result<Arc<LoadedPlugin>> {
     let config: toml::Table = match config {
         Some(text) => {
             let value: Value = serde_json::from_str(text)
@@ -640,7 +699,11 @@ fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::Result<()> {
         fuel: false,
     };
     let runtime = Runtime::new(config, Arc::new(TracingLogSink))?;
-    let plugin = LoadedPlugin::load(&runtime, spec, file, None)?;
+    Ok(LoadedPlugin::load(&runtime, spec, file, None)?)
+}
+
+fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::Result<()> {
+    let plugin = load_standalone(file, config)?;
     let (imports, exports) = plugin.imports_and_exports();
     let d = &plugin.description;
     let out = json!({
@@ -656,6 +719,40 @@ fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::Result<()> {
     });
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())
+}
+
+/// `hak call --record DIR`: one file per stage input, `<n>-<stage>.json`.
+fn write_recorded(
+    dir: &std::path::Path,
+    stages: &[crate::lifecycle::RecordedStage],
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("--record {}: {e}", dir.display()))?;
+    for (i, stage) in stages.iter().enumerate() {
+        let path = dir.join(format!("{}-{}.json", i + 1, stage.stage.as_str()));
+        let text = serde_json::to_string_pretty(&stage.to_json())?;
+        std::fs::write(&path, text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// `hak replay`: the host of --config with a scratch store and no decision log of its own.
+fn replay(log: &std::path::Path, args: &HostArgs) -> anyhow::Result<ExitCode> {
+    let mut manifest = load_manifest(args)?;
+    manifest.decisions = None;
+    let host = HostBuilder::new(manifest)
+        .state_backend(Arc::new(crate::state_store::MemoryBackend::default()))
+        .build()?;
+    let file = std::fs::File::open(log).map_err(|e| anyhow::anyhow!("{}: {e}", log.display()))?;
+    let report = crate::replay::replay(&host, std::io::BufReader::new(file), |change| {
+        println!("{change}");
+    })
+    .map_err(|e| anyhow::anyhow!("{}: {e}", log.display()))?;
+    println!("{}", serde_json::to_string(&report)?);
+    Ok(if report.changed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Per-call timings of `calls` calls on one session, after a short warm-up.

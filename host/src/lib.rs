@@ -10,7 +10,8 @@
 //!   context a call runs in.
 //! - [`metrics`]: the Prometheus metrics of calls, plugin steps and the state store;
 //!   [`decisions`]: the decision log (one JSON line per call); [`logging`]: the process's
-//!   log output (text or JSON).
+//!   log output (text or JSON); [`replay`]: recorded calls re-run through another chain;
+//!   [`trial`]: one plugin on one recorded stage input (`hak plugin test`).
 //! - [`lifecycle`]: the kit's 7 stages over a `CallEnv` (what a session needs from the host),
 //!   the plugin chain, per-context sessions, envelopes; [`stage`]: the hookable stages.
 //! - [`plugin`]: what a plugin is to the lifecycle (`ChainPlugin`, `PluginSession`, verdicts,
@@ -50,6 +51,7 @@ pub mod mirror;
 pub mod network;
 pub mod plugin;
 pub mod registry;
+pub mod replay;
 pub mod runtime;
 pub mod scaffold;
 pub mod serve;
@@ -58,6 +60,7 @@ pub mod stage;
 pub mod state_store;
 pub mod strategy;
 pub mod tools;
+pub mod trial;
 pub mod watch;
 
 pub use context::{AgentContext, AgentMode};

@@ -46,6 +46,14 @@ impl Stage {
         }
     }
 
+    /// A stage from either spelling (`post_params_normalization` or
+    /// `post-params-normalization`).
+    pub fn parse(text: &str) -> Option<Stage> {
+        Stage::ALL
+            .into_iter()
+            .find(|s| s.as_str() == text || s.wit_name() == text)
+    }
+
     /// The WIT spelling (`pre-tool-execution`, …), as `hak plugin inspect` prints it.
     pub fn wit_name(self) -> &'static str {
         match self {

@@ -577,3 +577,158 @@ fn logs_are_json_lines_or_plain_text_and_hak_call_records_its_decision() {
         assert_eq!(d["decisions"][0]["plugin"], "cap-one");
     }
 }
+
+/// The policy author's loop: record what a call's stages looked like, run one plugin on a
+/// recorded stage, replay yesterday's calls through a stricter chain and see what changes.
+#[test]
+fn recorded_calls_replay_through_a_new_chain_and_a_recorded_stage_tests_one_plugin() {
+    let dir = root().join(format!("target/test-tmp/cli-replay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let wasm = root().join("target/plugins/rust/max-recipients.wasm");
+    let manifest = |name: &str, max: u32, decisions: bool| {
+        let path = dir.join(name);
+        let log = if decisions {
+            "[decisions]\npath = \"decisions.jsonl\"\nparams = \"full\"\n\n"
+        } else {
+            ""
+        };
+        std::fs::write(
+            &path,
+            format!(
+                "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.3\"]\n\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n\n{log}[[plugins]]\nname = \"cap\"\npath = {:?}\nconfig = {{ maxRecipients = {max} }}\n",
+                wasm.display().to_string()
+            ),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    let (loose, strict) = (
+        manifest("loose.toml", 5, true),
+        manifest("strict.toml", 1, false),
+    );
+    let two = r#"{"transfers":[{"accountId":"0.0.2001","amount":1},{"accountId":"0.0.2002","amount":1}]}"#;
+    let one = r#"{"transfers":[{"accountId":"0.0.2001","amount":1}]}"#;
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_hak"))
+            .args(args)
+            .env("HAK_CACHE_DIR", root().join("target/test-cache"))
+            .env("HAK_STATE_DIR", dir.join("state"))
+            .output()
+            .expect("run hak")
+    };
+    for params in [two, one] {
+        let out = run(&["call", "transfer_hbar_tool", params, "--config", &loose]);
+        assert!(json(&out)["raw"]["bytes"].is_string());
+    }
+    let log = dir.join("decisions.jsonl").display().to_string();
+
+    // Replayed through the stricter chain: the 2-recipient call would now be blocked.
+    let out = run(&["replay", &log, "--config", &strict]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["line"], 1);
+    assert_eq!(
+        lines[0]["before"],
+        serde_json::json!({"outcome": "allowed"})
+    );
+    assert_eq!(
+        lines[0]["after"],
+        serde_json::json!({"outcome": "blocked", "plugin": "cap", "code": "MAX_RECIPIENTS_EXCEEDED"})
+    );
+    assert_eq!(
+        lines[1],
+        serde_json::json!({"calls": 2, "same": 1, "changed": 1, "skipped": 0})
+    );
+    // Through the chain that made them: nothing changes.
+    let out = run(&["replay", &log, "--config", &loose]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The replays wrote no decision lines of their own.
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+
+    // Record a call's stage inputs, then test the plugin on one of them.
+    let record = dir.join("record");
+    let out = run(&[
+        "call",
+        "transfer_hbar_tool",
+        two,
+        "--config",
+        &loose,
+        "--record",
+        &record.display().to_string(),
+    ]);
+    assert!(json(&out)["raw"]["bytes"].is_string());
+    let mut files: Vec<String> = std::fs::read_dir(&record)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "1-pre_tool_execution.json",
+            "2-post_params_normalization.json",
+            "3-post_core_action.json",
+            "4-post_secondary_action.json"
+        ]
+    );
+    let input = record
+        .join("2-post_params_normalization.json")
+        .display()
+        .to_string();
+    let test = |config: &str| {
+        let out = run(&[
+            "plugin",
+            "test",
+            &wasm.display().to_string(),
+            "--input",
+            &input,
+            "--config",
+            config,
+        ]);
+        json(&out)
+    };
+    let strict_answer = test(r#"{"maxRecipients": 1}"#);
+    assert_eq!(
+        strict_answer["policy"]["verdict"], "block",
+        "{strict_answer}"
+    );
+    assert_eq!(strict_answer["policy"]["code"], "MAX_RECIPIENTS_EXCEEDED");
+    assert_eq!(strict_answer["policy"]["details"]["recipientCount"], 2);
+    assert_eq!(strict_answer["stage"], "post_params_normalization");
+    assert_eq!(
+        test(r#"{"maxRecipients": 2}"#)["policy"]["verdict"],
+        "allow"
+    );
+    let final_stage: Value = serde_json::from_str(
+        &std::fs::read_to_string(record.join("4-post_secondary_action.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(final_stage["input"]["toolResult"]["raw"]["bytes"].is_string());
+    assert_eq!(final_stage["input"]["transactionOutcome"], "unknown");
+    // A file that is not a recorded stage is refused, naming the flag.
+    let out = run(&[
+        "plugin",
+        "test",
+        &wasm.display().to_string(),
+        "--input",
+        &log,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--input"));
+}

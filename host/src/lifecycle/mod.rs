@@ -58,6 +58,8 @@ pub struct Session {
     recording: bool,
     /// The authenticated agent calling through this session (for the decision log).
     caller: Option<Arc<str>>,
+    /// Every stage input of the calls since recording was turned on (`hak call --record`).
+    recorded: Option<Vec<RecordedStage>>,
     buf: String,
     /// The normalised params of the call that just failed, for failure observers.
     failed_normalised: Option<String>,
@@ -67,6 +69,28 @@ pub struct Session {
     outcome: TxOutcome,
     /// Append a block's reason to `humanMessage` ([`envelope::explain_block`]).
     explain_blocks: bool,
+}
+
+/// One stage input as a plugin received it (`hak call --record`, `hak plugin test --input`).
+#[derive(Clone, Debug)]
+pub struct RecordedStage {
+    pub stage: Stage,
+    pub method: &'static str,
+    pub tool_type: crate::tools::ToolType,
+    /// The stage params JSON text.
+    pub input: String,
+}
+
+impl RecordedStage {
+    /// `{"stage", "method", "toolType", "input"}`, the file format of `hak call --record`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "stage": self.stage.as_str(),
+            "method": self.method,
+            "toolType": self.tool_type,
+            "input": serde_json::from_str::<Value>(&self.input).unwrap_or(Value::Null),
+        })
+    }
 }
 
 /// What became of a call's transaction, as far as hak can know: the class policies' budgets
@@ -122,6 +146,7 @@ impl Session {
             decisions: Vec::new(),
             recording,
             caller: None,
+            recorded: None,
             buf: String::new(),
             failed_normalised: None,
             reservations,
@@ -138,6 +163,20 @@ impl Session {
 
     pub fn context(&self) -> &AgentContext {
         &self.context
+    }
+
+    /// Keep every stage input the next calls produce (all four stages, whether or not a
+    /// plugin runs there), for [`Session::take_recorded`].
+    pub fn record_stages(&mut self) {
+        self.recorded.get_or_insert_with(Vec::new);
+    }
+
+    /// The stage inputs recorded so far (recording goes on).
+    pub fn take_recorded(&mut self) -> Vec<RecordedStage> {
+        self.recorded
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Name the agent the next calls are made for (the decision log's `agent`); `None` for
@@ -298,9 +337,12 @@ impl Session {
         state: &mut CallState<'_>,
     ) -> Result<Value, Abort> {
         let context = self.context.clone();
+        let recording = self.recorded.is_some();
         let tool_ctx = env.tool_context(
             &context,
-            plan.has_steps(Stage::PostCoreAction) || plan.has_steps(Stage::PostSecondaryAction),
+            recording
+                || plan.has_steps(Stage::PostCoreAction)
+                || plan.has_steps(Stage::PostSecondaryAction),
         );
 
         // 1. pre-tool-execution (sees the agent's unvalidated params)
@@ -388,7 +430,10 @@ impl Session {
         };
         envelope::default_status(&mut result);
         state.outcome = Some(self.outcome.as_str());
-        state.set_result(result, plan.has_steps(Stage::PostSecondaryAction));
+        state.set_result(
+            result,
+            recording || plan.has_steps(Stage::PostSecondaryAction),
+        );
         // 7. post-tool-execution
         self.stage(Stage::PostSecondaryAction, tool, plan, state)?;
         Ok(state.result.take().expect("set at stage 6"))
@@ -407,13 +452,21 @@ impl Session {
         state: &mut CallState<'_>,
     ) -> Result<(), Abort> {
         let steps = plan.steps(stage);
-        if steps.is_empty() {
+        if steps.is_empty() && self.recorded.is_none() {
             return Ok(());
         }
         let spec = tool.spec();
         let chain = self.chain.clone();
         let mut buf = std::mem::take(&mut self.buf);
         state.render(&mut buf);
+        if let Some(recorded) = &mut self.recorded {
+            recorded.push(RecordedStage {
+                stage,
+                method: spec.method,
+                tool_type: spec.tool_type,
+                input: buf.clone(),
+            });
+        }
         let outcome = (|| {
             for (at, step) in steps.iter().enumerate() {
                 let member = &chain.members()[step.plugin];

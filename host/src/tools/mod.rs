@@ -35,7 +35,7 @@ use std::sync::Arc;
 pub use transaction::{BuiltTransaction, RawTransactionResponse};
 
 /// The kit's `TOOL_TYPE`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolType {
     Query,

@@ -1,0 +1,135 @@
+//! `hak plugin test`: one plugin on one recorded stage input (a file `hak call --record`
+//! writes), its policy and then its hook run as the chain runs them — same instance, same
+//! limits, a scratch state store — and what each answered, as JSON. Like `kwctl run`: the
+//! loop a policy author iterates in, no network, no host.
+//! What must not live here: loading rules (the runtime's) or deciding what a verdict means
+//! for a call (the lifecycle's).
+
+use crate::lifecycle::RecordedStage;
+use crate::plugin::{ChainPlugin, ContextScope, HookAnswer, PluginError, StageCall, Verdict};
+use crate::stage::Stage;
+use crate::state_store::MemoryBackend;
+use crate::tools::ToolType;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// A recorded stage input: `{"stage", "method", "toolType", "input"}`.
+#[derive(Debug)]
+pub struct TrialInput {
+    pub stage: Stage,
+    pub method: String,
+    pub tool_type: ToolType,
+    /// The stage params JSON text, as the plugin reads it.
+    pub input: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct File {
+    stage: String,
+    method: String,
+    tool_type: ToolType,
+    input: Value,
+}
+
+impl TrialInput {
+    /// Parse a recorded stage file; errors name the field.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let file: File = serde_json::from_str(text).map_err(|e| {
+            format!("not a recorded stage input ({{\"stage\", \"method\", \"toolType\", \"input\"}}): {e}")
+        })?;
+        let stage = Stage::parse(&file.stage).ok_or_else(|| {
+            format!(
+                "stage: {:?} is not one of pre_tool_execution, post_params_normalization, post_core_action, post_secondary_action",
+                file.stage
+            )
+        })?;
+        if !file.input.is_object() {
+            return Err("input: must be the stage params object".into());
+        }
+        Ok(TrialInput {
+            stage,
+            method: file.method,
+            tool_type: file.tool_type,
+            input: file.input.to_string(),
+        })
+    }
+}
+
+impl From<&RecordedStage> for TrialInput {
+    fn from(r: &RecordedStage) -> Self {
+        TrialInput {
+            stage: r.stage,
+            method: r.method.to_owned(),
+            tool_type: r.tool_type,
+            input: r.input.clone(),
+        }
+    }
+}
+
+/// Run `plugin`'s policy, then its hook, at the input's stage (each only if the plugin
+/// declared it there and the tool is relevant to it; the hook only if the policy allowed).
+/// The answer:
+/// `{"plugin", "stage", "method", "relevant", "policy": {...} | null, "hook": {...} | null}`.
+pub fn run(plugin: &dyn ChainPlugin, input: &TrialInput) -> Value {
+    let description = plugin.description();
+    let relevant = description.applies_to(&input.method);
+    let scope = ContextScope {
+        scope: "trial".into(),
+        state: Arc::new(MemoryBackend::default()),
+        reservations: Default::default(),
+    };
+    let mut session = plugin.open(&scope);
+    let call = StageCall {
+        stage: input.stage,
+        method: &input.method,
+        tool_type: input.tool_type,
+        input: &input.input,
+    };
+    let policy = (relevant && description.policy_stages.contains(input.stage)).then(
+        || match session.policy(&call) {
+            Ok(Verdict::Allow) => json!({"verdict": "allow"}),
+            Ok(Verdict::Block(b)) => json!({
+                "verdict": "block",
+                "reason": b.message,
+                "code": b.code,
+                "details": b.details_json.as_deref().map(|d| {
+                    serde_json::from_str::<Value>(d).unwrap_or_else(|_| Value::String(d.to_owned()))
+                }),
+            }),
+            Err(e) => error(e),
+        },
+    );
+    // As in the chain: a policy that did not allow ends the call before the hook.
+    let stopped = policy.as_ref().is_some_and(|p| p["verdict"] != "allow");
+    let hook = (relevant && !stopped && description.hook_stages.contains(input.stage)).then(|| {
+        match session.hook(&call) {
+            Ok(HookAnswer::Proceed) => json!({"answer": "proceed"}),
+            Ok(HookAnswer::Replace(text)) => json!({
+                "answer": "replace",
+                "value": serde_json::from_str::<Value>(&text).unwrap_or(Value::String(text)),
+            }),
+            Err(e) => error(e),
+        }
+    });
+    json!({
+        "plugin": plugin.name(),
+        "stage": input.stage.as_str(),
+        "method": input.method,
+        "relevant": relevant,
+        "policy": policy,
+        "hook": hook,
+    })
+}
+
+fn error(e: PluginError) -> Value {
+    match e {
+        PluginError::Answered(message) => json!({"verdict": "error", "message": message}),
+        PluginError::Failed(f) => json!({
+            "verdict": "failure",
+            "cause": f.cause.as_str(),
+            "detail": f.detail,
+        }),
+    }
+}
