@@ -143,10 +143,8 @@ impl HostBuilder {
             Arc::new(crate::network::OperatorActions::new(&network)) as Arc<dyn HederaActions>
         });
         let mut plugins = Vec::with_capacity(manifest.plugins.len() + self.natives.len());
-        for spec in &manifest.plugins {
-            let path = manifest.plugin_path(spec);
-            let loaded = LoadedPlugin::load(&runtime, spec.clone(), &path, capability.clone())?;
-            plugins.push(WasmPlugin::member(loaded));
+        for loaded in load_in_parallel(&runtime, &manifest, capability.as_ref()) {
+            plugins.push(WasmPlugin::member(loaded?));
         }
         plugins.extend(
             self.natives
@@ -188,6 +186,52 @@ impl HostBuilder {
             }),
         })
     }
+}
+
+/// Load the manifest's plugins on up to as many threads as there are cores (reading,
+/// deserializing or compiling, type-checking and describing are independent per plugin); the
+/// results in manifest order, so the first error reported is the first entry's.
+fn load_in_parallel(
+    runtime: &Arc<Runtime>,
+    manifest: &Manifest,
+    capability: Option<&Arc<dyn HederaActions>>,
+) -> Vec<Result<Arc<LoadedPlugin>, LoadError>> {
+    let specs = &manifest.plugins;
+    let load = |i: usize| {
+        let spec = &specs[i];
+        LoadedPlugin::load(
+            runtime,
+            spec.clone(),
+            &manifest.plugin_path(spec),
+            capability.cloned(),
+        )
+    };
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(specs.len());
+    if workers <= 1 {
+        return (0..specs.len()).map(load).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<Result<Arc<LoadedPlugin>, LoadError>>> =
+        (0..specs.len()).map(|_| None).collect();
+    let done = std::sync::Mutex::new(&mut results);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= specs.len() {
+                    break;
+                }
+                let loaded = load(i);
+                done.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(loaded);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.expect("every index is loaded by a worker"))
+        .collect()
 }
 
 /// The state backend: the manifest's `[state]`, else the builder's default.

@@ -235,3 +235,70 @@ fn loading_describes_once_and_the_first_context_reuses_that_instance() {
     let blocked = first.call("transfer_hbar_tool", &transfer(4)).unwrap();
     assert_eq!(blocked["raw"]["errorCode"], "POLICY_BLOCKED", "{blocked}");
 }
+
+/// A restart loads an unchanged component from its artifact without reading or hashing it
+/// (the digest index knows the file by identity); a file changed in place is read, hashed and
+/// compiled again, and a sha256 pin is checked against what the file holds now.
+#[test]
+fn an_unchanged_file_loads_by_identity_and_a_changed_one_is_read_again() {
+    use hak_host::runtime::{LoadError, LoadedPlugin, Runtime, RuntimeConfig, TracingLogSink};
+    let dir = root().join(format!(
+        "target/test-tmp/digest-index-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("p.wasm");
+    let original = std::fs::read(plugin("rust/max-recipients")).unwrap();
+    std::fs::write(&file, &original).unwrap();
+    let runtime = || {
+        Runtime::new(
+            RuntimeConfig {
+                cache_dir: Some(dir.join("cache")),
+                fuel: false,
+            },
+            Arc::new(TracingLogSink),
+        )
+        .unwrap()
+    };
+    let spec = |pin: Option<&str>| {
+        let mut m = Manifest::parse(
+            &format!(
+                "[[plugins]]\nname = \"p\"\npath = {:?}\nconfig = {{ maxRecipients = 2 }}\n",
+                file.display().to_string()
+            ),
+            "digest test",
+            dir.clone(),
+        )
+        .unwrap();
+        let mut spec = m.plugins.remove(0);
+        spec.sha256 = pin.map(str::to_owned);
+        spec
+    };
+    let first = runtime();
+    let a = LoadedPlugin::load(&first, spec(None), &file, None).unwrap();
+    assert_eq!(first.cache().compiles(), 1);
+    assert!(dir.join("cache/digests.json").exists());
+
+    let second = runtime();
+    let again = LoadedPlugin::load(&second, spec(Some(&a.sha256)), &file, None).unwrap();
+    assert_eq!(again.sha256, a.sha256);
+    assert_eq!((second.cache().hits(), second.cache().compiles()), (1, 0));
+
+    // Changed in place (a custom section appended): read, hashed and compiled again.
+    let mut changed = original.clone();
+    changed.extend_from_slice(b"\x00\x05\x04test");
+    std::fs::write(&file, &changed).unwrap();
+    let third = runtime();
+    let b = LoadedPlugin::load(&third, spec(None), &file, None).unwrap();
+    assert_ne!(b.sha256, a.sha256);
+    assert_eq!(third.cache().compiles(), 1);
+    // The old pin no longer matches what the file holds.
+    match LoadedPlugin::load(&runtime(), spec(Some(&a.sha256)), &file, None) {
+        Err(LoadError::HashMismatch { actual, .. }) => assert_eq!(actual, b.sha256),
+        other => panic!(
+            "expected a hash mismatch, got {:?}",
+            other.map(|p| p.sha256.clone())
+        ),
+    }
+}

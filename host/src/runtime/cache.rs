@@ -1,11 +1,19 @@
 //! Precompiled plugin artifacts on disk, so a restart compiles nothing. An artifact is keyed by
 //! the component's sha256 and the engine's compatibility hash; only files this cache wrote are
 //! deserialized, and one that fails to load (stale, foreign, truncated) is recompiled.
+//!
+//! Beside them, a digest index (`digests.json`): the sha256 of each component file the cache
+//! has read, keyed by the file's identity (device, inode, size, mtime and ctime — ctime is set
+//! by the kernel on every write and cannot be set back by a user), so a restart loads an
+//! unchanged file's artifact without reading or hashing the file. Anyone who can write the
+//! cache directory can already replace the artifacts (native code), so the index adds no trust.
 
 use sha2::{Digest, Sha256};
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use wasmtime::component::Component;
 use wasmtime::Engine;
 
@@ -14,6 +22,40 @@ pub struct ArtifactCache {
     engine_key: String,
     hits: AtomicU64,
     compiles: AtomicU64,
+    /// File identity → sha256, loaded from `digests.json` on first use.
+    digests: Mutex<Option<HashMap<String, String>>>,
+}
+
+/// The digest index keeps at most this many files (the oldest-looking are not tracked: any
+/// entry may go, which only costs one hash on the next load).
+const MAX_DIGESTS: usize = 4096;
+
+/// Who a file is, as far as the kernel can tell without reading it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileIdentity(String);
+
+impl FileIdentity {
+    #[cfg(unix)]
+    pub fn of(metadata: &std::fs::Metadata) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        metadata.is_file().then(|| {
+            FileIdentity(format!(
+                "{}:{}:{}:{}.{}:{}.{}",
+                metadata.dev(),
+                metadata.ino(),
+                metadata.size(),
+                metadata.mtime(),
+                metadata.mtime_nsec(),
+                metadata.ctime(),
+                metadata.ctime_nsec()
+            ))
+        })
+    }
+
+    #[cfg(not(unix))]
+    pub fn of(_metadata: &std::fs::Metadata) -> Option<Self> {
+        None
+    }
 }
 
 /// Feeds `Hash` output into sha256, giving a stable key for the engine's compatibility hash.
@@ -38,6 +80,79 @@ impl ArtifactCache {
             engine_key,
             hits: AtomicU64::new(0),
             compiles: AtomicU64::new(0),
+            digests: Mutex::new(None),
+        }
+    }
+
+    fn digests_path(&self) -> Option<PathBuf> {
+        self.dir.as_ref().map(|d| d.join("digests.json"))
+    }
+
+    fn with_digests<T>(&self, work: impl FnOnce(&mut HashMap<String, String>) -> T) -> T {
+        let mut digests = self.digests.lock().unwrap_or_else(|e| e.into_inner());
+        let map = digests.get_or_insert_with(|| {
+            self.digests_path()
+                .and_then(|p| std::fs::read(p).ok())
+                .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+                .unwrap_or_default()
+        });
+        work(map)
+    }
+
+    /// The sha256 of the file `identity` names, if this cache read it before.
+    pub fn known_digest(&self, identity: &FileIdentity) -> Option<String> {
+        self.dir.as_ref()?;
+        self.with_digests(|map| map.get(&identity.0).cloned())
+    }
+
+    /// Remember the sha256 of the file `identity` names (written through to `digests.json`
+    /// atomically; a failed write only costs a hash next time).
+    pub fn remember_digest(&self, identity: FileIdentity, sha256: &str) {
+        let Some(path) = self.digests_path() else {
+            return;
+        };
+        // Written under the lock, so parallel loads never interleave their versions.
+        self.with_digests(|map| {
+            if map.get(&identity.0).map(String::as_str) == Some(sha256) {
+                return;
+            }
+            if map.len() >= MAX_DIGESTS {
+                let drop: Vec<String> = map.keys().take(map.len() / 2).cloned().collect();
+                for key in drop {
+                    map.remove(&key);
+                }
+            }
+            map.insert(identity.0, sha256.to_owned());
+            let written = serde_json::to_vec(map)
+                .map_err(anyhow::Error::from)
+                .and_then(|text| write_atomically(&path, &text));
+            if let Err(e) = written {
+                tracing::debug!("cannot write the digest index {}: {e:#}", path.display());
+            }
+        });
+    }
+
+    /// The precompiled artifact of the component with this sha256, if one is on disk and
+    /// loads (no compiling here).
+    pub fn artifact(&self, engine: &Engine, sha256: &str) -> Option<Component> {
+        let path = self.artifact_path(sha256)?;
+        if !path.exists() {
+            return None;
+        }
+        // SAFETY: as in `load_or_compile`: written by `store` from this engine's own
+        // compilation, named by the engine's compatibility hash, re-checked by wasmtime.
+        match unsafe { Component::deserialize_file(engine, &path) } {
+            Ok(component) => {
+                self.hits.fetch_add(1, Ordering::Relaxed);
+                Some(component)
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "discarding unusable precompiled artifact {}: {e:#}",
+                    path.display()
+                );
+                None
+            }
         }
     }
 
@@ -112,17 +227,25 @@ impl ArtifactCache {
 
 /// Write atomically: temp file, fsync, rename. A reader never sees a half-written artifact.
 fn store(component: &Component, path: &Path) -> anyhow::Result<()> {
+    write_atomically(path, &component.serialize()?)
+}
+
+/// `bytes` to `path` through a temp file, fsync and rename.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     use std::io::Write;
-    let dir = path.parent().expect("artifact paths have a parent");
+    let dir = path.parent().expect("cache paths have a parent");
     std::fs::create_dir_all(dir)?;
-    let bytes = component.serialize()?;
+    // Unique per process and per write: threads loading plugins in parallel may write the
+    // same artifact at once.
+    static WRITES: AtomicU64 = AtomicU64::new(0);
     let tmp = dir.join(format!(
-        ".{}.tmp{}",
+        ".{}.tmp{}-{}",
         path.file_name().unwrap().to_string_lossy(),
-        std::process::id()
+        std::process::id(),
+        WRITES.fetch_add(1, Ordering::Relaxed)
     ));
     let mut file = std::fs::File::create(&tmp)?;
-    file.write_all(&bytes)?;
+    file.write_all(bytes)?;
     file.sync_all()?;
     std::fs::rename(&tmp, path)?;
     Ok(())

@@ -204,7 +204,10 @@ pub struct LoadedPlugin {
 }
 
 impl LoadedPlugin {
-    /// Load the plugin file at `path` for `spec`.
+    /// Load the plugin file at `path` for `spec`. A file this cache has seen (same device,
+    /// inode, size, mtime and ctime — the kernel changes ctime on every write) whose
+    /// precompiled artifact is on disk is loaded without reading or hashing it; otherwise (or
+    /// if that artifact is unusable) the file is read, hashed and checked as usual.
     pub fn load(
         runtime: &Arc<Runtime>,
         spec: PluginSpec,
@@ -216,15 +219,35 @@ impl LoadedPlugin {
             path: path.display().to_string(),
             source,
         };
-        let size = std::fs::metadata(path).map_err(read)?.len() as usize;
+        let metadata = std::fs::metadata(path).map_err(read)?;
+        let size = metadata.len() as usize;
         if size > MAX_COMPONENT_BYTES {
             return Err(LoadError::TooLarge {
                 plugin: spec.name.clone(),
                 size,
             });
         }
+        let identity = super::cache::FileIdentity::of(&metadata);
+        if let Some(sha256) = identity
+            .as_ref()
+            .and_then(|i| runtime.cache.known_digest(i))
+        {
+            let pinned_elsewhere = spec
+                .sha256
+                .as_ref()
+                .is_some_and(|pin| !pin.eq_ignore_ascii_case(&sha256));
+            if !pinned_elsewhere {
+                if let Some(component) = runtime.cache.artifact(&runtime.engine, &sha256) {
+                    return Self::from_component(runtime, spec, component, sha256, size, hedera);
+                }
+            }
+        }
         let bytes = std::fs::read(path).map_err(read)?;
-        Self::from_bytes(runtime, spec, &bytes, hedera)
+        let loaded = Self::from_bytes(runtime, spec, &bytes, hedera)?;
+        if let Some(identity) = identity {
+            runtime.cache.remember_digest(identity, &loaded.sha256);
+        }
+        Ok(loaded)
     }
 
     /// Load a plugin from its component bytes.
@@ -261,6 +284,19 @@ impl LoadedPlugin {
                 reason,
             }
         })?;
+        Self::from_component(runtime, spec, component, sha256, bytes.len(), hedera)
+    }
+
+    /// Type-check, link and describe a compiled component.
+    fn from_component(
+        runtime: &Arc<Runtime>,
+        spec: PluginSpec,
+        component: Component,
+        sha256: String,
+        size: usize,
+        hedera: Option<Arc<dyn HederaActions>>,
+    ) -> Result<Arc<Self>, LoadError> {
+        let plugin = spec.name.clone();
         let instance_pre =
             runtime
                 .linker
@@ -284,7 +320,7 @@ impl LoadedPlugin {
         let mut loaded = LoadedPlugin {
             spec,
             sha256,
-            size: bytes.len(),
+            size,
             description: PluginDescription {
                 name: String::new(),
                 description: String::new(),

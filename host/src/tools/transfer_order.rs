@@ -6,6 +6,7 @@
 //! Only ordering lives here; amounts and ids are normalised in `normalise`.
 
 use hedera::{AccountId, NftId, TokenId};
+use std::collections::hash_map::{Entry, HashMap};
 
 /// An HBAR movement: account, tinybars, approved (spending an allowance).
 pub type HbarMove = (AccountId, i64, bool);
@@ -22,15 +23,36 @@ fn token_key(t: &TokenId) -> (u64, u64, u64) {
     (t.shard, t.realm, t.num)
 }
 
-/// HBAR transfers merged per account and sorted by account ID.
-pub fn js_hbar_transfer_order(transfers: impl IntoIterator<Item = HbarMove>) -> Vec<HbarMove> {
-    let mut merged: Vec<HbarMove> = Vec::new();
-    for (account, amount, approved) in transfers {
-        match merged.iter_mut().find(|(a, ..)| *a == account) {
-            Some((_, total, _)) => *total = total.saturating_add(amount),
-            None => merged.push((account, amount, approved)),
+/// Merge `moves` by `key` (equal ids, as the old linear search compared them; amounts added,
+/// the first entry's other fields kept), in first-seen order: one pass with an index, so a
+/// list of n moves costs O(n), not O(n²).
+fn merge_by<T, K: std::hash::Hash + Eq>(
+    moves: impl IntoIterator<Item = T>,
+    key: impl Fn(&T) -> K,
+    amount: impl Fn(&mut T) -> &mut i64,
+) -> Vec<T> {
+    let moves = moves.into_iter();
+    let mut merged: Vec<T> = Vec::with_capacity(moves.size_hint().0);
+    let mut index: HashMap<K, usize> = HashMap::with_capacity(moves.size_hint().0);
+    for mut m in moves {
+        match index.entry(key(&m)) {
+            Entry::Occupied(at) => {
+                let added = *amount(&mut m);
+                let total = amount(&mut merged[*at.get()]);
+                *total = total.saturating_add(added);
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(merged.len());
+                merged.push(m);
+            }
         }
     }
+    merged
+}
+
+/// HBAR transfers merged per account and sorted by account ID.
+pub fn js_hbar_transfer_order(transfers: impl IntoIterator<Item = HbarMove>) -> Vec<HbarMove> {
+    let mut merged = merge_by(transfers, |(a, ..)| *a, |(_, amount, _)| amount);
     // Stable, like `Array.prototype.sort`.
     merged.sort_by_key(|(a, ..)| account_key(a));
     merged
@@ -38,16 +60,7 @@ pub fn js_hbar_transfer_order(transfers: impl IntoIterator<Item = HbarMove>) -> 
 
 /// Token transfers merged per (token, account) and sorted by token, then account.
 pub fn js_token_transfer_order(transfers: impl IntoIterator<Item = TokenMove>) -> Vec<TokenMove> {
-    let mut merged: Vec<TokenMove> = Vec::new();
-    for (token, account, amount, approved) in transfers {
-        match merged
-            .iter_mut()
-            .find(|(t, a, ..)| *t == token && *a == account)
-        {
-            Some((_, _, total, _)) => *total = total.saturating_add(amount),
-            None => merged.push((token, account, amount, approved)),
-        }
-    }
+    let mut merged = merge_by(transfers, |(t, a, ..)| (*t, *a), |(_, _, amount, _)| amount);
     merged.sort_by_key(|(t, a, ..)| (token_key(t), account_key(a)));
     merged
 }
