@@ -12,8 +12,10 @@
 //!
 //! Who may call, and in which context: [`auth`] (`[[agents]]`, bearer keys). What requests a
 //! browser could forge are refused: [`guard`]. Sessions are pooled and bounded: [`pool`].
-//! Tool calls run on blocking threads, at most `[server] max_concurrent_calls` at once, so a
-//! swap never waits for calls and calls never wait for a swap. [`serve`] drains in-flight
+//! Tool calls run at most `[server] max_concurrent_calls` at once; return-bytes calls run
+//! directly on the server's threads (CPU only: a network wait inside leaves the thread through
+//! `blocking::block_on`), other modes and calls over a SQLite or Redis store on blocking
+//! threads. A swap never waits for calls and calls never wait for a swap. [`serve`] drains in-flight
 //! calls on shutdown.
 
 pub mod auth;
@@ -21,7 +23,7 @@ pub mod guard;
 pub mod openapi;
 pub mod pool;
 
-use crate::manifest::PluginSidecar;
+use crate::manifest::{PluginSidecar, StateBackendKind};
 use crate::registry::{Registry, Source};
 use auth::Callers;
 use axum::extract::{Path, State};
@@ -87,6 +89,9 @@ struct App {
     callers: Callers,
     pool: SessionPool,
     calls: tokio::sync::Semaphore,
+    /// Return-bytes calls run directly on the server's threads: true unless the state store
+    /// may block a thread on I/O it does not hand off (SQLite's lock waits, Redis round trips).
+    direct: bool,
 }
 
 fn error(status: StatusCode, message: impl Into<String>) -> Response {
@@ -137,16 +142,32 @@ async fn call_tool(
             "the server is shutting down",
         );
     };
-    let worker = app.clone();
-    let done = tokio::task::spawn_blocking(move || {
-        let mut session = worker.pool.take(context);
+    let direct_mode = context.mode == crate::context::AgentMode::ReturnBytes;
+    let run = move |app: &App| {
+        let mut session = app.pool.take(context);
         session.set_caller(agent.as_deref());
         let out = session.call(&method, if body.trim().is_empty() { "{}" } else { &body });
         let version = session.chain_version();
-        worker.pool.give_back(session);
+        app.pool.give_back(session);
         (out, version)
-    })
-    .await;
+    };
+    let done = if app.direct && direct_mode {
+        // CPU-only: run on this worker thread instead of queueing for a blocking thread.
+        // `block_in_place` hands the worker's other tasks to another thread meanwhile, and lets
+        // WASI's sync host calls and `blocking::block_on` wait inside.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            tokio::task::block_in_place(|| run(&app))
+        }))
+        .map_err(|_| {
+            tracing::error!("bug: a tool call panicked outside its guarded steps");
+            "the call panicked (a bug in hak, logged)".to_owned()
+        })
+    } else {
+        let worker = app.clone();
+        tokio::task::spawn_blocking(move || run(&worker))
+            .await
+            .map_err(|e| e.to_string())
+    };
     match done {
         Ok((Ok(envelope), version)) => {
             let mut response = Json(envelope).into_response();
@@ -156,7 +177,7 @@ async fn call_tool(
             response
         }
         Ok((Err(unknown), _)) => error(StatusCode::NOT_FOUND, unknown.to_string()),
-        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e),
     }
 }
 
@@ -506,11 +527,16 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
         options.idle_memory_mib,
         options.max_concurrent_calls,
     );
+    let direct = !matches!(
+        registry.host().manifest().state.backend,
+        Some(StateBackendKind::Sqlite | StateBackendKind::Redis)
+    );
     let app = Arc::new(App {
         registry,
         callers: options.callers,
         pool,
         calls: tokio::sync::Semaphore::new(options.max_concurrent_calls),
+        direct,
     });
     // The one admin check, before any handler reads a body. A route layer: a method a path
     // does not serve still answers 405.
