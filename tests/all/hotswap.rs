@@ -5,7 +5,6 @@
 use base64::Engine;
 use hak_host::manifest::PluginSidecar;
 use hak_host::registry::{Registry, Source};
-use hak_host::serve::ServeOptions;
 use hak_host::{Host, HostBuilder};
 use hak_tests::*;
 use serde_json::json;
@@ -369,27 +368,10 @@ fn a_restart_with_20_plugins_loads_from_the_precompiled_cache() {
     assert_eq!(out["raw"]["status"], "SUCCESS");
 }
 
-/// One HTTP/1.1 request to the server; (status, headers, body).
 #[test]
 fn the_http_api_serves_calls_and_admin_changes() {
-    let (host, _) = start(RETURN_BYTES_HEADER);
-    let registry = Arc::new(Registry::new(host.clone(), None).unwrap());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
-    let options = ServeOptions::from_manifest(&registry, Some("s3cret")).unwrap();
-    runtime.spawn(hak_host::serve::serve(
-        listener,
-        registry,
-        options,
-        std::future::pending(),
-    ));
+    let server = serve_dir(RETURN_BYTES_HEADER, None);
+    let addr = server.addr;
     let auth = [("authorization", "Bearer s3cret")];
 
     let (status, head, out) = http(addr, "POST", "/v1/tools/transfer_hbar_tool", &[], TRANSFER);
