@@ -20,7 +20,7 @@ export default definePlugin({
   },
   policy: {
     postParamsNormalization(input, { accounts, allowNew }) {
-      for (const m of facts.movements(input.method, input.normalisedParams)) {
+      for (const m of input.movements) {
         const ok = m.to === undefined ? allowNew : accounts.has(m.to);
         if (!ok) {
           return block(`${m.to ?? 'a new account'} is not an allowlisted recipient`, {

@@ -86,7 +86,7 @@ export default definePlugin({
   },
   policy: {
     postParamsNormalization(input, state) {
-      for (const [asset, ms] of byAsset(state, facts.movements(input.method, input.normalisedParams))) {
+      for (const [asset, ms] of byAsset(state, input.movements)) {
         const caps = state.caps.get(asset);
         let total = 0n;
         for (const m of ms) {

@@ -1,6 +1,6 @@
 // Package guest is hak's guest SDK for Go (standard Go 1.27, GOOS=wasip1): write a hook or a
 // policy as a Go type, Register it, and build with `go build -buildmode=c-shared`; hak turns
-// the core module into a component of hedera:agent-kit/agent-plugin@0.1.2
+// the core module into a component of hedera:agent-kit/agent-plugin@0.2.0
 // (`hak plugin componentize`). This file is the canonical ABI: memory the host writes inputs
 // into, and the layouts of strings, lists, options, variants and results.
 //
@@ -116,6 +116,14 @@ func putU32(b []byte, at int, v uint32) {
 func getU32(p unsafe.Pointer, at uintptr) uint32 {
 	b := unsafe.Slice((*byte)(unsafe.Add(p, at)), 4)
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+func getU8(p unsafe.Pointer, at uintptr) uint8 {
+	return *(*uint8)(unsafe.Add(p, at))
+}
+
+func getU64(p unsafe.Pointer, at uintptr) uint64 {
+	return uint64(getU32(p, at)) | uint64(getU32(p, at+4))<<32
 }
 
 // retAreaFor zeroes the static return area and returns it with its address.

@@ -7,9 +7,12 @@ import (
 
 // The component's exports, lifted and lowered by hand (layouts in abi.go's comments):
 //   describe            -> result<plugin-info, string>      44 bytes
-//   hooks.*             -> result<hook-result, string>      16 bytes
-//   policy.*            -> result<verdict, string>          40 bytes
+//   hooks.*(stage-input)  -> result<hook-result, string>    16 bytes
+//   policy.*(stage-input) -> result<verdict, string>        44 bytes
 //   events.on-tool-failure(string)
+// A stage input flattens to more than 16 values (contract 0.2.0 added `facts`), so the host
+// passes it in memory, by one pointer (80 bytes, align 4): stage u8 @0, method @4, tool-type
+// u8 @12, params @16, facts option @24 (tag u8, facts @28; facts.go has their layout).
 
 const overflowMessage = "input larger than the Go SDK's arena (8 MiB)"
 
@@ -26,7 +29,7 @@ func errResult(msg string) uint32 {
 
 func panicMessage(r any) string { return fmt.Sprintf("plugin panicked: %v", r) }
 
-//go:wasmexport hedera:agent-kit/plugin@0.1.2#describe
+//go:wasmexport hedera:agent-kit/plugin@0.2.0#describe
 func exportDescribe(ptr unsafe.Pointer, n uint32) (ret uint32) {
 	begin()
 	defer endCall()
@@ -66,22 +69,26 @@ func exportDescribe(ptr unsafe.Pointer, n uint32) (ret uint32) {
 	return at
 }
 
-func input(stage, mp, mn, toolType uint32, pp unsafe.Pointer, pn uint32) *StageInput {
-	return &StageInput{
-		Stage:      Stage(stage),
-		Method:     liftString(unsafe.Pointer(uintptr(mp)), mn),
-		ToolType:   ToolType(toolType),
-		ParamsJSON: liftString(pp, pn),
+func input(p unsafe.Pointer) *StageInput {
+	in := &StageInput{
+		Stage:      Stage(getU8(p, 0)),
+		Method:     stringAt(p, 4),
+		ToolType:   ToolType(getU8(p, 12)),
+		ParamsJSON: stringAt(p, 16),
 	}
+	if getU8(p, 24) != 0 {
+		in.Facts = liftFacts(unsafe.Add(p, 28))
+	}
+	return in
 }
 
-func runHook(stage, mp, mn, toolType uint32, pp unsafe.Pointer, pn uint32) (ret uint32) {
+func runHook(p unsafe.Pointer) (ret uint32) {
 	begin()
 	defer endCall()
 	if overflowed {
 		return errResult(overflowMessage)
 	}
-	in := input(stage, mp, mn, toolType, pp, pn)
+	in := input(p)
 	h, ok := registered.(Hooks)
 	b, at := retAreaFor()
 	if !ok {
@@ -103,14 +110,14 @@ func runHook(stage, mp, mn, toolType uint32, pp unsafe.Pointer, pn uint32) (ret 
 	return at
 }
 
-func runPolicy(stage, mp, mn, toolType uint32, pp unsafe.Pointer, pn uint32) (ret uint32) {
+func runPolicy(p unsafe.Pointer) (ret uint32) {
 	begin()
 	defer endCall()
 	if overflowed {
 		return errResult(overflowMessage)
 	}
-	in := input(stage, mp, mn, toolType, pp, pn)
-	p, ok := registered.(Policy)
+	in := input(p)
+	policy, ok := registered.(Policy)
 	b, at := retAreaFor()
 	if !ok {
 		return at // ok(allow)
@@ -120,60 +127,68 @@ func runPolicy(stage, mp, mn, toolType uint32, pp unsafe.Pointer, pn uint32) (re
 			ret = errResult(panicMessage(r))
 		}
 	}()
-	v, err := p.ShouldBlock(in)
+	v, err := policy.ShouldBlock(in)
 	if err != nil {
 		return errResult(err.Error())
 	}
-	if v.Blocked {
+	// verdict @4: tag (0 allow, 1 block, 2 needs-approval), then message @8, code @16,
+	// details-json @28 and (needs-approval) timeout-seconds u32 @40.
+	switch {
+	case v.NeedsApproval:
+		b[4] = 2
+		putU32(b, 40, v.TimeoutSeconds)
+	case v.Blocked:
 		b[4] = 1
-		putString(b, 8, v.Message)
-		putOptionString(b, 16, v.Code)
-		putOptionString(b, 28, v.DetailsJSON)
+	default:
+		return at
 	}
+	putString(b, 8, v.Message)
+	putOptionString(b, 16, v.Code)
+	putOptionString(b, 28, v.DetailsJSON)
 	return at
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.1.2#pre-tool-execution
-func exportHookPre(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
-	return runHook(stage, mp, mn, tt, pp, pn)
+//go:wasmexport hedera:agent-kit/hooks@0.2.0#pre-tool-execution
+func exportHookPre(p unsafe.Pointer) uint32 {
+	return runHook(p)
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.1.2#post-params-normalization
-func exportHookParams(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
-	return runHook(stage, mp, mn, tt, pp, pn)
+//go:wasmexport hedera:agent-kit/hooks@0.2.0#post-params-normalization
+func exportHookParams(p unsafe.Pointer) uint32 {
+	return runHook(p)
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.1.2#post-core-action
-func exportHookCore(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
-	return runHook(stage, mp, mn, tt, pp, pn)
+//go:wasmexport hedera:agent-kit/hooks@0.2.0#post-core-action
+func exportHookCore(p unsafe.Pointer) uint32 {
+	return runHook(p)
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.1.2#post-tool-execution
-func exportHookTool(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
-	return runHook(stage, mp, mn, tt, pp, pn)
+//go:wasmexport hedera:agent-kit/hooks@0.2.0#post-tool-execution
+func exportHookTool(p unsafe.Pointer) uint32 {
+	return runHook(p)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.1.2#should-block-pre-tool-execution
-func exportPolicyPre(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
-	return runPolicy(stage, mp, mn, tt, pp, pn)
+//go:wasmexport hedera:agent-kit/policy@0.2.0#should-block-pre-tool-execution
+func exportPolicyPre(p unsafe.Pointer) uint32 {
+	return runPolicy(p)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.1.2#should-block-post-params-normalization
-func exportPolicyParams(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
-	return runPolicy(stage, mp, mn, tt, pp, pn)
+//go:wasmexport hedera:agent-kit/policy@0.2.0#should-block-post-params-normalization
+func exportPolicyParams(p unsafe.Pointer) uint32 {
+	return runPolicy(p)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.1.2#should-block-post-core-action
-func exportPolicyCore(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
-	return runPolicy(stage, mp, mn, tt, pp, pn)
+//go:wasmexport hedera:agent-kit/policy@0.2.0#should-block-post-core-action
+func exportPolicyCore(p unsafe.Pointer) uint32 {
+	return runPolicy(p)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.1.2#should-block-post-secondary-action
-func exportPolicySecondary(stage, mp, mn, tt uint32, pp unsafe.Pointer, pn uint32) uint32 {
-	return runPolicy(stage, mp, mn, tt, pp, pn)
+//go:wasmexport hedera:agent-kit/policy@0.2.0#should-block-post-secondary-action
+func exportPolicySecondary(p unsafe.Pointer) uint32 {
+	return runPolicy(p)
 }
 
-//go:wasmexport hedera:agent-kit/events@0.1.2#on-tool-failure
+//go:wasmexport hedera:agent-kit/events@0.2.0#on-tool-failure
 func exportOnToolFailure(ptr unsafe.Pointer, n uint32) {
 	begin()
 	defer endCall()

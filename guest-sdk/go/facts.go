@@ -1,13 +1,14 @@
 package guest
 
 import (
-	"encoding/json"
 	"math/big"
 	"regexp"
+	"unsafe"
 )
 
-// Facts: what a tool call moves to whom, from its normalised params — the Go twin of the
-// Rust SDK's hak_guest::facts (same tools, same rules).
+// Facts: what a tool call does, as the host states it (contract 0.2.0 `facts`), lifted from
+// the stage input's record (layouts below) — no params JSON to read, the same answers as the
+// Rust and JS SDKs.
 
 // Asset kinds.
 const (
@@ -16,110 +17,89 @@ const (
 	NFT   = "nft"
 )
 
-// Movement is one recipient's share of a call. To is "" for a new account.
+// Movement is one recipient's share of a call. To is "" for a new account; Amount is
+// tinybars, base units or a count of NFTs (u64 max: all of it).
 type Movement struct {
 	Kind, ID, To string
 	Amount       *big.Int
 	Allowance    bool
 }
 
-var intPattern = regexp.MustCompile(`^-?\d+$`)
+// Entity is an account, token or topic a call updates or deletes.
+type Entity struct{ Kind, ID string }
 
-// AmountOf reads a 64-bit amount written as a decimal string (or an integer number).
-func AmountOf(v any) (*big.Int, bool) {
-	switch a := v.(type) {
-	case string:
-		if !intPattern.MatchString(a) {
-			return nil, false
-		}
-		n, ok := new(big.Int).SetString(a, 10)
-		return n, ok
-	case json.Number:
-		if !intPattern.MatchString(string(a)) {
-			return nil, false
-		}
-		n, ok := new(big.Int).SetString(string(a), 10)
-		return n, ok
+// Facts of one call.
+type Facts struct {
+	Movements []Movement
+	// Source is the sending or owning account, "" when the tool names none.
+	Source    string
+	Tokens    []string
+	Changes   []Entity
+	Memo      *string
+	Scheduled bool
+}
+
+// Movements lists the value the call moves to others (empty before normalisation).
+func (in *StageInput) Movements() []Movement {
+	if in.Facts == nil {
+		return nil
 	}
-	return nil, false
+	return in.Facts.Movements
 }
 
-func list(v any) []any {
-	l, _ := v.([]any)
-	return l
+// Canonical ABI layouts (all little-endian):
+//   facts (52 bytes, align 4): movements list @0, source option<string> @8, tokens
+//     list<string> @20, changes list<entity> @28, memo option<string> @36, scheduled @48
+//   movement (40 bytes, align 8): asset variant @0 (tag u8, string @4), to option<string> @12,
+//     amount u64 @24, via enum @32
+//   entity (16 bytes): kind string @0, id string @8
+var assetKinds = [3]string{Hbar, Token, NFT}
+
+func stringAt(p unsafe.Pointer, at uintptr) string {
+	return liftString(unsafe.Pointer(uintptr(getU32(p, at))), getU32(p, at+4))
 }
 
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-func obj(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
-}
-
-var u64Max = new(big.Int).SetUint64(^uint64(0))
-
-func credits(out []Movement, entries any, kind, id string) []Movement {
-	for _, e := range list(entries) {
-		m := obj(e)
-		if a, ok := AmountOf(m["amount"]); ok && a.Sign() > 0 {
-			out = append(out, Movement{Kind: kind, ID: id, To: str(m["accountId"]), Amount: a})
-		}
+func optionStringAt(p unsafe.Pointer, at uintptr) (string, bool) {
+	if getU8(p, at) == 0 {
+		return "", false
 	}
-	return out
+	return stringAt(p, at+4), true
 }
 
-func nonNegative(v any) *big.Int {
-	a, ok := AmountOf(v)
-	if !ok || a.Sign() < 0 {
-		return new(big.Int)
+func liftFacts(p unsafe.Pointer) *Facts {
+	f := &Facts{}
+	base, n := unsafe.Pointer(uintptr(getU32(p, 0))), getU32(p, 4)
+	f.Movements = make([]Movement, n)
+	for i := uint32(0); i < n; i++ {
+		m := unsafe.Add(base, uintptr(i)*40)
+		tag := getU8(m, 0)
+		mv := Movement{Amount: new(big.Int).SetUint64(getU64(m, 24)), Allowance: getU8(m, 32) == 1}
+		if int(tag) < len(assetKinds) {
+			mv.Kind = assetKinds[tag]
+		}
+		if tag != 0 {
+			mv.ID = stringAt(m, 4)
+		}
+		mv.To, _ = optionStringAt(m, 12)
+		f.Movements[i] = mv
 	}
-	return a
-}
-
-// Movements lists the value a call moves to others (empty for tools that move none).
-func Movements(method string, normalised any) []Movement {
-	n := obj(normalised)
-	var out []Movement
-	if n == nil {
-		return out
+	f.Source, _ = optionStringAt(p, 8)
+	base, n = unsafe.Pointer(uintptr(getU32(p, 20))), getU32(p, 24)
+	f.Tokens = make([]string, n)
+	for i := uint32(0); i < n; i++ {
+		f.Tokens[i] = stringAt(base, uintptr(i)*8)
 	}
-	token := str(n["tokenId"])
-	switch method {
-	case "transfer_hbar_tool", "transfer_hbar_with_allowance_tool":
-		out = credits(out, n["hbarTransfers"], Hbar, "")
-	case "transfer_fungible_token_tool", "transfer_fungible_token_with_allowance_tool", "airdrop_fungible_token_tool":
-		out = credits(out, n["tokenTransfers"], Token, token)
-	case "transfer_non_fungible_token_tool", "transfer_non_fungible_token_with_allowance_tool":
-		for _, r := range list(n["recipients"]) {
-			out = append(out, Movement{Kind: NFT, ID: token, To: str(obj(r)["recipientId"]), Amount: big.NewInt(1)})
-		}
-	case "approve_hbar_allowance_tool", "delete_hbar_allowance_tool":
-		for _, a := range list(n["hbarApprovals"]) {
-			m := obj(a)
-			out = append(out, Movement{Kind: Hbar, To: str(m["spenderAccountId"]), Amount: nonNegative(m["amount"]), Allowance: true})
-		}
-	case "approve_token_allowance_tool", "delete_token_allowance_tool":
-		for _, a := range list(n["tokenApprovals"]) {
-			m := obj(a)
-			out = append(out, Movement{Kind: Token, ID: str(m["tokenId"]), To: str(m["spenderAccountId"]), Amount: nonNegative(m["amount"]), Allowance: true})
-		}
-	case "approve_nft_allowance_tool":
-		count := big.NewInt(int64(len(list(n["serialNumbers"]))))
-		if all, _ := n["allSerials"].(bool); all {
-			count = new(big.Int).Set(u64Max)
-		}
-		out = append(out, Movement{Kind: NFT, ID: token, To: str(n["spenderAccountId"]), Amount: count, Allowance: true})
-	case "create_account_tool":
-		if a, ok := AmountOf(n["initialBalance"]); ok && a.Sign() > 0 {
-			out = append(out, Movement{Kind: Hbar, Amount: a})
-		}
-	case "delete_account_tool":
-		out = append(out, Movement{Kind: Hbar, To: str(n["transferAccountId"]), Amount: new(big.Int).Set(u64Max)})
+	base, n = unsafe.Pointer(uintptr(getU32(p, 28))), getU32(p, 32)
+	f.Changes = make([]Entity, n)
+	for i := uint32(0); i < n; i++ {
+		e := unsafe.Add(base, uintptr(i)*16)
+		f.Changes[i] = Entity{Kind: stringAt(e, 0), ID: stringAt(e, 8)}
 	}
-	return out
+	if memo, ok := optionStringAt(p, 36); ok {
+		f.Memo = &memo
+	}
+	f.Scheduled = getU8(p, 48) != 0
+	return f
 }
 
 // ValueTools are the tools that move value or grant allowances.

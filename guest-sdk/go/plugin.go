@@ -33,12 +33,14 @@ type Info struct {
 	PolicyStages  []Stage
 }
 
-// StageInput is one stage call's input; Params parses the JSON once.
+// StageInput is one stage call's input; Params parses the JSON once. Facts are what the host
+// states the call does (nil at pre-tool-execution).
 type StageInput struct {
 	Stage      Stage
 	Method     string
 	ToolType   ToolType
 	ParamsJSON string
+	Facts      *Facts
 	parsed     map[string]any
 }
 
@@ -57,12 +59,15 @@ func (in *StageInput) Params() (map[string]any, error) {
 	return in.parsed, nil
 }
 
-// Verdict is a policy's answer: Allow, or Block(...).
+// Verdict is a policy's answer: Allow, Block(...) or NeedsApproval(...).
 type Verdict struct {
 	Blocked     bool
 	Message     string
 	Code        *string
 	DetailsJSON *string
+	// NeedsApproval parks the call until a human decides (contract 0.2.0); a timeout denies.
+	NeedsApproval  bool
+	TimeoutSeconds uint32
 }
 
 // Allow lets the call through.
@@ -80,6 +85,16 @@ func Block(message string, code string, details any) Verdict {
 			v.DetailsJSON = &s
 		}
 	}
+	return v
+}
+
+// NeedsApproval asks a human: the call parks until an approver approves it (the chain goes
+// on) or denies it, or timeoutSeconds pass (0: the host's default), which blocks it.
+func NeedsApproval(message string, code string, details any, timeoutSeconds uint32) Verdict {
+	v := Block(message, code, details)
+	v.Blocked = false
+	v.NeedsApproval = true
+	v.TimeoutSeconds = timeoutSeconds
 	return v
 }
 

@@ -129,6 +129,15 @@ enum Command {
         #[arg(long)]
         insecure: bool,
     },
+    /// Calls a running `hak serve` holds for approval (a policy answered needs-approval):
+    /// list them, approve or deny one. Sends `$HAK_ADMIN_TOKEN` as the admin bearer.
+    Approvals {
+        #[command(subcommand)]
+        command: ApprovalsCommand,
+        /// The server's address.
+        #[arg(long, default_value = "http://127.0.0.1:8787", global = true)]
+        server: String,
+    },
     /// Work with plugin components.
     Plugin {
         #[command(subcommand)]
@@ -142,6 +151,30 @@ enum Command {
         host: HostArgs,
         #[arg(long, default_value_t = 1000)]
         calls: u32,
+    },
+}
+
+#[derive(Subcommand)]
+enum ApprovalsCommand {
+    /// Print the calls awaiting approval as JSON (oldest first).
+    List,
+    /// Approve the call parked under ID: its chain goes on.
+    Approve {
+        id: String,
+        /// Your name, kept in the decision log (default `admin`).
+        #[arg(long)]
+        by: Option<String>,
+        /// A note for the log.
+        #[arg(long)]
+        note: Option<String>,
+    },
+    /// Deny the call parked under ID: it ends blocked with the policy's reason and the note.
+    Deny {
+        id: String,
+        #[arg(long)]
+        by: Option<String>,
+        #[arg(long)]
+        note: Option<String>,
     },
 }
 
@@ -273,6 +306,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&result)?);
         }
         Command::Replay { log, host } => return replay(&log, &host),
+        Command::Approvals { command, server } => {
+            let answer = match command {
+                ApprovalsCommand::List => {
+                    crate::admin_client::request(&server, "GET", "/v1/approvals", None)?
+                }
+                ApprovalsCommand::Approve { id, by, note } => {
+                    decide_approval(&server, &id, "approve", by, note)?
+                }
+                ApprovalsCommand::Deny { id, by, note } => {
+                    decide_approval(&server, &id, "deny", by, note)?
+                }
+            };
+            println!("{}", serde_json::to_string_pretty(&answer)?);
+        }
         Command::Plugin {
             command:
                 PluginCommand::Test {
@@ -392,6 +439,26 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `POST /v1/approvals/{id}/{verb}` on `server`.
+fn decide_approval(
+    server: &str,
+    id: &str,
+    verb: &str,
+    by: Option<String>,
+    note: Option<String>,
+) -> anyhow::Result<serde_json::Value> {
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        anyhow::bail!("approval id {id:?} is not an id `hak approvals list` printed");
+    }
+    let body = json!({"by": by, "note": note});
+    crate::admin_client::request(
+        server,
+        "POST",
+        &format!("/v1/approvals/{id}/{verb}"),
+        Some(&body),
+    )
 }
 
 /// Where `hak call`, `hak serve` and `hak bench` keep plugin state when the manifest has no

@@ -96,6 +96,8 @@ pub struct Decision {
     /// A block's reason, an error's message or a failure's detail.
     pub reason: Option<String>,
     pub micros: u64,
+    /// A needs-approval verdict's outcome: the id, the decision, who decided and how.
+    pub approval: Option<crate::approvals::Outcome>,
 }
 
 /// One call, as the lifecycle saw it end.
@@ -154,6 +156,8 @@ struct LineDecision<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<&'a str>,
     micros: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    approval: Option<&'a crate::approvals::Outcome>,
 }
 
 /// Why the log could not be opened.
@@ -260,6 +264,7 @@ impl DecisionLog {
                     code: d.code.as_deref(),
                     reason: d.reason.as_deref(),
                     micros: d.micros,
+                    approval: d.approval.as_ref(),
                 })
                 .collect(),
             outcome: record.outcome.as_str(),

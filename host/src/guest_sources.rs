@@ -36,10 +36,11 @@ const SINGLE: &[(&str, &str)] = &[
     ),
 ];
 
-/// The contract's `.wit` files: (file name, text).
+/// The current contract's `.wit` files (not the frozen 0.1 copy under `wit/0.1/`, which only
+/// the host binds): (file name, text).
 pub fn wit_files() -> impl Iterator<Item = (&'static str, &'static str)> {
     files_of(&WIT)
-        .filter(|(path, _)| path.ends_with(".wit"))
+        .filter(|(path, _)| path.ends_with(".wit") && !path.contains('/'))
         .filter_map(|(path, bytes)| Some((path, std::str::from_utf8(bytes).ok()?)))
 }
 

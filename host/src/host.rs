@@ -183,6 +183,7 @@ impl HostBuilder {
                 mode_is_default,
                 metrics,
                 decisions,
+                approvals: std::sync::OnceLock::new(),
             }),
         })
     }
@@ -286,6 +287,8 @@ struct HostInner {
     metrics: Arc<Metrics>,
     /// The manifest's `[decisions]` log, when it has one.
     decisions: Option<DecisionLog>,
+    /// Where needs-approval verdicts park, once a server face turned them on.
+    approvals: std::sync::OnceLock<Arc<crate::approvals::Approvals>>,
 }
 
 /// A running host. Clone it freely; each agent context gets its own [`Session`].
@@ -394,6 +397,16 @@ impl Host {
         &self.inner.metrics
     }
 
+    /// Let calls park on needs-approval verdicts until an approver decides (`hak serve`,
+    /// `hak mcp`); without it such a verdict blocks at once. Idempotent.
+    pub fn approvals(&self) -> &Arc<crate::approvals::Approvals> {
+        self.inner.approvals.get_or_init(|| {
+            Arc::new(crate::approvals::Approvals::new(
+                self.inner.manifest.approvals,
+            ))
+        })
+    }
+
     /// The decision log, when the manifest has a `[decisions]` section.
     pub fn decision_log(&self) -> Option<&DecisionLog> {
         self.inner.decisions.as_ref()
@@ -480,6 +493,13 @@ impl CallEnv for Host {
 
     fn decision_log(&self) -> Option<&DecisionLog> {
         self.inner.decisions.as_ref()
+    }
+
+    fn approver(&self) -> Option<Arc<dyn crate::approvals::Approver>> {
+        self.inner
+            .approvals
+            .get()
+            .map(|a| a.clone() as Arc<dyn crate::approvals::Approver>)
     }
 
     fn strategy_env<'a>(&'a self, context: &'a AgentContext) -> StrategyEnv<'a> {

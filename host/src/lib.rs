@@ -2,7 +2,7 @@
 //! policies that are sandboxed WebAssembly components.
 //!
 //! Map of the crate (one concept per module), from the faces down:
-//! - [`cli`]: the `hak` command line. [`serve`]: the HTTP API (auth, browser guard, session
+//! - [`cli`]: the `hak` command line; [`admin_client`]: its requests to a running server. [`serve`]: the HTTP API (auth, browser guard, session
 //!   pool). [`mcp`]: the Model Context Protocol server (stdio and streamable HTTP).
 //! - [`registry`], [`watch`], [`intake`], [`signing`]: hot-swapping plugins in a running host
 //!   (admin changes, the watched directory read without being abused by it, signatures).
@@ -15,7 +15,10 @@
 //! - [`lifecycle`]: the kit's 7 stages over a `CallEnv` (what a session needs from the host),
 //!   the plugin chain, per-context sessions, envelopes; [`stage`]: the hookable stages.
 //! - [`plugin`]: what a plugin is to the lifecycle (`ChainPlugin`, `PluginSession`, verdicts,
-//!   hook answers, failures), whatever engine runs it.
+//!   hook answers, failures), whatever engine runs it; [`approvals`]: calls parked on a
+//!   needs-approval verdict until a human decides.
+//! - [`facts`]: what a call does (who gets what, tokens, changes), stated by each tool and
+//!   handed to policies typed.
 //! - [`tools`]: native Hedera tools (one file per tool), their shared normalisers and the
 //!   kit's descriptions; [`strategy`]: what the secondary action does with a built
 //!   transaction, per agent mode.
@@ -31,12 +34,15 @@
 //!   new plugin projects); [`guest_sources`]: the contract and guest SDKs embedded in the
 //!   binary, so all of that works away from the source tree.
 
+pub mod admin_client;
+pub mod approvals;
 pub mod blocking;
 pub mod capabilities;
 pub mod cli;
 pub mod componentize;
 pub mod context;
 pub mod decisions;
+pub mod facts;
 pub mod go_plugin;
 pub mod guest_sources;
 pub mod host;

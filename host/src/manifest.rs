@@ -55,6 +55,9 @@ pub struct Manifest {
     pub server: ServerSection,
     /// The decision log: one JSON line per call (off when absent).
     pub decisions: Option<crate::decisions::DecisionSettings>,
+    /// How long calls parked on a needs-approval verdict wait, and how many may.
+    #[serde(default)]
+    pub approvals: crate::approvals::ApprovalSettings,
     /// Directory the manifest was read from; relative plugin paths resolve against it.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -384,6 +387,7 @@ impl Manifest {
         if self.network.name == NetworkName::Custom && self.network.nodes.is_empty() {
             return Err("network.nodes must list at least one node for a custom network".into());
         }
+        self.approvals.validate()?;
         let mut seen = std::collections::HashSet::new();
         for (i, p) in self.plugins.iter().enumerate() {
             let at = format!("plugins[{i}] ({})", p.name);

@@ -65,10 +65,16 @@ pub enum Answer {
     Error,
     /// It failed (see `hak_plugin_failures_total` for the cause).
     Failure,
+    /// It asked for approval and an approver approved; the call went on.
+    Approved,
+    /// It asked for approval and got none (denied, timed out, nobody to ask): blocked.
+    Denied,
+    /// A shadow policy would have asked for approval; the call went on.
+    WouldAsk,
 }
 
 impl Answer {
-    const ALL: [Answer; 8] = [
+    const ALL: [Answer; 11] = [
         Answer::Allow,
         Answer::Block,
         Answer::WouldBlock,
@@ -77,6 +83,9 @@ impl Answer {
         Answer::WouldReplace,
         Answer::Error,
         Answer::Failure,
+        Answer::Approved,
+        Answer::Denied,
+        Answer::WouldAsk,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -89,6 +98,9 @@ impl Answer {
             Answer::WouldReplace => "would_replace",
             Answer::Error => "error",
             Answer::Failure => "failure",
+            Answer::Approved => "approved",
+            Answer::Denied => "denied",
+            Answer::WouldAsk => "would_ask",
         }
     }
 
@@ -167,7 +179,13 @@ pub struct Metrics {
     state_seconds: Histograms<OpLabels>,
     state_errors: Family<OpLabels, Counter>,
     changes: Family<ChangeLabels, Counter>,
+    approvals: Family<DecisionLabels, Counter>,
     decision_log_errors: Counter,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DecisionLabels {
+    decision: &'static str,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -229,6 +247,12 @@ impl Metrics {
             "Plugin changes (hot-swaps) by result: applied or refused",
             changes.clone(),
         );
+        let approvals = Family::<DecisionLabels, Counter>::default();
+        registry.register(
+            "approvals",
+            "Needs-approval verdicts by decision: approved, denied, timeout, unavailable",
+            approvals.clone(),
+        );
         let decision_log_errors = Counter::default();
         registry.register(
             "decision_log_errors",
@@ -244,8 +268,16 @@ impl Metrics {
             state_seconds,
             state_errors,
             changes,
+            approvals,
             decision_log_errors,
         }
+    }
+
+    /// Count one needs-approval verdict by what became of it.
+    pub fn approval(&self, decision: &'static str) {
+        self.approvals
+            .get_or_create(&DecisionLabels { decision })
+            .inc();
     }
 
     /// Count one call.

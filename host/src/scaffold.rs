@@ -147,7 +147,7 @@ struct Config {
 }
 
 pub struct Policy {
-    max: i128,
+    max: u64,
 }
 
 impl Plugin for Policy {
@@ -167,9 +167,9 @@ impl Plugin for Policy {
     }
 
     fn should_block_post_params_normalization(&self, input: &StageInput) -> PolicyOutcome {
-        let params = input.params_value()?;
-        for m in hak_guest::facts::movements(&input.method, &params["normalisedParams"]) {
-            if m.amount as i128 > self.max {
+        // The host states who gets what (input.facts): no params JSON to read.
+        for m in input.movements() {
+            if m.amount > self.max {
                 return Ok(block(format!("{} tinybars to one recipient is too much", m.amount)));
             }
         }
@@ -182,7 +182,7 @@ hak_guest::export_plugin!(Policy);
 
 const JS_PLUGIN: &str = r#"// {{name}}: blocks HBAR transfers that send more than `maxTinybars` to one recipient.
 // Config: {"maxTinybars": "100000000"}.
-import { definePlugin, Stage, allow, block, facts } from '@hak/guest';
+import { definePlugin, Stage, allow, block } from '@hak/guest';
 
 export default definePlugin({
   describe(config) {
@@ -199,7 +199,8 @@ export default definePlugin({
   },
   policy: {
     postParamsNormalization(input, { max }) {
-      for (const m of facts.movements(input.method, input.normalisedParams)) {
+      // The host states who gets what (input.facts): no params JSON to read.
+      for (const m of input.movements) {
         if (m.amount > max) return block(`${m.amount} tinybars to one recipient is too much`);
       }
       return allow;
@@ -243,11 +244,8 @@ func (p *policy) Describe(config []byte) (guest.Info, error) {
 }
 
 func (p *policy) ShouldBlock(in *guest.StageInput) (guest.Verdict, error) {
-	params, err := in.Params()
-	if err != nil {
-		return guest.Verdict{}, err
-	}
-	for _, m := range guest.Movements(in.Method, params["normalisedParams"]) {
+	// The host states who gets what (in.Facts): no params JSON to read.
+	for _, m := range in.Movements() {
 		if m.Amount.Cmp(p.max) > 0 {
 			return guest.Block(m.Amount.String()+" tinybars to one recipient is too much", "", nil), nil
 		}

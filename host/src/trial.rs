@@ -81,11 +81,13 @@ pub fn run(plugin: &dyn ChainPlugin, input: &TrialInput) -> Value {
         reservations: Default::default(),
     };
     let mut session = plugin.open(&scope);
+    let facts = facts_of(input);
     let call = StageCall {
         stage: input.stage,
         method: &input.method,
         tool_type: input.tool_type,
         input: &input.input,
+        facts: facts.as_ref(),
     };
     let policy = (relevant && description.policy_stages.contains(input.stage)).then(
         || match session.policy(&call) {
@@ -97,6 +99,15 @@ pub fn run(plugin: &dyn ChainPlugin, input: &TrialInput) -> Value {
                 "details": b.details_json.as_deref().map(|d| {
                     serde_json::from_str::<Value>(d).unwrap_or_else(|_| Value::String(d.to_owned()))
                 }),
+            }),
+            Ok(Verdict::NeedsApproval(a)) => json!({
+                "verdict": "needs-approval",
+                "reason": a.message,
+                "code": a.code,
+                "details": a.details_json.as_deref().map(|d| {
+                    serde_json::from_str::<Value>(d).unwrap_or_else(|_| Value::String(d.to_owned()))
+                }),
+                "timeoutSeconds": a.timeout_seconds,
             }),
             Err(e) => error(e),
         },
@@ -121,6 +132,17 @@ pub fn run(plugin: &dyn ChainPlugin, input: &TrialInput) -> Value {
         "policy": policy,
         "hook": hook,
     })
+}
+
+/// The facts the host would hand the plugin: stated by the tool from the input's
+/// `normalisedParams` (none at pre-tool-execution, or when the tool refuses them).
+fn facts_of(input: &TrialInput) -> Option<crate::facts::Facts> {
+    if input.stage == crate::stage::Stage::PreToolExecution {
+        return None;
+    }
+    let value: Value = serde_json::from_str(&input.input).ok()?;
+    let normalised = value.get("normalisedParams")?.to_string();
+    crate::tools::ToolRegistry::native().facts_from_json(&input.method, &normalised)
 }
 
 fn error(e: PluginError) -> Value {

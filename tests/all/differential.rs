@@ -4,10 +4,8 @@
 //! the same verdict, block message, code and details, or both fail.
 
 use hak_host::manifest::PluginSpec;
-use hak_host::runtime::bindings::WitToolType;
-use hak_host::runtime::instance::PolicyAnswer;
+use hak_host::plugin::Verdict;
 use hak_host::runtime::{LoadedPlugin, PluginInstance};
-use hak_host::stage::Stage;
 use hak_tests::*;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -160,14 +158,10 @@ enum Outcome {
 }
 
 fn decide(instance: &mut PluginInstance, method: &str, params: &str) -> Outcome {
-    match instance.policy(
-        Stage::PostParamsNormalization,
-        method,
-        WitToolType::Transaction,
-        params,
-    ) {
-        Ok(Ok(PolicyAnswer::Allow)) => Outcome::Allow,
-        Ok(Ok(PolicyAnswer::Block(b))) => Outcome::Block(
+    match judge_normalised(instance, method, params) {
+        Ok(Ok(Verdict::Allow)) => Outcome::Allow,
+        Ok(Ok(Verdict::NeedsApproval(a))) => panic!("{method}: unexpected approval {a:?}"),
+        Ok(Ok(Verdict::Block(b))) => Outcome::Block(
             b.message,
             b.code,
             b.details_json

@@ -2,10 +2,8 @@
 //! guest) without a trap, and inputs at and over the size limits answered, never trapped.
 
 use hak_host::manifest::PluginSpec;
-use hak_host::runtime::bindings::WitToolType;
-use hak_host::runtime::instance::PolicyAnswer;
+use hak_host::plugin::Verdict;
 use hak_host::runtime::{FailureCause, LoadedPlugin};
-use hak_host::stage::Stage;
 use hak_tests::*;
 use serde_json::json;
 
@@ -41,14 +39,9 @@ fn a_go_plugin_survives_100_000_calls_with_multi_kb_inputs() {
     let (mut allowed, mut blocked) = (0, 0);
     for i in 0..100_000 {
         let input = &inputs[i % inputs.len()];
-        match instance.policy(
-            Stage::PostParamsNormalization,
-            "transfer_hbar_tool",
-            WitToolType::Transaction,
-            input,
-        ) {
-            Ok(Ok(PolicyAnswer::Allow)) => allowed += 1,
-            Ok(Ok(PolicyAnswer::Block(b))) => {
+        match judge_normalised(&mut instance, "transfer_hbar_tool", input) {
+            Ok(Ok(Verdict::Allow)) => allowed += 1,
+            Ok(Ok(Verdict::Block(b))) => {
                 assert_eq!(b.message, "9 recipients exceed the maximum of 5");
                 blocked += 1;
             }
@@ -65,32 +58,15 @@ fn inputs_at_and_over_the_limit_are_answered_not_trapped() {
     let big = go_plugin("[limits]\nmax_input_bytes = 7340032\nmemory_mib = 256");
     let mut instance = big.standalone_instance().unwrap();
     let near = params(2, 3 * 1024 * 1024); // ~6 MiB: memo twice
-    let answer = instance.policy(
-        Stage::PostParamsNormalization,
-        "transfer_hbar_tool",
-        WitToolType::Transaction,
-        &near,
-    );
-    assert!(matches!(answer, Ok(Ok(PolicyAnswer::Allow))), "{answer:?}");
+    let answer = judge_normalised(&mut instance, "transfer_hbar_tool", &near);
+    assert!(matches!(answer, Ok(Ok(Verdict::Allow))), "{answer:?}");
     // Over the plugin's limit: refused by the host before the plugin runs.
     let small = go_plugin("");
     let mut instance = small.standalone_instance().unwrap();
     let over = params(2, 2 * 1024 * 1024);
-    let failure = instance
-        .policy(
-            Stage::PostParamsNormalization,
-            "transfer_hbar_tool",
-            WitToolType::Transaction,
-            &over,
-        )
-        .unwrap_err();
+    let failure = judge_normalised(&mut instance, "transfer_hbar_tool", &over).unwrap_err();
     assert_eq!(failure.cause, FailureCause::InputTooLarge, "{failure}");
     // The instance is still usable.
-    let answer = instance.policy(
-        Stage::PostParamsNormalization,
-        "transfer_hbar_tool",
-        WitToolType::Transaction,
-        &params(1, 10),
-    );
-    assert!(matches!(answer, Ok(Ok(PolicyAnswer::Allow))), "{answer:?}");
+    let answer = judge_normalised(&mut instance, "transfer_hbar_tool", &params(1, 10));
+    assert!(matches!(answer, Ok(Ok(Verdict::Allow))), "{answer:?}");
 }

@@ -403,3 +403,26 @@ pub fn serve_dir(manifest: &str, plugins_dir: Option<PathBuf>) -> Server {
         runtime: Some(runtime),
     }
 }
+
+/// A policy's verdict on a stage input of `method` at post-params-normalization, run
+/// directly on `instance` with the facts the host would state from the input's
+/// `normalisedParams` (none when the tool refuses them).
+pub fn judge_normalised(
+    instance: &mut hak_host::runtime::PluginInstance,
+    method: &str,
+    params: &str,
+) -> Result<Result<hak_host::plugin::Verdict, String>, hak_host::plugin::PluginFailure> {
+    let normalised = serde_json::from_str::<serde_json::Value>(params)
+        .ok()
+        .and_then(|v| v.get("normalisedParams").map(|n| n.to_string()));
+    static TOOLS: std::sync::OnceLock<hak_host::tools::ToolRegistry> = std::sync::OnceLock::new();
+    let tools = TOOLS.get_or_init(hak_host::tools::ToolRegistry::native);
+    let facts = normalised.and_then(|n| tools.facts_from_json(method, &n));
+    instance.policy(&hak_host::plugin::StageCall {
+        stage: hak_host::stage::Stage::PostParamsNormalization,
+        method,
+        tool_type: hak_host::tools::ToolType::Transaction,
+        input: params,
+        facts: facts.as_ref(),
+    })
+}

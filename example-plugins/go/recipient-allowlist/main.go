@@ -46,11 +46,7 @@ func (p *policy) Describe(raw []byte) (guest.Info, error) {
 }
 
 func (p *policy) ShouldBlock(in *guest.StageInput) (guest.Verdict, error) {
-	params, err := in.Params()
-	if err != nil {
-		return guest.Verdict{}, err
-	}
-	for _, m := range guest.Movements(in.Method, params["normalisedParams"]) {
+	for _, m := range in.Movements() {
 		ok := p.allowNew
 		if m.To != "" {
 			ok = p.accounts[m.To]

@@ -189,11 +189,7 @@ func (p *policy) byAsset(ms []guest.Movement) []group {
 }
 
 func (p *policy) ShouldBlock(in *guest.StageInput) (guest.Verdict, error) {
-	params, err := in.Params()
-	if err != nil {
-		return guest.Verdict{}, err
-	}
-	for _, g := range p.byAsset(guest.Movements(in.Method, params["normalisedParams"])) {
+	for _, g := range p.byAsset(in.Movements()) {
 		k := p.caps[g.asset]
 		total := new(big.Int)
 		for _, m := range g.ms {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // hak-js-build <plugin.js> -o <plugin.wasm>: bundle a plugin module (its `export default
 // definePlugin(...)`, the SDK, anything it imports) with esbuild, then make a component of
-// `hedera:agent-kit/agent-plugin@0.1.2` with componentize-js 0.23, every WASI feature disabled,
+// `hedera:agent-kit/agent-plugin@0.2.0` with componentize-js 0.23, every WASI feature disabled,
 // so the component imports only hak's own interfaces.
 import { build } from 'esbuild';
 import { componentize } from '@bytecodealliance/componentize-js';

@@ -59,13 +59,24 @@ export declare class StageInput {
   readonly coreActionResult: Record<string, unknown> | undefined;
   readonly toolResult: ToolResult | undefined;
   readonly isQuery: boolean;
+  /** What the call does, as the host states it (contract 0.2.0); undefined at pre-tool-execution. */
+  readonly facts: Facts | undefined;
+  /** `facts.movements`, or [] before normalisation. */
+  readonly movements: readonly Movement[];
+  /** `facts.tokens`, or []. */
+  readonly tokens: readonly EntityId[];
 }
 
-export type Verdict = { tag: 'allow' } | { tag: 'block'; val: { message: string; code?: string; detailsJson?: string } };
+export type Verdict =
+  | { tag: 'allow' }
+  | { tag: 'block'; val: { message: string; code?: string; detailsJson?: string } }
+  | { tag: 'needs-approval'; val: { message: string; code?: string; detailsJson?: string; timeoutSeconds: number } };
 export type HookResult = { tag: 'proceed' } | { tag: 'replace'; val: string };
 export declare const allow: Verdict;
 export declare const proceed: HookResult;
 export declare function block(message: string, options?: { code?: string; details?: unknown }): Verdict;
+/** Park the call until a human approves or denies it (contract 0.2.0); a timeout denies. */
+export declare function needsApproval(message: string, options?: { code?: string; details?: unknown; timeoutSeconds?: number }): Verdict;
 export declare function replace(value: unknown): HookResult;
 
 export declare const host: {
@@ -135,8 +146,19 @@ export interface Movement {
   amount: bigint;
   via: 'transfer' | 'allowance';
 }
+/** The host's facts of a call (contract 0.2.0 `facts`). */
+export interface Facts {
+  readonly movements: readonly Movement[];
+  /** The sending or owning account, when the tool names one. */
+  readonly source: EntityId | undefined;
+  readonly tokens: readonly EntityId[];
+  readonly changes: readonly { kind: 'account' | 'token' | 'topic'; id: EntityId }[];
+  readonly memo: string | undefined;
+  readonly scheduled: boolean;
+}
 export declare const facts: {
-  movements(method: string, normalisedParams: unknown): Movement[];
+  /** u64 max: "all of it". */
+  readonly ALL: bigint;
   readonly VALUE_TOOLS: readonly string[];
   isEntityId(s: unknown): boolean;
 };

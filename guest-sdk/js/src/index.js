@@ -1,11 +1,12 @@
 // hak guest SDK for JavaScript. A plugin module does
 //   export default definePlugin({ describe(config) {…}, policy: {…}, hooks: {…}, onToolFailure })
 // and `hak-js-build plugin.js -o plugin.wasm` makes it a component of the world
-// `hedera:agent-kit/agent-plugin@0.1.2` with no WASI imports. Every stage has a default
+// `hedera:agent-kit/agent-plugin@0.2.0` with no WASI imports. Every stage has a default
 // (proceed / allow); the host only calls the stages `describe` declares.
-import * as hostApi from 'hedera:agent-kit/host@0.1.2';
-import * as hederaApi from 'hedera:agent-kit/hedera@0.1.2';
-import * as budgetApi from 'hedera:agent-kit/budget@0.1.2';
+import * as hostApi from 'hedera:agent-kit/host@0.2.0';
+import * as hederaApi from 'hedera:agent-kit/hedera@0.2.0';
+import * as budgetApi from 'hedera:agent-kit/budget@0.2.0';
+import { fromHost } from './facts.js';
 
 export { facts } from './facts.js';
 
@@ -30,6 +31,23 @@ export function block(message, { code, details } = {}) {
       message: String(message),
       code: code === undefined ? undefined : String(code),
       detailsJson: details === undefined ? undefined : JSON.stringify(details),
+    },
+  };
+}
+
+/**
+ * Ask a human (contract 0.2.0): the call parks until an approver approves it (the chain goes
+ * on) or denies it, or `timeoutSeconds` pass (0: the host's default), which blocks it.
+ * `needsApproval("over 100 HBAR", {code: "LARGE", details: {total: "1"}, timeoutSeconds: 300})`.
+ */
+export function needsApproval(message, { code, details, timeoutSeconds = 0 } = {}) {
+  return {
+    tag: 'needs-approval',
+    val: {
+      message: String(message),
+      code: code === undefined ? undefined : String(code),
+      detailsJson: details === undefined ? undefined : JSON.stringify(details),
+      timeoutSeconds: Number(timeoutSeconds) >>> 0,
     },
   };
 }
@@ -70,7 +88,10 @@ export const host = Object.freeze({
   spent: (key, windowSeconds) => budgetApi.spent(key, windowSeconds),
 });
 
-/** One stage call's input; the params JSON is parsed once, on first use. */
+/**
+ * One stage call's input: the host's facts (typed, from post-params-normalization on) and the
+ * params JSON, parsed once, on first use.
+ */
 export class StageInput {
   constructor(raw) {
     this.stage = raw.stage;
@@ -78,7 +99,18 @@ export class StageInput {
     this.toolType = raw.toolType;
     this.paramsJson = raw.params;
     this._params = undefined;
+    this._rawFacts = raw.facts;
+    this._facts = undefined;
   }
+  /** What the call does, as the host states it (`undefined` at pre-tool-execution). */
+  get facts() {
+    if (this._facts === undefined && this._rawFacts != null) this._facts = fromHost(this._rawFacts);
+    return this._facts;
+  }
+  /** Who gets what: `facts.movements`, or `[]` before normalisation. */
+  get movements() { return this.facts?.movements ?? []; }
+  /** Every existing token the call names. */
+  get tokens() { return this.facts?.tokens ?? []; }
   /** `{context, rawParams, normalisedParams?, coreActionResult?, toolResult?}` */
   get params() {
     if (this._params === undefined) this._params = JSON.parse(this.paramsJson);

@@ -1,16 +1,21 @@
-//! Typed access to a stage's input. The params JSON is parsed on demand, into the caller's
-//! own borrowing structs (fast) or into a `serde_json::Value` (convenient).
+//! Typed access to a stage's input: the host's [`Facts`] as they came (no parsing), and the
+//! params JSON parsed on demand, into the caller's own borrowing structs (fast) or into a
+//! `serde_json::Value` (convenient).
 
 use crate::bindings::hedera::agent_kit::types::StageInput as RawInput;
-use crate::{Stage, ToolType};
+use crate::{Entity, Facts, Movement, Stage, ToolType};
 
-/// One stage call's input: stage, tool method, tool type and the kit-shaped params JSON.
+/// One stage call's input: stage, tool method, tool type, the kit-shaped params JSON and,
+/// from post-params-normalization on, the call's facts.
 pub struct StageInput {
     pub stage: Stage,
     pub method: String,
     pub tool_type: ToolType,
     /// `{"context":…, "rawParams":…, "normalisedParams":…, "coreActionResult":…, "toolResult":…}`
     pub params_json: String,
+    /// What the call does, stated by the host from the normalised params (`None` at
+    /// pre-tool-execution). See `wit/types.wit` (`facts`).
+    pub facts: Option<Facts>,
 }
 
 impl From<RawInput> for StageInput {
@@ -20,11 +25,33 @@ impl From<RawInput> for StageInput {
             method: raw.method,
             tool_type: raw.tool_type,
             params_json: raw.params,
+            facts: raw.facts,
         }
     }
 }
 
 impl StageInput {
+    /// The value the call moves to others, by recipient (empty before normalisation and for
+    /// tools that move none).
+    pub fn movements(&self) -> &[Movement] {
+        self.facts.as_ref().map_or(&[], |f| &f.movements)
+    }
+
+    /// Every existing token the call names, once each.
+    pub fn tokens(&self) -> &[String] {
+        self.facts.as_ref().map_or(&[], |f| &f.tokens)
+    }
+
+    /// The entities the call updates or deletes.
+    pub fn changes(&self) -> &[Entity] {
+        self.facts.as_ref().map_or(&[], |f| &f.changes)
+    }
+
+    /// The transaction memo, when the call has one.
+    pub fn memo(&self) -> Option<&str> {
+        self.facts.as_ref().and_then(|f| f.memo.as_deref())
+    }
+
     /// Deserialize the whole params object into `T` (which may borrow from the input).
     pub fn params<'a, T: serde::Deserialize<'a>>(&'a self) -> Result<T, String> {
         serde_json::from_str(&self.params_json)

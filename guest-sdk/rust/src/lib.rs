@@ -2,8 +2,10 @@
 //!
 //! A plugin is a type implementing [`Plugin`]; every stage method has a no-op default, so a
 //! policy only writes the stage it decides at. [`export_plugin!`] wires the type to the
-//! `hedera:agent-kit/plugin` world. What lives here: the trait, typed views of the stage JSON
-//! ([`StageInput`]), the [`block`] helper and thin wrappers over the host imports ([`host`]).
+//! `hedera:agent-kit/plugin` world (contract 0.2.0). What lives here: the trait, the stage
+//! input with the host's typed [`Facts`] (who gets what, tokens, changes) and typed views of
+//! the stage JSON ([`StageInput`]), the [`block`] and [`needs_approval`] helpers and thin
+//! wrappers over the host imports ([`host`]).
 //! What must not: any policy logic (that belongs in plugins).
 //!
 //! ```no_run
@@ -28,6 +30,7 @@ pub mod bindings {
         pub_export_macro: true,
         default_bindings_module: "hak_guest::bindings",
         export_macro_name: "export_world",
+        additional_derives: [PartialEq, Eq],
     });
 }
 
@@ -39,7 +42,8 @@ pub mod scan;
 
 pub use amount::Amount;
 pub use bindings::hedera::agent_kit::types::{
-    BlockInfo, HookResult, LogLevel, PluginInfo, Stage, ToolType, Verdict,
+    ApprovalRequest, Asset, BlockInfo, Entity, Facts, HookResult, LogLevel, Movement, PluginInfo,
+    Stage, ToolType, Verdict, Via,
 };
 pub use input::StageInput;
 pub use serde;
@@ -156,6 +160,32 @@ pub fn block_with(
         message: message.into(),
         code: Some(code.into()),
         details_json: Some(details.to_string()),
+    })
+}
+
+/// Ask a human: the call parks until an approver approves (the chain goes on) or denies it,
+/// or `timeout_seconds` pass (0: the host's default), which blocks it (contract 0.2.0).
+pub fn needs_approval(message: impl Into<String>, timeout_seconds: u32) -> Verdict {
+    Verdict::NeedsApproval(ApprovalRequest {
+        message: message.into(),
+        code: None,
+        details_json: None,
+        timeout_seconds,
+    })
+}
+
+/// [`needs_approval`] with a machine code and a JSON details object for the approver.
+pub fn needs_approval_with(
+    message: impl Into<String>,
+    code: impl Into<String>,
+    details: serde_json::Value,
+    timeout_seconds: u32,
+) -> Verdict {
+    Verdict::NeedsApproval(ApprovalRequest {
+        message: message.into(),
+        code: Some(code.into()),
+        details_json: Some(details.to_string()),
+        timeout_seconds,
     })
 }
 

@@ -3,6 +3,7 @@
 //! `toolResult`). Fragments are kept as JSON text and spliced, so no stage re-serialises
 //! what an earlier stage already produced.
 
+use crate::facts::Facts;
 use crate::tools::Normalised;
 use serde_json::Value;
 
@@ -11,6 +12,9 @@ pub struct CallState<'a> {
     pub raw: Value,
     pub raw_json: String,
     pub normalised: Option<Normalised>,
+    /// What the normalised params do, stated by the tool once plugins need it (and again
+    /// after a hook replaced the params).
+    pub facts: Option<Facts>,
     pub core_json: Option<String>,
     pub result: Option<Value>,
     pub result_json: Option<String>,
@@ -25,6 +29,7 @@ impl<'a> CallState<'a> {
             raw,
             raw_json,
             normalised: None,
+            facts: None,
             core_json: None,
             result: None,
             result_json: None,

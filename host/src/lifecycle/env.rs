@@ -5,6 +5,7 @@
 //! chain they build, so the 7-stage pipeline runs without a host.
 
 use super::chain::Chain;
+use crate::approvals::Approver;
 use crate::context::{AgentContext, AgentMode};
 use crate::decisions::DecisionLog;
 use crate::metrics::Metrics;
@@ -49,4 +50,10 @@ pub trait CallEnv: Send + Sync {
 
     /// Where each call is recorded, when the manifest asks for a decision log.
     fn decision_log(&self) -> Option<&DecisionLog>;
+
+    /// Who decides needs-approval verdicts (`hak serve`, `hak mcp`); `None`: nobody can, so
+    /// such a verdict blocks (a session may bring its own, [`super::Session::set_approver`]).
+    fn approver(&self) -> Option<Arc<dyn Approver>> {
+        None
+    }
 }

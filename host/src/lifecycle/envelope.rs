@@ -44,6 +44,9 @@ pub struct Block {
     pub reason: String,
     pub reason_code: Option<String>,
     pub details: Value,
+    /// When the policy asked for approval: what became of the request (denied, timed out,
+    /// nobody to ask), as `policyBlock.approval`.
+    pub approval: Option<crate::approvals::Outcome>,
 }
 
 fn error_envelope(
@@ -109,6 +112,7 @@ impl Abort {
                     reason,
                     reason_code,
                     details,
+                    approval,
                 } = *block;
                 let description = if policy.description.is_empty() {
                     String::new()
@@ -135,6 +139,14 @@ impl Abort {
                             "details": details,
                         }),
                     );
+                    if let (Some(approval), Some(Value::Object(block))) =
+                        (approval, raw.get_mut("policyBlock"))
+                    {
+                        block.insert(
+                            "approval".into(),
+                            serde_json::to_value(approval).unwrap_or_default(),
+                        );
+                    }
                 })
             }
             Abort::Plugin(failure) => error_envelope(tool_name, &failure.to_string(), |raw| {

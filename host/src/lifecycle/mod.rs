@@ -13,6 +13,7 @@ pub mod envelope;
 pub mod native;
 mod strict_json;
 
+use crate::approvals::{Approver, Ask, Decision as Approval, Outcome as ApprovalOutcome};
 use crate::capabilities::Capability;
 use crate::context::AgentContext;
 use crate::decisions::{CallRecord, Decision};
@@ -20,8 +21,8 @@ use crate::manifest::OnError;
 use crate::metrics::{Answer, CallOutcome, PluginMeters, StepKind};
 use crate::plugin::ChainPlugin;
 use crate::plugin::{
-    BlockReason, ContextScope, FailureCause, HookAnswer, PluginError, PluginFailure, PluginSession,
-    StageCall, Verdict,
+    ApprovalRequest, BlockReason, ContextScope, FailureCause, HookAnswer, PluginError,
+    PluginFailure, PluginSession, StageCall, Verdict,
 };
 use crate::stage::Stage;
 use crate::state_store::CallReservations;
@@ -69,6 +70,8 @@ pub struct Session {
     outcome: TxOutcome,
     /// Append a block's reason to `humanMessage` ([`envelope::explain_block`]).
     explain_blocks: bool,
+    /// Who decides needs-approval verdicts for this session (default: the environment's).
+    approver: Option<Arc<dyn Approver>>,
 }
 
 /// One stage input as a plugin received it (`hak call --record`, `hak plugin test --input`).
@@ -135,6 +138,7 @@ impl Session {
         let members = open_members(&chain, &scope);
         let meters = open_meters(&*env, &chain);
         let recording = env.decision_log().is_some();
+        let approver = env.approver();
         Session {
             env,
             scope,
@@ -152,7 +156,14 @@ impl Session {
             reservations,
             outcome: TxOutcome::NotApplied,
             explain_blocks,
+            approver,
         }
+    }
+
+    /// Let `approver` decide this session's needs-approval verdicts (e.g. an MCP client asked
+    /// by elicitation, falling back to the server's queue).
+    pub fn set_approver(&mut self, approver: Arc<dyn Approver>) {
+        self.approver = Some(approver);
     }
 
     /// Whether blocked calls' `humanMessage` ends with the policy's reason (default: the
@@ -457,6 +468,9 @@ impl Session {
         }
         let spec = tool.spec();
         let chain = self.chain.clone();
+        if state.facts.is_none() {
+            state.facts = state.normalised.as_ref().map(|n| tool.facts(n));
+        }
         let mut buf = std::mem::take(&mut self.buf);
         state.render(&mut buf);
         if let Some(recorded) = &mut self.recorded {
@@ -471,7 +485,7 @@ impl Session {
             for (at, step) in steps.iter().enumerate() {
                 let member = &chain.members()[step.plugin];
                 if step.policy {
-                    self.judge(step.plugin, &stage_call(stage, spec, &buf))?;
+                    self.judge(step.plugin, &stage_call(stage, spec, &buf, state))?;
                 }
                 if !step.hook {
                     continue;
@@ -484,7 +498,7 @@ impl Session {
                 }
                 let enforce = member.enforces();
                 let started = Instant::now();
-                let answer = session.hook(&stage_call(stage, spec, &buf));
+                let answer = session.hook(&stage_call(stage, spec, &buf, state));
                 let took = started.elapsed();
                 if let Err(PluginError::Failed(f)) = &answer {
                     self.meters[step.plugin].failure(f.cause.as_str());
@@ -532,7 +546,7 @@ impl Session {
                     Ok(()) => {
                         state.render(&mut buf);
                         for earlier in steps[..=at].iter().filter(|s| s.policy) {
-                            self.judge(earlier.plugin, &stage_call(stage, spec, &buf))?;
+                            self.judge(earlier.plugin, &stage_call(stage, spec, &buf, state))?;
                         }
                     }
                     Err(detail) => {
@@ -561,13 +575,16 @@ impl Session {
     }
 
     /// One policy check of chain member `index`: allow, or the abort it causes. A shadow
-    /// member's (`enforce = false`) block, error or failure is recorded and the call goes on.
+    /// member's (`enforce = false`) block, error, failure or request for approval is recorded
+    /// and the call goes on. A request for approval parks the call with the session's
+    /// approver: approved, the chain goes on; anything else blocks.
     fn judge(&mut self, index: usize, call: &StageCall<'_>) -> Result<(), Abort> {
         let member = self.chain.members()[index].clone();
         let enforce = member.enforces();
         let started = Instant::now();
         let answer = self.members[index].policy(call);
         let took = started.elapsed();
+        let mut approval = None;
         let (counted, abort) = match answer {
             Ok(Verdict::Allow) => (Answer::Allow, None),
             Ok(Verdict::Block(reason)) => (
@@ -578,6 +595,43 @@ impl Session {
                 },
                 Some(block(member.as_ref(), call, reason)),
             ),
+            Ok(Verdict::NeedsApproval(request)) if !enforce => {
+                tracing::info!(
+                    plugin = member.name(),
+                    method = call.method,
+                    "shadow policy would ask for approval: {}",
+                    crate::logging::one_line(&request.message)
+                );
+                (Answer::WouldAsk, None)
+            }
+            Ok(Verdict::NeedsApproval(request)) => {
+                let code = request.code.clone();
+                let details_json = request.details_json.clone();
+                let message = request.message.clone();
+                match self.ask_approval(member.as_ref(), call, request) {
+                    Ok(outcome) if outcome.decision.approved() => {
+                        approval = Some(outcome);
+                        (Answer::Approved, None)
+                    }
+                    Ok(outcome) => {
+                        let reason = BlockReason {
+                            message: denial_reason(&message, &outcome.decision),
+                            code,
+                            details_json,
+                        };
+                        let mut abort = block(member.as_ref(), call, reason);
+                        if let Abort::Blocked(b) = &mut abort {
+                            b.approval = Some(outcome.clone());
+                        }
+                        approval = Some(outcome);
+                        (Answer::Denied, Some(abort))
+                    }
+                    Err(failure) => {
+                        self.meters[index].failure(failure.cause.as_str());
+                        (Answer::Failure, Some(Abort::Plugin(failure)))
+                    }
+                }
+            }
             Err(PluginError::Failed(failure)) => {
                 self.meters[index].failure(failure.cause.as_str());
                 (Answer::Failure, Some(Abort::Plugin(failure)))
@@ -599,6 +653,9 @@ impl Session {
                 _ => (None, None),
             },
         );
+        if let (Some(approval), Some(decision)) = (approval, self.decisions.last_mut()) {
+            decision.approval = Some(approval);
+        }
         match abort {
             Some(abort) if enforce => Err(abort),
             Some(Abort::Blocked(b)) => {
@@ -613,6 +670,59 @@ impl Session {
             }
             _ => Ok(()),
         }
+    }
+
+    /// Hand a needs-approval verdict to the session's approver and wait for its decision.
+    /// Invalid details are the plugin's failure (nobody is asked).
+    fn ask_approval(
+        &mut self,
+        member: &dyn ChainPlugin,
+        call: &StageCall<'_>,
+        request: ApprovalRequest,
+    ) -> Result<ApprovalOutcome, PluginFailure> {
+        let details = match request
+            .details_json
+            .as_deref()
+            .map(serde_json::from_str::<Value>)
+        {
+            None => Value::Null,
+            Some(Ok(details)) => details,
+            Some(Err(e)) => {
+                return Err(PluginFailure {
+                    plugin: member.name().to_owned(),
+                    phase: call.stage.as_str().into(),
+                    cause: FailureCause::InvalidOutput,
+                    detail: format!("approval details-json is not valid JSON: {e}"),
+                })
+            }
+        };
+        let ask = Ask {
+            plugin: member.name().to_owned(),
+            policy_name: member.description().name.clone(),
+            tool: call.method.to_owned(),
+            stage: call.stage.as_str(),
+            message: request.message.clone(),
+            code: request.code.clone(),
+            details,
+            agent: self.caller.as_deref().map(str::to_owned),
+            context: self.scope.scope.to_string(),
+            normalised_params: serde_json::from_str::<Value>(call.input)
+                .ok()
+                .and_then(|mut v| v.get_mut("normalisedParams").map(Value::take)),
+            facts: call.facts.cloned(),
+            timeout_seconds: request.timeout_seconds,
+        };
+        let outcome = match &self.approver {
+            Some(approver) => approver.decide(ask),
+            None => ApprovalOutcome {
+                id: None,
+                decision: Approval::Unavailable {
+                    reason: "no approver here: needs-approval verdicts are decided through `hak serve` or `hak mcp`".into(),
+                },
+            },
+        };
+        self.env.metrics().approval(outcome.decision.as_str());
+        Ok(outcome)
     }
 
     /// Count one plugin step and, while a decision log is open, record it (`detail` gives
@@ -639,6 +749,7 @@ impl Session {
                 code,
                 reason,
                 micros: micros(took),
+                approval: None,
             });
         }
     }
@@ -698,13 +809,20 @@ impl Session {
     }
 }
 
-/// What a plugin is called with at `stage` of a call to `spec`'s tool.
-fn stage_call<'a>(stage: Stage, spec: &'a ToolSpec, input: &'a str) -> StageCall<'a> {
+/// What a plugin is called with at `stage` of a call to `spec`'s tool: the stage input and,
+/// from post-params-normalization on, the call's facts.
+fn stage_call<'a>(
+    stage: Stage,
+    spec: &'a ToolSpec,
+    input: &'a str,
+    state: &'a CallState<'_>,
+) -> StageCall<'a> {
     StageCall {
         stage,
         method: spec.method,
         tool_type: spec.tool_type,
         input,
+        facts: state.facts.as_ref(),
     }
 }
 
@@ -742,6 +860,20 @@ fn guarded<T>(method: &str, doing: &str, step: impl FnOnce() -> T) -> Result<T, 
     })
 }
 
+/// A denied request's block reason: the policy's message and what became of the request.
+fn denial_reason(message: &str, decision: &Approval) -> String {
+    let what = match decision {
+        Approval::Approved { .. } => return message.to_owned(),
+        Approval::Denied { by, note, .. } => match note {
+            Some(note) => format!("denied by {by}: {note}"),
+            None => format!("denied by {by}"),
+        },
+        Approval::Timeout => "no approval in time".to_owned(),
+        Approval::Unavailable { reason } => format!("approval unavailable: {reason}"),
+    };
+    format!("{message} ({what})")
+}
+
 /// A policy's block, with its details JSON checked.
 fn block(member: &dyn ChainPlugin, call: &StageCall<'_>, info: BlockReason) -> Abort {
     let stage = call.stage;
@@ -769,6 +901,7 @@ fn block(member: &dyn ChainPlugin, call: &StageCall<'_>, info: BlockReason) -> A
         reason: info.message,
         reason_code: info.code,
         details,
+        approval: None,
     }))
 }
 
@@ -814,6 +947,7 @@ fn replace(
             let normalised = tool
                 .normalised_from_json(&json)
                 .map_err(|e| format!("replacement normalisedParams are invalid: {e}"))?;
+            state.facts = Some(tool.facts(&normalised));
             state.normalised = Some(normalised);
         }
         Stage::PostCoreAction => {

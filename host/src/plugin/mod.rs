@@ -12,6 +12,7 @@ mod failure;
 pub use failure::{FailureCause, PluginFailure};
 
 use crate::capabilities::Capability;
+use crate::facts::Facts;
 use crate::manifest::OnError;
 use crate::stage::{Stage, StageSet};
 use crate::state_store::{CallReservations, StateBackend};
@@ -49,11 +50,23 @@ pub struct BlockReason {
     pub details_json: Option<String>,
 }
 
+/// What a policy asks a human to decide (contract 0.2.0): its message, an optional machine
+/// code, optional details as a JSON text, and how long to wait (0: the host's default).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApprovalRequest {
+    pub message: String,
+    pub code: Option<String>,
+    pub details_json: Option<String>,
+    pub timeout_seconds: u32,
+}
+
 /// A policy's answer at one stage.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Allow,
     Block(BlockReason),
+    /// Park the call until an approver decides; denied, timed out or unanswerable: blocked.
+    NeedsApproval(ApprovalRequest),
 }
 
 /// A hook's answer at one stage: go on, or replace the stage's value with this JSON text
@@ -74,13 +87,15 @@ pub enum PluginError {
     Answered(String),
 }
 
-/// One stage call: the stage, the tool and the stage input JSON the plugin reads.
+/// One stage call: the stage, the tool, the stage input JSON the plugin reads and, from
+/// post-params-normalization on, the call's [`Facts`] (0.2 plugins receive them typed).
 #[derive(Clone, Copy, Debug)]
 pub struct StageCall<'a> {
     pub stage: Stage,
     pub method: &'a str,
     pub tool_type: ToolType,
     pub input: &'a str,
+    pub facts: Option<&'a Facts>,
 }
 
 /// The agent context a plugin session serves: its scope key (what scratchpads, quotas and

@@ -1,34 +1,117 @@
-//! Host-side bindings of the `hedera:agent-kit` contract (generated from `wit/`). The host binds
-//! `agent-plugin-core`, what every plugin since 0.1.0 exports; the optional `events` export
-//! (0.1.1) is looked up per plugin ([`EVENTS_INTERFACES`]). Only generated code and names live here.
+//! Host-side bindings of the `hedera:agent-kit` contract, generated from `wit/` — one module per
+//! contract line the host loads: [`v0_2`] (0.2.0, the current one: typed facts, the
+//! needs-approval verdict) and [`v0_1`] (0.1.0–0.1.2, from `wit/0.1/`; wasmtime matches 0.1.x
+//! names by semver). Each binds `agent-plugin-core`; the optional `events` export is looked up
+//! per plugin ([`EVENTS_INTERFACES`]). [`Pre`] and [`Exports`] are a loaded component of either
+//! line. Only generated code, names and the choice of line live here; conversions live in
+//! `instance`.
 
-wasmtime::component::bindgen!({
-    path: "../wit",
-    world: "agent-plugin-core",
-    ownership: Borrowing { duplicate_if_necessary: true },
-    // A state store that cannot answer traps the guest (a plugin failure: fail closed) rather
-    // than answering "no value".
-    imports: {
-        "hedera:agent-kit/host.state-get": trappable,
-        "hedera:agent-kit/host.state-delete": trappable,
-    },
-});
+use super::sandbox::PluginState;
+use wasmtime::component::{Component, InstancePre};
+use wasmtime::Store;
+
+/// The 0.1.x contract (`wit/0.1/`), for plugins built before 0.2.0.
+pub mod v0_1 {
+    wasmtime::component::bindgen!({
+        path: "../wit/0.1",
+        world: "agent-plugin-core",
+        ownership: Borrowing { duplicate_if_necessary: true },
+        // A state store that cannot answer traps the guest (a plugin failure: fail closed)
+        // rather than answering "no value".
+        imports: {
+            "hedera:agent-kit/host.state-get": trappable,
+            "hedera:agent-kit/host.state-delete": trappable,
+        },
+    });
+}
+
+/// The 0.2.0 contract (`wit/`).
+pub mod v0_2 {
+    wasmtime::component::bindgen!({
+        path: "../wit",
+        world: "agent-plugin-core",
+        ownership: Borrowing { duplicate_if_necessary: true },
+        imports: {
+            "hedera:agent-kit/host.state-get": trappable,
+            "hedera:agent-kit/host.state-delete": trappable,
+        },
+    });
+}
 
 /// The `events` interface by every contract version that has it, newest first (a plugin
 /// exports the one it was built against).
-pub const EVENTS_INTERFACES: [&str; 2] = [
+pub const EVENTS_INTERFACES: [&str; 3] = [
+    "hedera:agent-kit/events@0.2.0",
     "hedera:agent-kit/events@0.1.2",
     "hedera:agent-kit/events@0.1.1",
 ];
 /// The function in [`EVENTS_INTERFACES`] the host calls when a call ends blocked or failed.
 pub const ON_TOOL_FAILURE: &str = "on-tool-failure";
+/// The export whose presence makes a component a 0.2 plugin.
+const POLICY_0_2: &str = "hedera:agent-kit/policy@0.2.0";
 
-pub type AgentPlugin = AgentPluginCore;
-pub type AgentPluginPre<T> = AgentPluginCorePre<T>;
+pub use v0_2::hedera::agent_kit::types::{LogLevel, PluginInfo};
 
-pub use self::hedera::agent_kit as imports;
-pub use self::hedera::agent_kit::budget::ReserveError;
-pub use self::hedera::agent_kit::types::{
-    BlockInfo, HookResult, LogLevel, PluginInfo, Stage as WitStage, ToolType as WitToolType,
-};
-pub use exports::hedera::agent_kit::{hooks, plugin, policy};
+/// A type-checked component of one contract line.
+pub enum Pre {
+    V0_1(v0_1::AgentPluginCorePre<PluginState>),
+    V0_2(v0_2::AgentPluginCorePre<PluginState>),
+}
+
+/// The exports of one instance, by contract line.
+pub enum Exports {
+    V0_1(v0_1::AgentPluginCore),
+    V0_2(v0_2::AgentPluginCore),
+}
+
+impl Pre {
+    /// Type-check `instance_pre` against the line the component was built for: 0.2 when it
+    /// exports the 0.2 policy interface, else 0.1.
+    pub fn new(
+        component: &Component,
+        instance_pre: InstancePre<PluginState>,
+    ) -> wasmtime::Result<Self> {
+        if component.get_export_index(None, POLICY_0_2).is_some() {
+            Ok(Pre::V0_2(v0_2::AgentPluginCorePre::new(instance_pre)?))
+        } else {
+            Ok(Pre::V0_1(v0_1::AgentPluginCorePre::new(instance_pre)?))
+        }
+    }
+
+    pub fn instance_pre(&self) -> &InstancePre<PluginState> {
+        match self {
+            Pre::V0_1(pre) => pre.instance_pre(),
+            Pre::V0_2(pre) => pre.instance_pre(),
+        }
+    }
+
+    /// The contract line, as `hak plugin inspect` shows it.
+    pub fn contract(&self) -> &'static str {
+        match self {
+            Pre::V0_1(_) => "0.1",
+            Pre::V0_2(_) => "0.2",
+        }
+    }
+
+    /// The typed exports of `instance`.
+    pub fn exports(
+        &self,
+        store: &mut Store<PluginState>,
+        instance: &wasmtime::component::Instance,
+    ) -> wasmtime::Result<Exports> {
+        Ok(match self {
+            Pre::V0_1(_) => Exports::V0_1(v0_1::AgentPluginCore::new(store, instance)?),
+            Pre::V0_2(_) => Exports::V0_2(v0_2::AgentPluginCore::new(store, instance)?),
+        })
+    }
+}
+
+/// Link the imports of both lines (each line's names are its own).
+pub fn add_to_linker(
+    linker: &mut wasmtime::component::Linker<PluginState>,
+) -> wasmtime::Result<()> {
+    use wasmtime::component::HasSelf;
+    v0_1::AgentPluginCore::add_to_linker::<PluginState, HasSelf<PluginState>>(linker, |s| s)?;
+    v0_2::AgentPluginCore::add_to_linker::<PluginState, HasSelf<PluginState>>(linker, |s| s)?;
+    Ok(())
+}

@@ -2,7 +2,6 @@
 //! interruption driven by a single ticker thread, and the linker every plugin is checked
 //! against (minimal WASI + the `hedera:agent-kit` imports).
 
-use super::bindings::AgentPlugin;
 use super::cache::ArtifactCache;
 use super::sandbox::{LogSink, PluginState};
 use crate::limits::{EPOCH_TICK_MS, MAX_MEMORY_MIB, MAX_WASM_STACK_BYTES, POOL_INSTANCES};
@@ -47,7 +46,7 @@ impl Runtime {
         };
         let mut linker = Linker::<PluginState>::new(&engine);
         link_minimal_wasi(&mut linker)?;
-        AgentPlugin::add_to_linker::<PluginState, HasSelf<PluginState>>(&mut linker, |s| s)?;
+        super::bindings::add_to_linker(&mut linker)?;
         let cache = ArtifactCache::new(config.cache_dir, &engine);
         let ticker_stop = Arc::new(AtomicBool::new(false));
         spawn_ticker(engine.clone(), ticker_stop.clone());

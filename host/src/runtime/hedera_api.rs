@@ -1,9 +1,8 @@
-//! The `hedera` capability import, bound to the WIT: each call goes to the instance's
+//! The `hedera` capability import, bound to the WIT of each contract line: each call goes to the instance's
 //! [`CapabilityQuota`](crate::capabilities::CapabilityQuota) (grants, quotas, counters, the
 //! actions). Time spent blocked in a granted action is not charged to the plugin's deadline
 //! (the action has its own timeout). Nothing else lives here.
 
-use super::bindings::imports::hedera;
 use super::sandbox::PluginState;
 use std::time::Instant;
 
@@ -18,19 +17,27 @@ impl PluginState {
     }
 }
 
-impl hedera::Host for PluginState {
-    fn submit_topic_message(
-        &mut self,
-        topic_id: String,
-        message: String,
-    ) -> Result<String, String> {
-        self.timed(|s| {
-            s.capability
-                .submit_topic_message(&s.plugin, &topic_id, &message)
-        })
-    }
+/// The `hedera` import of one contract line, over [`PluginState`].
+macro_rules! bind_hedera_import {
+    ($line:ident) => {
+        impl super::bindings::$line::hedera::agent_kit::hedera::Host for PluginState {
+            fn submit_topic_message(
+                &mut self,
+                topic_id: String,
+                message: String,
+            ) -> Result<String, String> {
+                self.timed(|s| {
+                    s.capability
+                        .submit_topic_message(&s.plugin, &topic_id, &message)
+                })
+            }
 
-    fn create_topic(&mut self, memo: String) -> Result<String, String> {
-        self.timed(|s| s.capability.create_topic(&s.plugin, &memo))
-    }
+            fn create_topic(&mut self, memo: String) -> Result<String, String> {
+                self.timed(|s| s.capability.create_topic(&s.plugin, &memo))
+            }
+        }
+    };
 }
+
+bind_hedera_import!(v0_1);
+bind_hedera_import!(v0_2);

@@ -2,25 +2,21 @@
 //! (epoch ticks, minus time spent in host calls), fuel and the memory guard, its output is
 //! size-checked, and any failure is classified. The caller discards an instance that failed.
 
-use super::bindings::{AgentPlugin, BlockInfo, HookResult, PluginInfo, WitToolType};
-use super::member::wit_stage;
+use super::bindings::{v0_1, v0_2, Exports, PluginInfo};
 use super::plugin::LoadedPlugin;
 use super::sandbox::PluginState;
 use crate::capabilities::CapabilityQuota;
+use crate::facts::{Asset, Facts, Via};
 use crate::limits::EPOCH_TICK_MS;
-use crate::plugin::{FailureCause, PluginFailure};
+use crate::plugin::{
+    ApprovalRequest, BlockReason, FailureCause, HookAnswer, PluginFailure, StageCall, Verdict,
+};
 use crate::stage::Stage;
 use crate::state_store::StateHandle;
+use crate::tools::ToolType;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use wasmtime::{Store, Trap, UpdateDeadline};
-
-/// A policy's answer, in host types.
-#[derive(Debug)]
-pub enum PolicyAnswer {
-    Allow,
-    Block(BlockInfo),
-}
 
 /// The network capabilities `plugin` was granted, counted in the context `state` serves.
 fn capability_budget(plugin: &LoadedPlugin, state: &StateHandle) -> CapabilityQuota {
@@ -61,7 +57,7 @@ impl Drop for Live {
 pub struct PluginInstance {
     _live: Live,
     store: Store<PluginState>,
-    bindings: AgentPlugin,
+    bindings: Exports,
     on_tool_failure: Option<wasmtime::component::TypedFunc<(String,), ()>>,
     plugin: Arc<str>,
     deadline_ms: u64,
@@ -122,7 +118,7 @@ impl PluginInstance {
             Ok(i) => i,
             Err(e) => return Err(failure(&mut store, e)),
         };
-        let bindings = match AgentPlugin::new(&mut store, &instance) {
+        let bindings = match plugin.pre.exports(&mut store, &instance) {
             Ok(b) => b,
             Err(e) => return Err(failure(&mut store, e)),
         };
@@ -145,8 +141,12 @@ impl PluginInstance {
             max_input: limits.max_input_bytes,
         };
         let config = plugin.config_json.as_str();
-        let info = this.run("describe", |b, s| {
-            b.hedera_agent_kit_plugin().call_describe(s, config)
+        let info = this.run("describe", |b, s| match b {
+            Exports::V0_2(b) => b.hedera_agent_kit_plugin().call_describe(s, config),
+            Exports::V0_1(b) => b
+                .hedera_agent_kit_plugin()
+                .call_describe(s, config)
+                .map(|info| info.map(info_from_0_1)),
         })?;
         Ok((this, info))
     }
@@ -164,64 +164,127 @@ impl PluginInstance {
         Some(self)
     }
 
-    /// Call the hook export for `stage`.
+    /// Call the hook export for `call.stage`.
     pub fn hook(
         &mut self,
-        stage: Stage,
-        method: &str,
-        tool_type: WitToolType,
-        params: &str,
-    ) -> Result<Result<HookResult, String>, PluginFailure> {
-        self.check_input(stage.as_str(), method.len() + params.len())?;
-        let input = super::bindings::hooks::StageInput {
-            stage: wit_stage(stage),
-            method,
-            tool_type,
-            params,
-        };
-        let answer = self.run(stage.as_str(), |b, s| {
-            let h = b.hedera_agent_kit_hooks();
-            match stage {
-                Stage::PreToolExecution => h.call_pre_tool_execution(s, input),
-                Stage::PostParamsNormalization => h.call_post_params_normalization(s, input),
-                Stage::PostCoreAction => h.call_post_core_action(s, input),
-                Stage::PostSecondaryAction => h.call_post_tool_execution(s, input),
+        call: &StageCall<'_>,
+    ) -> Result<Result<HookAnswer, String>, PluginFailure> {
+        let stage = call.stage;
+        self.check_input(stage.as_str(), input_size(call))?;
+        let answer = self.run(stage.as_str(), |b, s| match b {
+            Exports::V0_2(b) => {
+                let facts = call.facts.map(WitFacts::new);
+                let input = stage_input_0_2(call, facts.as_ref());
+                let h = b.hedera_agent_kit_hooks();
+                let answer = match stage {
+                    Stage::PreToolExecution => h.call_pre_tool_execution(s, input),
+                    Stage::PostParamsNormalization => h.call_post_params_normalization(s, input),
+                    Stage::PostCoreAction => h.call_post_core_action(s, input),
+                    Stage::PostSecondaryAction => h.call_post_tool_execution(s, input),
+                }?;
+                Ok(answer.map(|r| match r {
+                    v0_2::hedera::agent_kit::types::HookResult::Proceed => HookAnswer::Proceed,
+                    v0_2::hedera::agent_kit::types::HookResult::Replace(json) => {
+                        HookAnswer::Replace(json)
+                    }
+                }))
+            }
+            Exports::V0_1(b) => {
+                let input = v0_1::exports::hedera::agent_kit::hooks::StageInput {
+                    stage: stage_0_1(stage),
+                    method: call.method,
+                    tool_type: tool_type_0_1(call.tool_type),
+                    params: call.input,
+                };
+                let h = b.hedera_agent_kit_hooks();
+                let answer = match stage {
+                    Stage::PreToolExecution => h.call_pre_tool_execution(s, input),
+                    Stage::PostParamsNormalization => h.call_post_params_normalization(s, input),
+                    Stage::PostCoreAction => h.call_post_core_action(s, input),
+                    Stage::PostSecondaryAction => h.call_post_tool_execution(s, input),
+                }?;
+                Ok(answer.map(|r| match r {
+                    v0_1::hedera::agent_kit::types::HookResult::Proceed => HookAnswer::Proceed,
+                    v0_1::hedera::agent_kit::types::HookResult::Replace(json) => {
+                        HookAnswer::Replace(json)
+                    }
+                }))
             }
         })?;
         let size = match &answer {
-            Ok(HookResult::Replace(json)) => json.len(),
-            Ok(HookResult::Proceed) => 0,
+            Ok(HookAnswer::Replace(json)) => json.len(),
+            Ok(HookAnswer::Proceed) => 0,
             Err(message) => message.len(),
         };
         self.check_output(stage, size)?;
         Ok(answer)
     }
 
-    /// Call the policy export for `stage`.
+    /// Call the policy export for `call.stage`.
     pub fn policy(
         &mut self,
-        stage: Stage,
-        method: &str,
-        tool_type: WitToolType,
-        params: &str,
-    ) -> Result<Result<PolicyAnswer, String>, PluginFailure> {
-        use super::bindings::policy::Verdict;
-        self.check_input(stage.as_str(), method.len() + params.len())?;
-        let input = super::bindings::policy::StageInput {
-            stage: wit_stage(stage),
-            method,
-            tool_type,
-            params,
-        };
-        let answer = self.run(stage.as_str(), |b, s| {
-            let p = b.hedera_agent_kit_policy();
-            match stage {
-                Stage::PreToolExecution => p.call_should_block_pre_tool_execution(s, input),
-                Stage::PostParamsNormalization => {
-                    p.call_should_block_post_params_normalization(s, input)
-                }
-                Stage::PostCoreAction => p.call_should_block_post_core_action(s, input),
-                Stage::PostSecondaryAction => p.call_should_block_post_secondary_action(s, input),
+        call: &StageCall<'_>,
+    ) -> Result<Result<Verdict, String>, PluginFailure> {
+        let stage = call.stage;
+        self.check_input(stage.as_str(), input_size(call))?;
+        let answer = self.run(stage.as_str(), |b, s| match b {
+            Exports::V0_2(b) => {
+                use v0_2::hedera::agent_kit::types::Verdict as V;
+                let facts = call.facts.map(WitFacts::new);
+                let input = stage_input_0_2(call, facts.as_ref());
+                let p = b.hedera_agent_kit_policy();
+                let answer = match stage {
+                    Stage::PreToolExecution => p.call_should_block_pre_tool_execution(s, input),
+                    Stage::PostParamsNormalization => {
+                        p.call_should_block_post_params_normalization(s, input)
+                    }
+                    Stage::PostCoreAction => p.call_should_block_post_core_action(s, input),
+                    Stage::PostSecondaryAction => {
+                        p.call_should_block_post_secondary_action(s, input)
+                    }
+                }?;
+                Ok(answer.map(|v| match v {
+                    V::Allow => Verdict::Allow,
+                    V::Block(b) => Verdict::Block(BlockReason {
+                        message: b.message,
+                        code: b.code,
+                        details_json: b.details_json,
+                    }),
+                    V::NeedsApproval(a) => Verdict::NeedsApproval(ApprovalRequest {
+                        message: a.message,
+                        code: a.code,
+                        details_json: a.details_json,
+                        timeout_seconds: a.timeout_seconds,
+                    }),
+                }))
+            }
+            Exports::V0_1(b) => {
+                use v0_1::hedera::agent_kit::types::Verdict as V;
+                let input = v0_1::exports::hedera::agent_kit::policy::StageInput {
+                    stage: stage_0_1(stage),
+                    method: call.method,
+                    tool_type: tool_type_0_1(call.tool_type),
+                    params: call.input,
+                };
+                let p = b.hedera_agent_kit_policy();
+                let answer = match stage {
+                    Stage::PreToolExecution => p.call_should_block_pre_tool_execution(s, input),
+                    Stage::PostParamsNormalization => {
+                        p.call_should_block_post_params_normalization(s, input)
+                    }
+                    Stage::PostCoreAction => p.call_should_block_post_core_action(s, input),
+                    Stage::PostSecondaryAction => {
+                        p.call_should_block_post_secondary_action(s, input)
+                    }
+                }?;
+                Ok(answer.map(|v| match v {
+                    V::Allow => Verdict::Allow,
+                    V::Block(b) => Verdict::Block(BlockReason {
+                        message: b.message,
+                        code: b.code,
+                        details_json: b.details_json,
+                    }),
+                }))
             }
         })?;
         let size = match &answer {
@@ -230,14 +293,16 @@ impl PluginInstance {
                     + b.code.as_ref().map_or(0, String::len)
                     + b.details_json.as_ref().map_or(0, String::len)
             }
+            Ok(Verdict::NeedsApproval(a)) => {
+                a.message.len()
+                    + a.code.as_ref().map_or(0, String::len)
+                    + a.details_json.as_ref().map_or(0, String::len)
+            }
             Ok(Verdict::Allow) => 0,
             Err(message) => message.len(),
         };
         self.check_output(stage, size)?;
-        Ok(answer.map(|v| match v {
-            Verdict::Allow => PolicyAnswer::Allow,
-            Verdict::Block(b) => PolicyAnswer::Block(b),
-        }))
+        Ok(answer)
     }
 
     /// Tell the plugin a call ended blocked or failed (`events.on-tool-failure`); a no-op for
@@ -309,7 +374,7 @@ impl PluginInstance {
     fn run<R>(
         &mut self,
         phase: &str,
-        call: impl FnOnce(&AgentPlugin, &mut Store<PluginState>) -> wasmtime::Result<R>,
+        call: impl FnOnce(&Exports, &mut Store<PluginState>) -> wasmtime::Result<R>,
     ) -> Result<R, PluginFailure> {
         self.arm();
         let result = call(&self.bindings, &mut self.store);
@@ -326,6 +391,148 @@ impl PluginInstance {
             self.deadline_ms,
             self.fuel,
         )
+    }
+}
+
+/// What a stage call hands the guest, for the input limit: method, params and facts.
+fn input_size(call: &StageCall<'_>) -> usize {
+    call.method.len() + call.input.len() + call.facts.map_or(0, facts_size)
+}
+
+fn facts_size(f: &Facts) -> usize {
+    let id = |a: &Asset| match a {
+        Asset::Hbar => 0,
+        Asset::Token(t) | Asset::Nft(t) => t.len(),
+    };
+    f.movements
+        .iter()
+        .map(|m| 16 + id(&m.asset) + m.to.as_ref().map_or(0, String::len))
+        .sum::<usize>()
+        + f.tokens.iter().map(String::len).sum::<usize>()
+        + f.changes
+            .iter()
+            .map(|c| c.kind.len() + c.id.len())
+            .sum::<usize>()
+        + f.source.as_ref().map_or(0, String::len)
+        + f.memo.as_ref().map_or(0, String::len)
+}
+
+/// [`Facts`] as the 0.2 WIT borrows them (the lists it points into).
+struct WitFacts<'a> {
+    movements: Vec<v0_2::hedera::agent_kit::types::Movement<'a>>,
+    tokens: Vec<&'a str>,
+    changes: Vec<v0_2::hedera::agent_kit::types::Entity<'a>>,
+    facts: &'a Facts,
+}
+
+impl<'a> WitFacts<'a> {
+    fn new(facts: &'a Facts) -> Self {
+        use v0_2::hedera::agent_kit::types as wit;
+        WitFacts {
+            movements: facts
+                .movements
+                .iter()
+                .map(|m| wit::Movement {
+                    asset: match &m.asset {
+                        Asset::Hbar => wit::Asset::Hbar,
+                        Asset::Token(t) => wit::Asset::Token(t),
+                        Asset::Nft(t) => wit::Asset::Nft(t),
+                    },
+                    to: m.to.as_deref(),
+                    amount: m.amount,
+                    via: match m.via {
+                        Via::Transfer => wit::Via::Transfer,
+                        Via::Allowance => wit::Via::Allowance,
+                    },
+                })
+                .collect(),
+            tokens: facts.tokens.iter().map(String::as_str).collect(),
+            changes: facts
+                .changes
+                .iter()
+                .map(|c| wit::Entity {
+                    kind: c.kind,
+                    id: &c.id,
+                })
+                .collect(),
+            facts,
+        }
+    }
+
+    fn wit(&'a self) -> v0_2::hedera::agent_kit::types::Facts<'a> {
+        v0_2::hedera::agent_kit::types::Facts {
+            movements: &self.movements,
+            source: self.facts.source.as_deref(),
+            tokens: &self.tokens,
+            changes: &self.changes,
+            memo: self.facts.memo.as_deref(),
+            scheduled: self.facts.scheduled,
+        }
+    }
+}
+
+fn stage_input_0_2<'a>(
+    call: &StageCall<'a>,
+    facts: Option<&'a WitFacts<'a>>,
+) -> v0_2::hedera::agent_kit::types::StageInput<'a> {
+    use v0_2::hedera::agent_kit::types::{Stage as S, ToolType as T};
+    v0_2::hedera::agent_kit::types::StageInput {
+        stage: match call.stage {
+            Stage::PreToolExecution => S::PreToolExecution,
+            Stage::PostParamsNormalization => S::PostParamsNormalization,
+            Stage::PostCoreAction => S::PostCoreAction,
+            Stage::PostSecondaryAction => S::PostSecondaryAction,
+        },
+        method: call.method,
+        tool_type: match call.tool_type {
+            ToolType::Query => T::Query,
+            ToolType::Transaction => T::Transaction,
+            ToolType::Other => T::Other,
+        },
+        params: call.input,
+        facts: facts.map(WitFacts::wit),
+    }
+}
+
+fn stage_0_1(stage: Stage) -> v0_1::hedera::agent_kit::types::Stage {
+    use v0_1::hedera::agent_kit::types::Stage as S;
+    match stage {
+        Stage::PreToolExecution => S::PreToolExecution,
+        Stage::PostParamsNormalization => S::PostParamsNormalization,
+        Stage::PostCoreAction => S::PostCoreAction,
+        Stage::PostSecondaryAction => S::PostSecondaryAction,
+    }
+}
+
+fn tool_type_0_1(tool_type: ToolType) -> v0_1::hedera::agent_kit::types::ToolType {
+    use v0_1::hedera::agent_kit::types::ToolType as T;
+    match tool_type {
+        ToolType::Query => T::Query,
+        ToolType::Transaction => T::Transaction,
+        ToolType::Other => T::Other,
+    }
+}
+
+/// A 0.1 plugin's description in the 0.2 types (the same record).
+fn info_from_0_1(info: v0_1::hedera::agent_kit::types::PluginInfo) -> PluginInfo {
+    use v0_1::hedera::agent_kit::types::Stage as S1;
+    use v0_2::hedera::agent_kit::types::Stage as S2;
+    let stages = |list: Vec<S1>| {
+        list.into_iter()
+            .map(|s| match s {
+                S1::PreToolExecution => S2::PreToolExecution,
+                S1::PostParamsNormalization => S2::PostParamsNormalization,
+                S1::PostCoreAction => S2::PostCoreAction,
+                S1::PostSecondaryAction => S2::PostSecondaryAction,
+            })
+            .collect()
+    };
+    PluginInfo {
+        name: info.name,
+        description: info.description,
+        relevant_tools: info.relevant_tools,
+        hook_stages: stages(info.hook_stages),
+        policy_stages: stages(info.policy_stages),
     }
 }
 

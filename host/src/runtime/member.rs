@@ -1,22 +1,21 @@
 //! A loaded component as a member of the chain ([`WasmPlugin`], a [`ChainPlugin`]) and its
 //! state in one agent context ([`PluginSession`]): the instance, created on first use and
 //! discarded after any failure so the next call gets a fresh one; the plugin's counters and
-//! per-context circuit breaker; every conversion between the WIT types and the domain's.
+//! per-context circuit breaker. The conversions between the WIT types and the domain's live in
+//! `instance`, per contract line.
 //! What a failure or a verdict means for the call is the lifecycle's business, not this one's.
 
-use super::bindings::{BlockInfo, HookResult, WitStage, WitToolType};
-use super::instance::PolicyAnswer;
+use super::bindings::v0_2::hedera::agent_kit::types::Stage as WitStage;
 use super::plugin::LoadedPlugin;
 use super::PluginInstance;
 use crate::capabilities::Capability;
 use crate::manifest::OnError;
 use crate::plugin::{
-    BlockReason, ChainPlugin, ContextScope, FailureCause, HookAnswer, PluginDescription,
-    PluginError, PluginFailure, PluginSession, StageCall, Verdict,
+    ChainPlugin, ContextScope, FailureCause, HookAnswer, PluginDescription, PluginError,
+    PluginFailure, PluginSession, StageCall, Verdict,
 };
 use crate::stage::Stage;
 use crate::state_store::{PadKey, StateHandle};
-use crate::tools::ToolType;
 use std::any::Any;
 use std::sync::Arc;
 
@@ -131,34 +130,14 @@ impl WasmSession {
 
 impl PluginSession for WasmSession {
     fn policy(&mut self, call: &StageCall<'_>) -> Result<Verdict, PluginError> {
-        let answer = self.instance().and_then(|instance| {
-            instance.policy(
-                call.stage,
-                call.method,
-                wit_tool_type(call.tool_type),
-                call.input,
-            )
-        });
-        let blocked = matches!(answer, Ok(Ok(PolicyAnswer::Block(_))));
-        Ok(match self.settle(answer, blocked)? {
-            PolicyAnswer::Allow => Verdict::Allow,
-            PolicyAnswer::Block(info) => Verdict::Block(block_reason(info)),
-        })
+        let answer = self.instance().and_then(|instance| instance.policy(call));
+        let blocked = matches!(answer, Ok(Ok(Verdict::Block(_))));
+        self.settle(answer, blocked)
     }
 
     fn hook(&mut self, call: &StageCall<'_>) -> Result<HookAnswer, PluginError> {
-        let answer = self.instance().and_then(|instance| {
-            instance.hook(
-                call.stage,
-                call.method,
-                wit_tool_type(call.tool_type),
-                call.input,
-            )
-        });
-        Ok(match self.settle(answer, false)? {
-            HookResult::Proceed => HookAnswer::Proceed,
-            HookResult::Replace(json) => HookAnswer::Replace(json),
-        })
+        let answer = self.instance().and_then(|instance| instance.hook(call));
+        self.settle(answer, false)
     }
 
     fn on_failure(&mut self, input_json: &str) -> Result<(), PluginFailure> {
@@ -173,31 +152,6 @@ impl PluginSession for WasmSession {
 
     fn bypassed(&self) -> bool {
         self.plugin.spec.on_error == OnError::Skip && self.plugin.stats.tripped(&self.scope.scope)
-    }
-}
-
-fn block_reason(info: BlockInfo) -> BlockReason {
-    BlockReason {
-        message: info.message,
-        code: info.code,
-        details_json: info.details_json,
-    }
-}
-
-pub(crate) fn wit_tool_type(tool_type: ToolType) -> WitToolType {
-    match tool_type {
-        ToolType::Query => WitToolType::Query,
-        ToolType::Transaction => WitToolType::Transaction,
-        ToolType::Other => WitToolType::Other,
-    }
-}
-
-pub(crate) fn wit_stage(stage: Stage) -> WitStage {
-    match stage {
-        Stage::PreToolExecution => WitStage::PreToolExecution,
-        Stage::PostParamsNormalization => WitStage::PostParamsNormalization,
-        Stage::PostCoreAction => WitStage::PostCoreAction,
-        Stage::PostSecondaryAction => WitStage::PostSecondaryAction,
     }
 }
 

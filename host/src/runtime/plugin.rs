@@ -2,7 +2,7 @@
 //! type-check against the world (`InstancePre`), then `describe` with the operator's config in
 //! a throw-away instance. A `LoadedPlugin` is immutable and shared; instances come from it.
 
-use super::bindings::{AgentPluginPre, PluginInfo};
+use super::bindings::{PluginInfo, Pre};
 use super::engine::Runtime;
 use super::instance::PluginInstance;
 use super::member::stage_of;
@@ -39,7 +39,7 @@ pub enum LoadError {
     #[error("plugin {plugin}: not a WebAssembly component: {reason}")]
     NotAComponent { plugin: String, reason: String },
     #[error(
-        "plugin {plugin}: does not fit the hedera:agent-kit/agent-plugin@0.1.2 world (or 0.1.0, 0.1.1): {reason}"
+        "plugin {plugin}: does not fit the hedera:agent-kit/agent-plugin@0.2.0 world (or 0.1.0-0.1.2): {reason}"
     )]
     WrongWorld { plugin: String, reason: String },
     #[error("plugin {plugin}: describe rejected its config: {message}")]
@@ -190,7 +190,7 @@ pub struct LoadedPlugin {
     pub description: PluginDescription,
     pub(crate) config_json: String,
     pub(crate) component: Component,
-    pub(crate) pre: AgentPluginPre<super::sandbox::PluginState>,
+    pub(crate) pre: Pre,
     /// `events.on-tool-failure`, when the plugin exports it (contract 0.1.1 and later).
     pub(crate) on_tool_failure: Option<wasmtime::component::ComponentExportIndex>,
     pub stats: Arc<PluginStats>,
@@ -305,7 +305,7 @@ impl LoadedPlugin {
                     plugin: plugin.clone(),
                     reason: format!("{e:#}"),
                 })?;
-        let pre = AgentPluginPre::new(instance_pre).map_err(|e| LoadError::WrongWorld {
+        let pre = Pre::new(&component, instance_pre).map_err(|e| LoadError::WrongWorld {
             plugin: plugin.clone(),
             reason: format!("{e:#}"),
         })?;
@@ -390,6 +390,11 @@ impl LoadedPlugin {
     /// Whether the plugin exports `events` (and so wants failure notifications).
     pub fn observes_failures(&self) -> bool {
         self.on_tool_failure.is_some()
+    }
+
+    /// The contract line the component was built for (`0.1` or `0.2`).
+    pub fn contract(&self) -> &'static str {
+        self.pre.contract()
     }
 
     /// Names of the component's imports and exports, for `hak plugin inspect`.

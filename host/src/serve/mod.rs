@@ -8,7 +8,9 @@
 //! - Admin (bearer token when configured): `GET /v1/plugins`, `PUT /v1/plugins/{name}`
 //!   (`{"component": base64, "settings": {config, capabilities, limits, on_error, sha256},
 //!   "signature": hex}`), `DELETE /v1/plugins/{name}`, `POST /v1/plugins/{name}/rollback`,
-//!   `POST /v1/reload` (re-sync the plugins directory).
+//!   `POST /v1/reload` (re-sync the plugins directory); `GET /v1/approvals`,
+//!   `POST /v1/approvals/{id}/approve|deny` (calls parked on a needs-approval verdict:
+//!   [`approvals`]).
 //!
 //! Who may call, and in which context: [`auth`] (`[[agents]]`, bearer keys). What requests a
 //! browser could forge are refused: [`guard`]. Sessions are pooled and bounded: [`pool`].
@@ -18,6 +20,7 @@
 //! threads. A swap never waits for calls and calls never wait for a swap. [`serve`] drains in-flight
 //! calls on shutdown.
 
+mod approvals;
 pub mod auth;
 pub mod guard;
 pub mod openapi;
@@ -521,6 +524,8 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
 
 /// The API's router.
 pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
+    // Needs-approval verdicts park here (admin routes below decide them).
+    registry.host().approvals();
     let pool = SessionPool::new(
         registry.host().clone(),
         options.idle_session,
@@ -561,7 +566,19 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
             "/v1/plugins/:name/rollback",
             post(rollback_plugin).route_layer(admin.clone()),
         )
-        .route("/v1/reload", post(reload).route_layer(admin))
+        .route("/v1/reload", post(reload).route_layer(admin.clone()))
+        .route(
+            "/v1/approvals",
+            get(approvals::list).route_layer(admin.clone()),
+        )
+        .route(
+            "/v1/approvals/:id/approve",
+            post(approvals::approve).route_layer(admin.clone()),
+        )
+        .route(
+            "/v1/approvals/:id/deny",
+            post(approvals::deny).route_layer(admin),
+        )
         .with_state(app)
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(options.guard),
@@ -578,6 +595,7 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<bool> {
     let drain = options.drain;
+    let host = registry.host().clone();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server = axum::serve(listener, router(registry, options)).with_graceful_shutdown(async {
         let _ = stop_rx.await;
@@ -588,6 +606,8 @@ pub async fn serve(
         () = shutdown => {}
     }
     let _ = stop_tx.send(());
+    // Calls parked on an approval would outlast the drain: they end blocked now.
+    host.approvals().close("the server is shutting down");
     match tokio::time::timeout(drain, &mut running).await {
         Ok(finished) => finished.map_err(std::io::Error::other)?.map(|()| true),
         Err(_) => {

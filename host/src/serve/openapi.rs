@@ -55,6 +55,24 @@ pub struct PluginsBody {
     pub sessions: Sessions,
 }
 
+/// `GET /v1/approvals`: the calls awaiting a decision, oldest first, each `{id, plugin,
+/// policyName, tool, stage, message, code, details, agent, context, normalisedParams, facts,
+/// askedAt, expiresAt}`.
+#[derive(Serialize, ToSchema)]
+pub struct ApprovalsBody {
+    #[schema(value_type = Vec<Object>)]
+    pub approvals: Vec<serde_json::Value>,
+}
+
+/// A decision taken through the admin API.
+#[derive(Serialize, ToSchema)]
+pub struct ApprovalDecided {
+    pub id: String,
+    /// `approved` or `denied`.
+    pub decision: String,
+    pub by: String,
+}
+
 /// A tool call's result envelope, worded as the kit words it: `raw.status` is "SUCCESS" or
 /// "ERROR" (then `raw.error`, `raw.errorCode` and, for a block, `raw.policyBlock`), and
 /// `humanMessage` is what an agent reads. In return-bytes mode `raw.bytes` holds the
@@ -101,12 +119,15 @@ impl Modify for BearerSchemes {
         super::delete_plugin,
         super::rollback_plugin,
         super::reload,
+        super::approvals::list,
+        super::approvals::approve,
+        super::approvals::deny,
         document,
     ),
     modifiers(&BearerSchemes),
     tags(
         (name = "tools", description = "Tool calls, as an agent makes them"),
-        (name = "admin", description = "Plugins of a running host"),
+        (name = "admin", description = "Plugins of a running host, and calls awaiting approval"),
         (name = "health", description = "Liveness and readiness"),
     )
 )]

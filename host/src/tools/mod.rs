@@ -23,6 +23,7 @@ pub mod transaction_query;
 pub mod transfer_order;
 
 use crate::context::AgentContext;
+pub use crate::facts::Facts;
 use crate::mirror::{Mirror, MirrorFailure};
 use hedera::AccountId;
 use serde::de::DeserializeOwned;
@@ -153,6 +154,13 @@ pub trait Tool: Send + Sync + 'static {
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError>;
 
+    /// What the call does, as policies decide on it (who gets what, tokens, changes, memo,
+    /// scheduling): read from the normalised params, never from the network. Default:
+    /// nothing to state.
+    fn facts(&self, _normalised: &Self::Normalised) -> Facts {
+        Facts::default()
+    }
+
     /// The human message after a successful execution (the kit's per-tool `postProcess`).
     fn post_process(&self, raw: &RawTransactionResponse) -> String {
         serde_json::to_string_pretty(raw).unwrap_or_default()
@@ -257,6 +265,8 @@ pub trait DynTool: Send + Sync {
     ) -> Result<CoreOutput, ToolError>;
     fn post_process(&self, raw: &RawTransactionResponse) -> String;
     fn error_hint(&self, error_code: &str) -> Option<&'static str>;
+    /// [`Tool::facts`] of normalised params this tool produced or checked.
+    fn facts(&self, normalised: &Normalised) -> Facts;
 }
 
 struct Erased<T: Tool> {
@@ -308,6 +318,14 @@ impl<T: Tool> DynTool for Erased<T> {
     fn error_hint(&self, error_code: &str) -> Option<&'static str> {
         self.tool.error_hint(error_code)
     }
+
+    fn facts(&self, normalised: &Normalised) -> Facts {
+        normalised
+            .value
+            .downcast_ref::<T::Normalised>()
+            .map(|value| self.tool.facts(value))
+            .unwrap_or_default()
+    }
 }
 
 /// Every tool hak serves, by method.
@@ -339,6 +357,15 @@ impl ToolRegistry {
 
     pub fn get(&self, method: &str) -> Option<&dyn DynTool> {
         self.tools.get(method).map(|t| &**t)
+    }
+
+    /// The facts of a call to `method` whose normalised params are `normalised_json` (as a
+    /// stage input carries them): for running a plugin outside a call (`hak plugin test`,
+    /// replay, tests). `None` for an unknown method or params the tool refuses.
+    pub fn facts_from_json(&self, method: &str, normalised_json: &str) -> Option<Facts> {
+        let tool = self.get(method)?;
+        let normalised = tool.normalised_from_json(normalised_json).ok()?;
+        Some(tool.facts(&normalised))
     }
 
     pub fn specs(&self) -> impl Iterator<Item = &ToolSpec> {

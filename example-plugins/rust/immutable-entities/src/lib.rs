@@ -1,7 +1,7 @@
 //! "Immutable Entities Policy": listed accounts and tokens may not be updated or deleted.
 //! Config: `{"accounts": ["0.0.1001"], "tokens": ["0.0.5005"]}` (at least one entry).
 
-use hak_guest::facts::{changed_entity, is_entity_id};
+use hak_guest::facts::is_entity_id;
 use hak_guest::{
     block_with, parse_config, serde_json, Plugin, PluginInfo, PolicyOutcome, Stage, StageInput,
     Verdict,
@@ -61,23 +61,22 @@ impl Plugin for ImmutableEntities {
     }
 
     fn should_block_post_params_normalization(&self, input: &StageInput) -> PolicyOutcome {
-        let params = input.params_value()?;
-        let Some((kind, id)) = changed_entity(&input.method, &params["normalisedParams"]) else {
-            return Ok(Verdict::Allow);
-        };
-        let listed = if kind == "account" {
-            &self.accounts
-        } else {
-            &self.tokens
-        };
-        if !listed.contains(&id) {
-            return Ok(Verdict::Allow);
+        for change in input.changes() {
+            let listed = match change.kind.as_str() {
+                "account" => &self.accounts,
+                "token" => &self.tokens,
+                _ => continue,
+            };
+            if listed.contains(&change.id) {
+                let (kind, id) = (&change.kind, &change.id);
+                return Ok(block_with(
+                    format!("{kind} {id} is immutable"),
+                    "IMMUTABLE_ENTITY",
+                    serde_json::json!({ "kind": kind, "id": id }),
+                ));
+            }
         }
-        Ok(block_with(
-            format!("{kind} {id} is immutable"),
-            "IMMUTABLE_ENTITY",
-            serde_json::json!({ "kind": kind, "id": id }),
-        ))
+        Ok(Verdict::Allow)
     }
 }
 

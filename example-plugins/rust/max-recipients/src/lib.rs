@@ -198,6 +198,7 @@ mod tests {
             method: method.into(),
             tool_type: ToolType::Transaction,
             params_json: serde_json::json!({ "normalisedParams": normalised }).to_string(),
+            facts: None,
         }
     }
 

@@ -4,7 +4,7 @@
 //! `"allowNewAccounts": false` also blocks funding a new account (allowed by default: it is
 //! created with the user's key).
 
-use hak_guest::facts::{is_entity_id, movements, VALUE_TOOLS};
+use hak_guest::facts::{is_entity_id, VALUE_TOOLS};
 use hak_guest::{
     block_with, parse_config, serde_json, Plugin, PluginInfo, PolicyOutcome, Stage, StageInput,
     Verdict,
@@ -54,8 +54,7 @@ impl Plugin for RecipientAllowlist {
     }
 
     fn should_block_post_params_normalization(&self, input: &StageInput) -> PolicyOutcome {
-        let params = input.params_value()?;
-        for m in movements(&input.method, &params["normalisedParams"]) {
+        for m in input.movements() {
             let allowed = match &m.to {
                 Some(to) => self.accounts.contains(to),
                 None => self.allow_new,

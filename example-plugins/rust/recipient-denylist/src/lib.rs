@@ -2,7 +2,7 @@
 //! listed accounts. Covers every tool that sends value or grants an allowance, including a
 //! deleted account's remaining balance. Config: `{"accounts": ["0.0.666"]}`.
 
-use hak_guest::facts::{is_entity_id, movements, VALUE_TOOLS};
+use hak_guest::facts::{is_entity_id, VALUE_TOOLS};
 use hak_guest::{
     block_with, parse_config, serde_json, Plugin, PluginInfo, PolicyOutcome, Stage, StageInput,
     Verdict,
@@ -44,9 +44,8 @@ impl Plugin for RecipientDenylist {
     }
 
     fn should_block_post_params_normalization(&self, input: &StageInput) -> PolicyOutcome {
-        let params = input.params_value()?;
-        for m in movements(&input.method, &params["normalisedParams"]) {
-            if let Some(to) = m.to.filter(|to| self.accounts.contains(to)) {
+        for m in input.movements() {
+            if let Some(to) = m.to.as_ref().filter(|to| self.accounts.contains(*to)) {
                 return Ok(block_with(
                     format!("{to} is a denylisted recipient"),
                     "RECIPIENT_DENIED",

@@ -17,7 +17,7 @@
 //!   "tokens": {"0.0.5005": {"maxPerRecipient": "1000", "maxPerTransaction": "5000",
 //!   "dailyBudget": "20000"}}, "budgetWindowSeconds": 86400}`
 
-use hak_guest::facts::{movements, Asset, Movement, VALUE_TOOLS};
+use hak_guest::facts::{Asset, Movement, VALUE_TOOLS};
 use hak_guest::serde_json::{json, Value};
 use hak_guest::{
     block_with, host, parse_config, Plugin, PluginInfo, PolicyOutcome, Stage, StageInput, Verdict,
@@ -141,8 +141,8 @@ impl SpendLimit {
     }
 
     /// This call's movements per capped asset: (asset key, movements).
-    fn by_asset(&self, ms: Vec<Movement>) -> BTreeMap<String, Vec<Movement>> {
-        let mut out: BTreeMap<String, Vec<Movement>> = BTreeMap::new();
+    fn by_asset<'a>(&self, ms: &'a [Movement]) -> BTreeMap<String, Vec<&'a Movement>> {
+        let mut out: BTreeMap<String, Vec<&Movement>> = BTreeMap::new();
         for m in ms {
             if let Some(key) = asset_key(&m.asset).filter(|k| self.caps(k).is_some()) {
                 out.entry(key).or_default().push(m);
@@ -150,11 +150,6 @@ impl SpendLimit {
         }
         out
     }
-}
-
-fn movements_of(input: &StageInput) -> Result<Vec<Movement>, String> {
-    let params = input.params_value()?;
-    Ok(movements(&input.method, &params["normalisedParams"]))
 }
 
 impl Plugin for SpendLimit {
@@ -204,21 +199,22 @@ impl Plugin for SpendLimit {
     }
 
     fn should_block_post_params_normalization(&self, input: &StageInput) -> PolicyOutcome {
-        for (asset, ms) in self.by_asset(movements_of(input)?) {
+        for (asset, ms) in self.by_asset(input.movements()) {
             let caps = *self.caps(&asset).expect("filtered to capped assets");
             let mut total: u128 = 0;
             for m in &ms {
-                total = total.saturating_add(m.amount);
-                if let Some(limit) = caps.per_recipient.filter(|l| m.amount > *l) {
+                let amount = u128::from(m.amount);
+                total = total.saturating_add(amount);
+                if let Some(limit) = caps.per_recipient.filter(|l| amount > *l) {
                     let to = m.to.as_deref().unwrap_or("a new account");
                     return Ok(block_with(
                         format!(
                             "{} to {to} exceeds the per-recipient limit of {}",
-                            amount_text(&asset, m.amount),
+                            amount_text(&asset, amount),
                             amount_text(&asset, limit)
                         ),
                         "SPEND_LIMIT_RECIPIENT",
-                        json!({"asset": asset, "recipient": m.to, "amount": m.amount.to_string(), "limit": limit.to_string()}),
+                        json!({"asset": asset, "recipient": m.to, "amount": amount.to_string(), "limit": limit.to_string()}),
                     ));
                 }
             }

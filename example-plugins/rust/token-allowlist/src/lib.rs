@@ -2,7 +2,7 @@
 //! mint, associate, dissociate, update, token info) may only name allowlisted tokens.
 //! Config: `{"tokens": ["0.0.5005", "0.0.5006"]}`.
 
-use hak_guest::facts::{is_entity_id, tokens, TOKEN_TOOLS};
+use hak_guest::facts::{is_entity_id, TOKEN_TOOLS};
 use hak_guest::{
     block_with, parse_config, serde_json, Plugin, PluginInfo, PolicyOutcome, Stage, StageInput,
     Verdict,
@@ -44,9 +44,8 @@ impl Plugin for TokenAllowlist {
     }
 
     fn should_block_post_params_normalization(&self, input: &StageInput) -> PolicyOutcome {
-        let params = input.params_value()?;
-        for token in tokens(&params["normalisedParams"]) {
-            if !self.tokens.contains(&token) {
+        for token in input.tokens() {
+            if !self.tokens.contains(token) {
                 return Ok(block_with(
                     format!("token {token} is not allowlisted"),
                     "TOKEN_NOT_ALLOWED",

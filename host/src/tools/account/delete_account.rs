@@ -1,6 +1,7 @@
 //! `delete_account_tool`: deletes an account, its balance going to `transferAccountId` (else
 //! the default account).
 
+use crate::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
@@ -69,6 +70,19 @@ Parameters:
             account_id,
             transfer_account_id,
         })
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        f.from(n.account_id);
+        f.movements.push(crate::facts::Movement {
+            asset: Asset::Hbar,
+            to: Some(n.transfer_account_id.to_string()),
+            amount: crate::facts::ALL,
+            via: crate::facts::Via::Transfer,
+        });
+        f.changes("account", n.account_id);
+        f
     }
 
     fn core_action(

@@ -1,6 +1,7 @@
 //! `approve_hbar_allowance_tool` and `delete_hbar_allowance_tool` (an approval of 0): the
 //! owner (default: the user) lets a spender move HBAR on its behalf.
 
+use crate::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
@@ -109,6 +110,16 @@ fn build(n: &HbarAllowanceNormalised, ctx: &ToolContext<'_>) -> Result<CoreOutpu
 
 pub struct ApproveHbarAllowance;
 
+/// Approving and deleting state the same facts: each spender's allowance (0 removes it).
+fn hbar_allowance_facts(n: &HbarAllowanceNormalised) -> Facts {
+    let mut f = Facts::default();
+    for a in &n.hbar_approvals {
+        f.from(a.owner_account_id);
+        f.allowance(Asset::Hbar, a.spender_account_id, a.amount.max(0) as u64);
+    }
+    f.with_memo(n.transaction_memo.as_deref(), false)
+}
+
 impl Tool for ApproveHbarAllowance {
     type Normalised = HbarAllowanceNormalised;
 
@@ -134,6 +145,10 @@ Parameters:
 
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
         normalise(raw, raw["amount"].as_f64().unwrap_or_default(), ctx)
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        hbar_allowance_facts(n)
     }
 
     fn core_action(
@@ -181,6 +196,10 @@ Example 2: "Delete HBAR allowance for 0.0.123". Spender account ID is 0.0.123 an
 
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
         normalise(raw, 0.0, ctx)
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        hbar_allowance_facts(n)
     }
 
     fn core_action(

@@ -3,6 +3,7 @@
 //! units, scaled by each token's decimals from the mirror node. The kit files both tools under
 //! its account plugin, so they live here.
 
+use crate::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::token::units::{to_base_units, token_decimals};
 use crate::tools::{
@@ -119,6 +120,21 @@ fn build(n: &TokenAllowanceNormalised, ctx: &ToolContext<'_>) -> Result<CoreOutp
 
 pub struct ApproveTokenAllowance;
 
+/// Approving and deleting state the same facts: each spender's allowance per token.
+fn token_allowance_facts(n: &TokenAllowanceNormalised) -> Facts {
+    let mut f = Facts::default();
+    for a in &n.token_approvals {
+        f.from(a.owner_account_id);
+        f.token(a.token_id);
+        f.allowance(
+            Asset::Token(a.token_id.to_string()),
+            a.spender_account_id,
+            a.amount.max(0) as u64,
+        );
+    }
+    f.with_memo(n.transaction_memo.as_deref(), false)
+}
+
 impl Tool for ApproveTokenAllowance {
     type Normalised = TokenAllowanceNormalised;
 
@@ -181,6 +197,10 @@ Parameters:
 
     fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
         check(n)
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        token_allowance_facts(n)
     }
 
     fn core_action(
@@ -253,6 +273,10 @@ Example 2: "Delete token allowance given from 0.0.1001 to account 0.0.2002 for t
 
     fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
         check(n)
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        token_allowance_facts(n)
     }
 
     fn core_action(

@@ -1,5 +1,6 @@
 //! `transfer_hbar_tool`: HBAR from the source (or context / operator) account to recipients.
 
+use crate::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::transfer_order::js_hbar_transfer_order;
@@ -147,6 +148,20 @@ Parameters:
             return Err(ToolError::message("hbarTransfers must sum to zero"));
         }
         Ok(())
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        for t in &n.hbar_transfers {
+            if t.amount < 0 {
+                f.from(t.account_id);
+            }
+            f.credit(Asset::Hbar, t.account_id, t.amount);
+        }
+        f.with_memo(
+            n.transaction_memo.as_deref(),
+            n.scheduling_params.is_scheduled,
+        )
     }
 
     fn core_action(

@@ -4,6 +4,7 @@
 //! The kit's schema offers `schedulingParams` here but its normaliser ignores them, so the
 //! transfer is never scheduled; hak does the same.
 
+use crate::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::transfer_order::js_hbar_transfer_order;
 use crate::tools::{
@@ -166,6 +167,15 @@ Parameters:
             ));
         }
         Ok(())
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        f.from(n.hbar_approved_transfer.owner_account_id);
+        for t in &n.hbar_transfers {
+            f.credit(Asset::Hbar, t.account_id, t.amount);
+        }
+        f.with_memo(n.transaction_memo.as_deref(), false)
     }
 
     fn core_action(

@@ -1,6 +1,7 @@
 //! `update_account_tool`: memo, automatic associations, staking of an account (default: the
 //! user's), optionally scheduled.
 
+use crate::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
@@ -97,6 +98,12 @@ Parameters:
             decline_staking_reward: raw.get("declineStakingReward").and_then(Value::as_bool),
             scheduling_params: Scheduling::normalise(scheduling.as_ref(), ctx)?,
         })
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        f.changes("account", n.account_id);
+        f.with_memo(None, n.scheduling_params.is_scheduled)
     }
 
     fn core_action(

@@ -1,5 +1,6 @@
 //! `delete_topic_tool`: deletes a topic (its admin key must sign).
 
+use crate::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
@@ -49,6 +50,12 @@ Parameters:
         Ok(DeleteTopicNormalised {
             topic_id: normalise::topic_id("topicId", topic)?,
         })
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        f.changes("topic", n.topic_id);
+        f
     }
 
     fn core_action(

@@ -1,6 +1,7 @@
 //! `submit_topic_message_tool`: a message to an HCS topic.
 
 use super::chunking as wire;
+use crate::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
@@ -73,6 +74,13 @@ Parameters:
             transaction_memo: raw.transaction_memo,
             scheduling_params: Scheduling::normalise(scheduling.as_ref(), ctx)?,
         })
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        Facts::default().with_memo(
+            n.transaction_memo.as_deref(),
+            n.scheduling_params.is_scheduled,
+        )
     }
 
     fn core_action(

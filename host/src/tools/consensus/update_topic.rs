@@ -2,6 +2,7 @@
 //! must sign). Like the kit, it first checks on the mirror node that the topic has an admin key
 //! and that it is the user's, and refuses to set a key the topic was created without.
 
+use crate::facts::Facts;
 use crate::tools::keys::{default_public_key, resolve_key, KeyInput};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
@@ -171,6 +172,12 @@ combine them into **one tool call** with all parameters together.
                 .map(|p| p as i64),
             expiration_time,
         })
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        f.changes("topic", n.topic_id);
+        f
     }
 
     fn core_action(

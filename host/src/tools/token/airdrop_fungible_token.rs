@@ -4,6 +4,7 @@
 
 use super::transfers::{self, TokenAmount};
 use super::units::token_decimals;
+use crate::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::transfer_order::js_token_transfer_order;
 use crate::tools::{
@@ -142,6 +143,12 @@ User might want to airdrop to a single recipient.
 
     fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
         transfers::check_balanced("tokenTransfers", &n.token_transfers)
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = super::transfers::token_credit_facts(&n.token_id, &n.token_transfers);
+        f.memo = n.transaction_memo.clone();
+        f
     }
 
     fn core_action(

@@ -1,6 +1,7 @@
 //! `approve_nft_allowance_tool`: the owner (default: the user) lets a spender move given NFT
 //! serials of a token, or all of them (`allSerials`).
 
+use crate::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
@@ -112,6 +113,23 @@ If multiple serial numbers are provided, they should all be included in a single
             )),
             _ => Ok(()),
         }
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        f.from(n.owner_account_id);
+        f.token(n.token_id);
+        let serials = if n.all_serials {
+            crate::facts::ALL
+        } else {
+            n.serial_numbers.len() as u64
+        };
+        f.allowance(
+            Asset::Nft(n.token_id.to_string()),
+            n.spender_account_id,
+            serials,
+        );
+        f.with_memo(n.transaction_memo.as_deref(), false)
     }
 
     fn core_action(

@@ -1,6 +1,7 @@
 //! `associate_token_tool`: associate one or more HTS tokens with an account (the user's by
 //! default).
 
+use crate::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
@@ -76,6 +77,12 @@ Example: "Associate tokens 0.0.123 and 0.0.456 to account 0.0.789".
 
     fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
         n.parsed_token_ids().map(drop)
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        n.token_ids.iter().for_each(|t| f.token(t));
+        f
     }
 
     fn core_action(

@@ -1,6 +1,7 @@
 //! `delete_non_fungible_token_allowance_tool`: the owner (default: the user) removes every
 //! spender's allowance on given NFT serials (an `AccountAllowanceDeleteTransaction`).
 
+use crate::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
@@ -87,6 +88,13 @@ Example: "Delete allowance for NFT 0.0.123 serials [1, 2]"
             return Err(ToolError::message("serial_numbers must be provided"));
         }
         Ok(())
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        f.from(n.owner_account_id);
+        f.token(n.token_id);
+        f.with_memo(n.transaction_memo.as_deref(), false)
     }
 
     fn core_action(

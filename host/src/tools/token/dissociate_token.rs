@@ -1,6 +1,7 @@
 //! `dissociate_token_tool`: dissociate one or more HTS tokens from an account (the user's by
 //! default). The kit drops `transactionMemo` on the way to the transaction; so does hak.
 
+use crate::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
@@ -88,6 +89,12 @@ Examples:
 
     fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
         n.parsed_token_ids().map(drop)
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        n.token_ids.iter().for_each(|t| f.token(t));
+        f.with_memo(n.transaction_memo.as_deref(), false)
     }
 
     fn core_action(

@@ -2,6 +2,7 @@
 //! scaled by the token's decimals from the mirror node.
 
 use super::units::{to_base_units, token_decimals};
+use crate::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
@@ -87,6 +88,12 @@ Example: "Mint 1 of 0.0.6458037" means minting the amount of 1 of the token with
             ));
         }
         Ok(())
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        f.token(n.token_id);
+        f.with_memo(None, n.scheduling_params.is_scheduled)
     }
 
     fn core_action(

@@ -1,6 +1,7 @@
 //! `mint_non_fungible_token_tool`: mint NFTs of a collection, one per URI; each NFT's metadata
 //! is its URI's UTF-8 bytes.
 
+use crate::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
@@ -102,6 +103,12 @@ Example: "Mint 0.0.6465503 with metadata: ipfs://bafyreiao6ajgsfji6qsgbqwdtjdu5g
             )),
             None => Ok(()),
         }
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        f.token(n.token_id);
+        f.with_memo(None, n.scheduling_params.is_scheduled)
     }
 
     fn core_action(

@@ -4,6 +4,7 @@
 
 use super::transfers::{self, TokenAmount};
 use super::units::token_decimals;
+use crate::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
@@ -135,6 +136,13 @@ Example 2: Transfer 50 TKN (token id: '0.0.33333') from my account to 0.0.2002 a
 
     fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
         transfers::check_balanced("tokenTransfers", &n.token_transfers)
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = super::transfers::token_credit_facts(&n.token_id, &n.token_transfers);
+        f.memo = n.transaction_memo.clone();
+        f.scheduled = n.scheduling_params.is_scheduled;
+        f
     }
 
     fn core_action(

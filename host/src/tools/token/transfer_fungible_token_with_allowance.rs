@@ -4,6 +4,7 @@
 use super::transfer_fungible_token::{transfers_schema, RawTransfer};
 use super::transfers::{self, TokenAmount};
 use super::units::token_decimals;
+use crate::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
@@ -126,6 +127,14 @@ If the user specifies multiple recipients in a single request, include them ALL 
             amount: n.approved_transfer.amount,
         });
         transfers::check_balanced("tokenTransfers with the approved transfer", &all)
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = super::transfers::token_credit_facts(&n.token_id, &n.token_transfers);
+        f.from(n.approved_transfer.owner_account_id);
+        f.memo = n.transaction_memo.clone();
+        f.scheduled = n.scheduling_params.is_scheduled;
+        f
     }
 
     fn core_action(

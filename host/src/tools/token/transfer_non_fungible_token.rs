@@ -2,6 +2,7 @@
 //! parameter: always the context or operator account) to recipients. May be scheduled.
 
 use super::transfers::{self, NftRecipient};
+use crate::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
@@ -99,6 +100,13 @@ If multiple recipients are specified, the tool will create a single transaction 
 
     fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
         transfers::check_unique_serials(&n.recipients)
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = super::transfers::nft_facts(&n.token_id, &n.sender_account_id, &n.recipients);
+        f.memo = n.transaction_memo.clone();
+        f.scheduled = n.scheduling_params.is_scheduled;
+        f
     }
 
     fn core_action(

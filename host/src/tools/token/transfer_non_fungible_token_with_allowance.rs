@@ -3,6 +3,7 @@
 
 use super::transfer_non_fungible_token::recipients_schema;
 use super::transfers::{self, NftRecipient};
+use crate::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
@@ -82,6 +83,12 @@ If multiple recipients are specified, the tool will create a single transaction 
 
     fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
         transfers::check_unique_serials(&n.recipients)
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = super::transfers::nft_facts(&n.token_id, &n.source_account_id, &n.recipients);
+        f.memo = n.transaction_memo.clone();
+        f
     }
 
     fn core_action(

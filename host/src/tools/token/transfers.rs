@@ -3,6 +3,7 @@
 //! transfers, and the JS SDK order of the lists (via `transfer_order`).
 
 use super::units::to_base_units;
+use crate::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::transfer_order::{js_nft_transfer_order, js_token_transfer_order};
 use crate::tools::ToolError;
@@ -164,4 +165,31 @@ pub fn add_nft_moves(
             tx.nft_transfer(nft, from, to);
         }
     }
+}
+
+/// The facts of a fungible token transfer list: each positive entry a credit, the negative
+/// one the source, the token named.
+pub fn token_credit_facts(token: &TokenId, transfers: &[TokenAmount]) -> Facts {
+    let mut f = Facts::default();
+    f.token(token);
+    let asset = Asset::Token(token.to_string());
+    for t in transfers {
+        if t.amount < 0 {
+            f.from(t.account_id);
+        }
+        f.credit(asset.clone(), t.account_id, t.amount);
+    }
+    f
+}
+
+/// The facts of an NFT transfer: one serial to each recipient, from `source`.
+pub fn nft_facts(token: &TokenId, source: &AccountId, recipients: &[NftRecipient]) -> Facts {
+    let mut f = Facts::default();
+    f.token(token);
+    f.from(source);
+    let asset = Asset::Nft(token.to_string());
+    for r in recipients {
+        f.credit(asset.clone(), r.recipient_id, 1);
+    }
+    f
 }

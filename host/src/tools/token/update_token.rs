@@ -5,6 +5,7 @@
 //! and refuses to set a key the token was created without. The kit's schema offers
 //! `tokenDesc`, which it never uses; hak accepts and ignores it too.
 
+use crate::facts::Facts;
 use crate::tools::keys::{default_public_key, resolve_key, KeyInput};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
@@ -242,6 +243,13 @@ combine them into **one tool call** with all parameters together.
             parse_key(field, der)?;
         }
         Ok(())
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        f.token(n.token_id);
+        f.changes("token", n.token_id);
+        f
     }
 
     fn core_action(

@@ -4,6 +4,7 @@
 //! (the mirror answers 400); hak does the same, but a given ID must be a token ID, so nothing
 //! else reaches the URL.
 
+use crate::facts::Facts;
 use crate::tools::mirror_text::{key_text, locale_number};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{CoreOutput, Tool, ToolContext, ToolError, ToolType};
@@ -122,6 +123,14 @@ Parameters:
             .map(|t| normalise::token_id("tokenId", t))
             .transpose()?;
         Ok(GetTokenInfoNormalised { token_id })
+    }
+
+    fn facts(&self, n: &Self::Normalised) -> Facts {
+        let mut f = Facts::default();
+        if let Some(token) = n.token_id {
+            f.token(token);
+        }
+        f
     }
 
     fn core_action(

@@ -1,0 +1,358 @@
+//! Contract 0.2.0: the host states each call's facts (who gets what, tokens, changes, memo,
+//! scheduling) and hands them to plugins typed; a policy may answer needs-approval, and the
+//! call parks until a human decides (HTTP admin routes, `hak approvals`), times out, or finds
+//! nobody to ask — only an approval lets it go on. Plugins built for 0.1.x keep loading.
+
+use hak_host::facts::{Asset, Via, ALL};
+use hak_host::tools::ToolRegistry;
+use hak_tests::*;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const ADMIN: (&str, &str) = ("authorization", "Bearer s3cret");
+
+fn hak_bin() -> PathBuf {
+    std::env::var_os("HAK_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/debug/hak"))
+}
+
+#[test]
+fn tools_state_their_facts_from_normalised_params() {
+    let tools = ToolRegistry::native();
+    let f = tools
+        .facts_from_json(
+            "transfer_hbar_tool",
+            r#"{"hbarTransfers":[{"accountId":"0.0.2001","amount":"150000000"},{"accountId":"0.0.2002","amount":"50000000"},{"accountId":"0.0.1001","amount":"-200000000"}],"transactionMemo":"rent","schedulingParams":{"isScheduled":false}}"#,
+        )
+        .unwrap();
+    assert_eq!(f.movements.len(), 2, "debits are not movements: {f:?}");
+    assert_eq!(f.movements[0].to.as_deref(), Some("0.0.2001"));
+    assert_eq!(f.movements[0].amount, 150_000_000);
+    assert_eq!(
+        (f.movements[0].asset.clone(), f.movements[0].via),
+        (Asset::Hbar, Via::Transfer)
+    );
+    assert_eq!(f.source.as_deref(), Some("0.0.1001"));
+    assert_eq!(f.memo.as_deref(), Some("rent"));
+    assert!(!f.scheduled);
+
+    let f = tools
+        .facts_from_json(
+            "delete_account_tool",
+            r#"{"accountId":"0.0.2001","transferAccountId":"0.0.1001"}"#,
+        )
+        .unwrap();
+    assert_eq!(f.movements[0].amount, ALL, "the whole balance: {f:?}");
+    assert_eq!(f.changes[0].kind, "account");
+    assert_eq!(f.changes[0].id, "0.0.2001");
+
+    let f = tools
+        .facts_from_json(
+            "approve_nft_allowance_tool",
+            r#"{"ownerAccountId":"0.0.1001","spenderAccountId":"0.0.7","tokenId":"0.0.9","allSerials":true,"serialNumbers":[]}"#,
+        )
+        .unwrap();
+    assert_eq!(f.movements[0].asset, Asset::Nft("0.0.9".into()));
+    assert_eq!(
+        (f.movements[0].amount, f.movements[0].via),
+        (ALL, Via::Allowance)
+    );
+    assert_eq!(f.tokens, ["0.0.9"]);
+
+    let f = tools
+        .facts_from_json(
+            "associate_token_tool",
+            r#"{"accountId":"0.0.1001","tokenIds":["0.0.7","0.0.8","0.0.7"]}"#,
+        )
+        .unwrap();
+    assert_eq!(f.tokens, ["0.0.7", "0.0.8"], "once each");
+    assert!(f.movements.is_empty());
+
+    // Params a tool refuses state nothing (a plugin then gets no facts).
+    assert!(tools
+        .facts_from_json("transfer_hbar_tool", r#"{"hbarTransfers":"x"}"#)
+        .is_none());
+}
+
+#[test]
+fn policies_decide_on_the_facts_the_host_states() {
+    // The allowlist reads only the facts: an allowlisted recipient passes, another is blocked.
+    let entry = plugin_entry(
+        "allow",
+        "rust/recipient-allowlist",
+        "config = { accounts = [\"0.0.2000\"] }",
+    );
+    let (host, _) = start(&format!("{RETURN_BYTES_HEADER}{entry}"));
+    let mut session = host.default_session();
+    let out = session.call("transfer_hbar_tool", &transfer(1)).unwrap();
+    assert!(out["raw"]["bytes"].is_string(), "{out}");
+    let out = session.call("transfer_hbar_tool", &transfer(2)).unwrap();
+    assert_eq!(
+        out["raw"]["policyBlock"]["reason"], "0.0.2001 is not an allowlisted recipient",
+        "{out}"
+    );
+}
+
+#[test]
+#[ignore = "needs the JS and Go plugins (scripts/build-plugins.sh js go); scripts/test.sh runs it"]
+fn the_js_and_go_twins_decide_on_the_same_facts() {
+    for lang in ["js", "go"] {
+        let entry = plugin_entry(
+            "allow",
+            &format!("{lang}/recipient-allowlist"),
+            "config = { accounts = [\"0.0.2000\"] }",
+        );
+        let (host, _) = start(&format!("{RETURN_BYTES_HEADER}{entry}"));
+        assert_eq!(host.plugins()[0].contract(), "0.2", "{lang}");
+        let mut session = host.default_session();
+        let out = session.call("transfer_hbar_tool", &transfer(1)).unwrap();
+        assert!(out["raw"]["bytes"].is_string(), "{lang}: {out}");
+        let out = session.call("transfer_hbar_tool", &transfer(2)).unwrap();
+        assert_eq!(
+            out["raw"]["policyBlock"]["reason"], "0.0.2001 is not an allowlisted recipient",
+            "{lang}: {out}"
+        );
+    }
+}
+
+#[test]
+fn a_plugin_built_for_contract_0_1_2_still_loads_and_its_budget_holds() {
+    let entry = plugin_entry("old-budget", "fixtures/v0-1-2", "");
+    let (host, _) = start(&format!("{RETURN_BYTES_HEADER}{entry}"));
+    assert_eq!(host.plugins()[0].contract(), "0.1");
+    let mut session = host.default_session();
+    for _ in 0..3 {
+        let out = session.call("transfer_hbar_tool", &transfer(1)).unwrap();
+        assert!(out["raw"]["bytes"].is_string(), "{out}");
+    }
+    let out = session.call("transfer_hbar_tool", &transfer(1)).unwrap();
+    assert_eq!(
+        out["raw"]["policyBlock"]["reason"], "0.1.2 budget spent: 300000000",
+        "{out}"
+    );
+    // And a 0.2 plugin beside it.
+    let entry = plugin_entry(
+        "allow",
+        "rust/approval-above",
+        "config = { approveAboveHbar = 5 }",
+    );
+    let (host, _) = start(&format!("{RETURN_BYTES_HEADER}{entry}"));
+    assert_eq!(host.plugins()[0].contract(), "0.2");
+}
+
+#[test]
+fn without_an_approver_a_needs_approval_verdict_blocks() {
+    let entry = plugin_entry(
+        "approve",
+        "rust/approval-above",
+        "config = { approveAboveHbar = 1 }",
+    );
+    let (host, _) = start(&format!("{RETURN_BYTES_HEADER}{entry}"));
+    let mut session = host.default_session();
+    // At the threshold: no approval needed.
+    let out = session.call("transfer_hbar_tool", &transfer(1)).unwrap();
+    assert!(out["raw"]["bytes"].is_string(), "{out}");
+    let out = session.call("transfer_hbar_tool", &transfer(2)).unwrap();
+    let block = &out["raw"]["policyBlock"];
+    assert_eq!(block["approval"]["decision"], "unavailable", "{out}");
+    assert_eq!(block["reasonCode"], "APPROVAL_ABOVE_THRESHOLD");
+    assert!(
+        block["reason"]
+            .as_str()
+            .unwrap()
+            .contains("approval unavailable: no approver here"),
+        "{out}"
+    );
+    assert!(
+        out["raw"].get("bytes").is_none(),
+        "nothing handed out: {out}"
+    );
+}
+
+/// A transfer sent to `server` on a thread of its own (it parks).
+fn call_in_background(
+    addr: std::net::SocketAddr,
+    params: String,
+) -> std::thread::JoinHandle<Value> {
+    std::thread::spawn(move || http(addr, "POST", "/v1/tools/transfer_hbar_tool", &[], &params).2)
+}
+
+/// Wait until `n` calls await approval; their listing.
+fn pending(addr: std::net::SocketAddr, n: usize) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, _, body) = http(addr, "GET", "/v1/approvals", &[ADMIN], "");
+        assert_eq!(status, 200, "{body}");
+        let list = body["approvals"].as_array().unwrap().clone();
+        if list.len() >= n {
+            return list;
+        }
+        assert!(Instant::now() < deadline, "no call parked: {body}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn an_approval_is_granted_denied_and_timed_out_over_http_and_the_cli() {
+    let dir = root()
+        .join("target/test-tmp")
+        .join(format!("approvals-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("decisions.jsonl");
+    let entry = plugin_entry(
+        "approve",
+        "rust/approval-above",
+        "config = { approveAboveHbar = 1, timeoutSeconds = 60 }",
+    );
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}\n[decisions]\npath = {:?}\n{entry}",
+        log.display().to_string()
+    );
+    let (addr, server) = serve(&manifest);
+
+    // Admin routes need the token.
+    assert_eq!(http(addr, "GET", "/v1/approvals", &[], "").0, 401);
+
+    // 1. Granted over HTTP: the call goes on and returns its bytes.
+    let call = call_in_background(addr, transfer(2));
+    let listed = pending(addr, 1);
+    let p = &listed[0];
+    assert_eq!(p["plugin"], "approve");
+    assert_eq!(p["policyName"], "Approval Above Policy");
+    assert_eq!(p["tool"], "transfer_hbar_tool");
+    assert_eq!(p["stage"], "post_params_normalization");
+    assert_eq!(p["code"], "APPROVAL_ABOVE_THRESHOLD");
+    assert_eq!(p["details"]["totalTinybars"], "200000000");
+    assert_eq!(p["facts"]["movements"][1]["to"], "0.0.2001", "{p}");
+    assert_eq!(
+        p["normalisedParams"]["hbarTransfers"][0]["accountId"],
+        "0.0.2000"
+    );
+    let id = p["id"].as_str().unwrap().to_owned();
+    let (status, _, body) = http(
+        addr,
+        "POST",
+        &format!("/v1/approvals/{id}/approve"),
+        &[ADMIN],
+        r#"{"by":"alice"}"#,
+    );
+    assert_eq!(
+        (status, &body["decision"]),
+        (200, &json!("approved")),
+        "{body}"
+    );
+    let out = call.join().unwrap();
+    assert!(out["raw"]["bytes"].is_string(), "approved, so built: {out}");
+    // Deciding again: nobody waits under that id any more.
+    let (status, _, _) = http(
+        addr,
+        "POST",
+        &format!("/v1/approvals/{id}/deny"),
+        &[ADMIN],
+        "",
+    );
+    assert_eq!(status, 404);
+
+    // 2. Denied through `hak approvals` (the CLI talks to the same admin routes).
+    let call = call_in_background(addr, transfer(3));
+    let id = pending(addr, 1)[0]["id"].as_str().unwrap().to_owned();
+    let server_url = format!("http://{addr}");
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(hak_bin())
+            .args(args)
+            .args(["--server", &server_url])
+            .env("HAK_ADMIN_TOKEN", "s3cret")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let listed = cli(&["approvals", "list"]);
+    assert_eq!(listed["approvals"][0]["id"], id.as_str(), "{listed}");
+    let decided = cli(&[
+        "approvals",
+        "deny",
+        &id,
+        "--by",
+        "bob",
+        "--note",
+        "not today",
+    ]);
+    assert_eq!(decided["decision"], "denied", "{decided}");
+    let out = call.join().unwrap();
+    let block = &out["raw"]["policyBlock"];
+    assert_eq!(block["approval"]["decision"], "denied", "{out}");
+    assert_eq!(block["approval"]["by"], "bob");
+    assert_eq!(block["approval"]["via"], "admin-api");
+    assert!(
+        block["reason"]
+            .as_str()
+            .unwrap()
+            .ends_with("(denied by bob: not today)"),
+        "{out}"
+    );
+    assert!(out["raw"].get("bytes").is_none(), "{out}");
+    drop(server);
+
+    // 3. Timed out: nobody decides within the (host-capped) timeout.
+    let entry = plugin_entry(
+        "approve",
+        "rust/approval-above",
+        "config = { approveAboveHbar = 1 }",
+    );
+    let (addr, _server) = serve(&format!(
+        "{RETURN_BYTES_HEADER}\n[approvals]\ndefault_timeout_seconds = 1\nmax_timeout_seconds = 1\n{entry}"
+    ));
+    let started = Instant::now();
+    let out = http(
+        addr,
+        "POST",
+        "/v1/tools/transfer_hbar_tool",
+        &[],
+        &transfer(2),
+    )
+    .2;
+    assert_eq!(
+        out["raw"]["policyBlock"]["approval"]["decision"], "timeout",
+        "{out}"
+    );
+    assert!(started.elapsed() >= Duration::from_secs(1));
+    assert!(
+        pending(addr, 0).is_empty(),
+        "a timed-out call is no longer listed"
+    );
+
+    // The decision log says who decided what.
+    let lines: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let approvals: Vec<(&str, &str, &str)> = lines
+        .iter()
+        .flat_map(|l| l["decisions"].as_array().unwrap())
+        .filter_map(|d| {
+            let a = d.get("approval")?;
+            Some((
+                d["verdict"].as_str()?,
+                a["decision"].as_str()?,
+                a["by"].as_str().unwrap_or(""),
+            ))
+        })
+        .collect();
+    assert_eq!(
+        approvals,
+        [
+            ("approved", "approved", "alice"),
+            ("denied", "denied", "bob")
+        ],
+        "{lines:?}"
+    );
+}
