@@ -105,6 +105,9 @@ pub struct ApprovalSettings {
     pub max_timeout_seconds: u32,
     /// Parked calls at once; one more is refused (blocked) at once.
     pub max_pending: usize,
+    /// `hak mcp`: ask the human behind an MCP client that supports elicitation. The client is
+    /// trusted to put the question to its user, not to the agent; `false` blocks instead.
+    pub mcp_elicitation: bool,
 }
 
 impl Default for ApprovalSettings {
@@ -113,6 +116,7 @@ impl Default for ApprovalSettings {
             default_timeout_seconds: 120,
             max_timeout_seconds: 900,
             max_pending: 256,
+            mcp_elicitation: true,
         }
     }
 }
@@ -394,6 +398,7 @@ mod tests {
             default_timeout_seconds: 1,
             max_timeout_seconds: 1,
             max_pending: 0,
+            ..ApprovalSettings::default()
         });
         let refused = approvals.park(ask(0));
         assert!(matches!(refused.decision, Decision::Unavailable { .. }));

@@ -85,6 +85,15 @@ struct McpClient {
 
 impl McpClient {
     fn start(language: &Language, transport: &[String], server: Option<Child>) -> Self {
+        Self::start_with(language, transport, server, &[])
+    }
+
+    fn start_with(
+        language: &Language,
+        transport: &[String],
+        server: Option<Child>,
+        env: &[(&str, &str)],
+    ) -> Self {
         let mut command = match language {
             Language::TypeScript => {
                 let dir = root().join("tests/mcp");
@@ -111,6 +120,7 @@ impl McpClient {
             .args(transport)
             .env("HAK_TEST_MCP_AGENT_KEY", AGENT_KEY)
             .env("HAK_MCP_BEARER", AGENT_KEY)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -298,6 +308,81 @@ fn exercise(client: &mut McpClient, dir: &Path) {
     assert!(
         unknown["clientError"].as_str().is_some() || unknown["isError"] == true,
         "{unknown}"
+    );
+}
+
+/// The TypeScript client over stdio with Approval Above (1 HBAR) in the plugins directory;
+/// `elicit`: how it answers elicitations (`None`: it cannot be asked).
+fn approval_client(name: &str, elicit: Option<&str>) -> McpClient {
+    let dir = scratch(name);
+    let plugins = dir.join("plugins");
+    std::fs::copy(plugin("rust/approval-above"), plugins.join("approve.wasm")).unwrap();
+    std::fs::write(
+        plugins.join("approve.toml"),
+        "config = { approveAboveHbar = 1, timeoutSeconds = 60 }\n",
+    )
+    .unwrap();
+    let transport: Vec<String> = [
+        "stdio".into(),
+        hak_bin().display().to_string(),
+        "mcp".into(),
+        "--config".into(),
+        manifest(&dir, false).display().to_string(),
+        "--plugins-dir".into(),
+        plugins.display().to_string(),
+    ]
+    .into();
+    let env: Vec<(&str, &str)> = elicit.map(|e| ("HAK_MCP_ELICIT", e)).into_iter().collect();
+    McpClient::start_with(&Language::TypeScript, &transport, None, &env)
+}
+
+#[test]
+#[ignore = "needs node and the MCP TypeScript client (npm ci in tests/mcp); scripts/test.sh runs it"]
+fn an_approval_is_asked_of_the_human_through_elicitation() {
+    let two = json!({"transfers": [{"accountId": "0.0.1002", "amount": 2}]});
+    // Approved in the client: the transfer runs on the local network.
+    let mut client = approval_client("elicit-approve", Some("approve"));
+    let out = client.call("transfer_hbar_tool", two.clone());
+    assert_ne!(out["isError"], true, "{out}");
+    assert_eq!(
+        out["structuredContent"]["raw"]["status"], "SUCCESS",
+        "{out}"
+    );
+    let asked = out["elicitations"][0].as_str().unwrap_or_default();
+    assert!(
+        asked.contains("Approval Above Policy asks for approval of transfer_hbar_tool")
+            && asked.contains("200000000 tinybars to 0.0.1002"),
+        "{out}"
+    );
+    // Below the threshold nobody is asked.
+    let out = client.call(
+        "transfer_hbar_tool",
+        json!({"transfers": [{"accountId": "0.0.1002", "amount": 1}]}),
+    );
+    assert_eq!(out["elicitations"], json!([]), "{out}");
+    drop(client);
+
+    // Denied in the client: blocked, and the agent reads why.
+    let mut client = approval_client("elicit-deny", Some("deny"));
+    let out = client.call("transfer_hbar_tool", two.clone());
+    assert_eq!(out["isError"], true, "{out}");
+    let block = &out["structuredContent"]["raw"]["policyBlock"];
+    assert_eq!(block["approval"]["decision"], "denied", "{out}");
+    assert_eq!(block["approval"]["by"], "mcp client hak-test-ts");
+    assert_eq!(block["approval"]["via"], "mcp-elicitation");
+    assert!(
+        text_of(&out).contains("(denied by mcp client hak-test-ts: the TS client says deny)"),
+        "{out}"
+    );
+    drop(client);
+
+    // A client that cannot be asked: blocked at once, not parked.
+    let mut client = approval_client("elicit-none", None);
+    let out = client.call("transfer_hbar_tool", two);
+    assert_eq!(out["isError"], true, "{out}");
+    assert_eq!(
+        out["structuredContent"]["raw"]["policyBlock"]["approval"]["decision"], "unavailable",
+        "{out}"
     );
 }
 

@@ -160,10 +160,10 @@ impl Session {
         }
     }
 
-    /// Let `approver` decide this session's needs-approval verdicts (e.g. an MCP client asked
-    /// by elicitation, falling back to the server's queue).
-    pub fn set_approver(&mut self, approver: Arc<dyn Approver>) {
-        self.approver = Some(approver);
+    /// Let `approver` decide this session's needs-approval verdicts (e.g. the MCP client of
+    /// the next call, asked by elicitation); `None`: the environment's again.
+    pub fn set_approver(&mut self, approver: Option<Arc<dyn Approver>>) {
+        self.approver = approver.or_else(|| self.env.approver());
     }
 
     /// Whether blocked calls' `humanMessage` ends with the policy's reason (default: the

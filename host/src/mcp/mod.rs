@@ -14,7 +14,12 @@
 //! Who is calling: over stdio, the local process that started hak, in the manifest's context
 //! (or `--mode` / `--account-id`); over HTTP, the `[[agents]]` of the manifest by bearer key,
 //! as in `hak serve` ([`crate::serve::auth`]), refused with 401 before MCP sees the request.
+//! A policy's needs-approval verdict asks the human behind a client that supports
+//! elicitation ([`elicitation`]); with any other client it blocks.
+//!
 //! Transport details (JSON-RPC, sessions, SSE) belong to `rmcp`; nothing here parses them.
+
+pub mod elicitation;
 
 use crate::context::AgentContext;
 use crate::registry::Registry;
@@ -67,6 +72,8 @@ struct Inner {
     pool: SessionPool,
     calls: tokio::sync::Semaphore,
     explain_blocks: bool,
+    /// Where calls wait while their client is asked (`None`: asking is off).
+    approvals: Option<Arc<crate::approvals::Approvals>>,
 }
 
 impl McpServer {
@@ -74,6 +81,10 @@ impl McpServer {
     pub fn new(registry: Arc<Registry>, identity: Identity, options: &ServeOptions) -> Self {
         let host = registry.host().clone();
         let explain_blocks = host.manifest().context.explain_blocks.unwrap_or(true);
+        let settings = host.manifest().approvals;
+        let approvals = settings
+            .mcp_elicitation
+            .then(|| Arc::new(crate::approvals::Approvals::new(settings)));
         let pool = SessionPool::new(
             host,
             options.idle_session,
@@ -87,6 +98,7 @@ impl McpServer {
                 pool,
                 calls: tokio::sync::Semaphore::new(options.max_concurrent_calls),
                 explain_blocks,
+                approvals,
             }),
         }
     }
@@ -116,7 +128,8 @@ impl McpServer {
         agent: Option<Arc<str>>,
         method: String,
         params: String,
-        progress: Option<(rmcp::Peer<RoleServer>, rmcp::model::ProgressToken)>,
+        peer: rmcp::Peer<RoleServer>,
+        progress: Option<rmcp::model::ProgressToken>,
     ) -> Result<Value, ErrorData> {
         let Ok(_turn) = self.inner.calls.acquire().await else {
             return Err(ErrorData::internal_error(
@@ -125,11 +138,21 @@ impl McpServer {
             ));
         };
         let inner = self.inner.clone();
+        let approver = inner.approvals.as_ref().and_then(|approvals| {
+            elicitation::ElicitingApprover::for_client(
+                approvals,
+                &peer,
+                tokio::runtime::Handle::current(),
+            )
+        });
         let mut work = tokio::task::spawn_blocking(move || {
             let mut session = inner.pool.take(caller_context);
             session.set_explain_blocks(inner.explain_blocks);
             session.set_caller(agent.as_deref());
+            session.set_approver(approver);
             let out = session.call(&method, &params);
+            // A pooled session serves other clients next: not this one's approver.
+            session.set_approver(None);
             inner.pool.give_back(session);
             out
         });
@@ -145,7 +168,7 @@ impl McpServer {
                 }
                 () = tokio::time::sleep(PROGRESS_EVERY) => {
                     ticks += 1;
-                    if let Some((peer, token)) = &progress {
+                    if let Some(token) = &progress {
                         let note = ProgressNotificationParam::new(token.clone(), f64::from(ticks))
                             .with_message(format!("still running after {ticks} s (waiting for the network)"));
                         let _ = peer.notify_progress(note).await;
@@ -252,12 +275,16 @@ impl ServerHandler for McpServer {
         let caller_context = caller.context;
         let agent = caller.agent.map(|a| a.name.clone());
         let params = Value::Object(request.arguments.unwrap_or_default()).to_string();
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| (context.peer.clone(), token));
+        let progress = context.meta.get_progress_token();
         let envelope = self
-            .run(caller_context, agent, method, params, progress)
+            .run(
+                caller_context,
+                agent,
+                method,
+                params,
+                context.peer.clone(),
+                progress,
+            )
             .await?;
         Ok(tool_result(envelope).into())
     }
