@@ -356,3 +356,64 @@ fn an_approval_is_granted_denied_and_timed_out_over_http_and_the_cli() {
         "{lines:?}"
     );
 }
+
+#[test]
+#[ignore = "needs the JS plugins (scripts/build-plugins.sh js); scripts/test.sh runs it"]
+fn a_js_time_window_reads_the_clock_live_not_at_build_time() {
+    let now_ms = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64
+    };
+    let hour = (now_ms() / 3_600_000 % 24) as u32;
+    let window = |from: u32, to: u32| {
+        let entry = plugin_entry(
+            "window",
+            "js/time-window",
+            &format!("config = {{ fromHour = {from}, toHour = {to} }}"),
+        );
+        start(&format!("{RETURN_BYTES_HEADER}{entry}")).0
+    };
+    // Now is inside [hour, hour + 2): allowed.
+    let to = if hour + 2 > 24 {
+        hour + 2 - 24
+    } else {
+        hour + 2
+    };
+    let out = window(hour, to)
+        .default_session()
+        .call("transfer_hbar_tool", &transfer(1))
+        .unwrap();
+    assert!(out["raw"]["bytes"].is_string(), "{out}");
+    // Outside [hour + 2, hour + 3): blocked, reporting the clock it read, which moves.
+    let from = (hour + 2) % 24;
+    let to = if hour + 3 > 24 {
+        hour + 3 - 24
+    } else {
+        hour + 3
+    };
+    let host = window(from, to);
+    let mut session = host.default_session();
+    let read = |session: &mut hak_host::lifecycle::Session| {
+        let out = session.call("transfer_hbar_tool", &transfer(1)).unwrap();
+        assert_eq!(
+            out["raw"]["policyBlock"]["reasonCode"], "OUTSIDE_TIME_WINDOW",
+            "{out}"
+        );
+        out["raw"]["policyBlock"]["details"]["nowUnixMs"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{out}"))
+    };
+    let first = read(&mut session);
+    assert!(
+        (first - now_ms()).abs() < 60_000,
+        "the host's clock, not the build's: {first}"
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+    let second = read(&mut session);
+    assert!(
+        second - first >= 1000,
+        "the clock moved: {first} then {second}"
+    );
+}

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // hak-js-build <plugin.js> -o <plugin.wasm>: bundle a plugin module (its `export default
 // definePlugin(...)`, the SDK, anything it imports) with esbuild, then make a component of
-// `hedera:agent-kit/agent-plugin@0.2.0` with componentize-js 0.23, every WASI feature disabled,
-// so the component imports only hak's own interfaces.
+// `hedera:agent-kit/agent-plugin@0.2.0` with componentize-js 0.23. Every WASI feature is
+// disabled but the clocks and random (so `Date` and `Math.random` read the host's clock and
+// random source at call time, not values frozen when the component was built); the host
+// links those, bounded (no sleep outlasts a call's deadline).
 import { build } from 'esbuild';
 import { componentize } from '@bytecodealliance/componentize-js';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
@@ -45,7 +47,7 @@ export const events = p.events;
     sourcePath: bundle,
     witPath: wit,
     worldName: 'agent-plugin',
-    disableFeatures: ['stdio', 'random', 'clocks', 'http', 'fetch-event'],
+    disableFeatures: ['stdio', 'http', 'fetch-event'],
   });
   writeFileSync(out, component);
   console.log(JSON.stringify({ built: out, bytes: component.length, ms: Date.now() - started }));

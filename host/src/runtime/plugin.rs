@@ -154,9 +154,12 @@ impl PluginStats {
 /// Compile (or load the precompiled artifact) on a thread of its own, waiting at most
 /// [`MAX_COMPILE_SECONDS`]: a component that takes longer is refused and the caller (a hot
 /// swap, a load) goes on; the compilation itself runs to its end in the background, bounded
-/// in effort by the shape check before it (`runtime::structure`).
+/// in effort by the shape check before it (`runtime::structure`). A compilation that takes
+/// more than a couple of seconds (a JS component's first load) says so every few seconds
+/// at INFO, naming the plugin, so a first start is not silent.
 fn compile_bounded(
     runtime: &Arc<Runtime>,
+    plugin: &str,
     bytes: &[u8],
     sha256: &str,
 ) -> Result<Component, String> {
@@ -174,13 +177,39 @@ fn compile_bounded(
             let _ = done.send(compiled);
         })
         .map_err(|e| format!("cannot start compiling: {e}"))?;
-    match answer.recv_timeout(std::time::Duration::from_secs(MAX_COMPILE_SECONDS)) {
-        Ok(compiled) => compiled,
-        Err(_) => Err(format!(
-            "compiling took longer than {MAX_COMPILE_SECONDS} s; refused"
-        )),
+    let started = std::time::Instant::now();
+    let limit = std::time::Duration::from_secs(MAX_COMPILE_SECONDS);
+    let every = std::time::Duration::from_secs(PROGRESS_SECONDS);
+    loop {
+        let left = limit.saturating_sub(started.elapsed());
+        match answer.recv_timeout(left.min(every)) {
+            Ok(compiled) => {
+                if started.elapsed() >= every {
+                    tracing::info!(
+                        plugin,
+                        "compiled in {:.1} s; later loads use the precompiled artifact",
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+                return compiled;
+            }
+            Err(_) if started.elapsed() >= limit => {
+                return Err(format!(
+                    "compiling took longer than {MAX_COMPILE_SECONDS} s; refused"
+                ))
+            }
+            Err(_) => tracing::info!(
+                plugin,
+                "still compiling ({:.1} MB, {} s so far; first load only)",
+                bytes.len() as f64 / 1e6,
+                started.elapsed().as_secs()
+            ),
+        }
     }
 }
+
+/// How often a long compilation reports that it is still running.
+const PROGRESS_SECONDS: u64 = 2;
 
 /// A compiled, type-checked, described plugin. Cheap to share; instances come from `pre`.
 pub struct LoadedPlugin {
@@ -278,7 +307,7 @@ impl LoadedPlugin {
             plugin: plugin.clone(),
             reason,
         })?;
-        let component = compile_bounded(runtime, bytes, &sha256).map_err(|reason| {
+        let component = compile_bounded(runtime, &plugin, bytes, &sha256).map_err(|reason| {
             LoadError::NotAComponent {
                 plugin: plugin.clone(),
                 reason,
