@@ -783,6 +783,7 @@ fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::Result<()> {
         "exports": exports,
         "size": plugin.size,
         "sha256": plugin.sha256,
+        "contract": plugin.contract(),
     });
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())

@@ -86,7 +86,7 @@ pub fn new_plugin(
     }
     let build = match lang {
         Lang::Rust => format!(
-            "cd {} && cargo build --release --target wasm32-wasip2   # → target/wasm32-wasip2/release/{}.wasm",
+            "cd {} && cargo test && cargo build --release --target wasm32-wasip2   # → target/wasm32-wasip2/release/{}.wasm",
             root.display(),
             name.replace('-', "_")
         ),
@@ -178,6 +178,34 @@ impl Plugin for Policy {
 }
 
 hak_guest::export_plugin!(Policy);
+
+// `cargo test` runs these natively: the host's imports are in-memory fakes there
+// (hak_guest::testing), and the input carries the facts a host would state.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hak_guest::{testing, Asset};
+
+    fn transfer(tinybars: u64) -> StageInput {
+        testing::input("transfer_hbar_tool", Stage::PostParamsNormalization)
+            .with_credit(Asset::Hbar, "0.0.2001", tinybars)
+    }
+
+    #[test]
+    fn blocks_more_than_the_maximum_to_one_recipient() {
+        let (policy, info) = Policy::describe("{\"maxTinybars\": \"100000000\"}").unwrap();
+        assert_eq!(info.policy_stages, [Stage::PostParamsNormalization]);
+        let at_max = policy.should_block_post_params_normalization(&transfer(100_000_000));
+        assert_eq!(at_max, Ok(Verdict::Allow));
+        let over = policy.should_block_post_params_normalization(&transfer(100_000_001));
+        assert!(matches!(over, Ok(Verdict::Block(_))), "{over:?}");
+    }
+
+    #[test]
+    fn refuses_a_bad_config() {
+        assert!(Policy::describe("{\"maxTinybars\": \"lots\"}").is_err());
+    }
+}
 "#;
 
 const JS_PLUGIN: &str = r#"// {{name}}: blocks HBAR transfers that send more than `maxTinybars` to one recipient.

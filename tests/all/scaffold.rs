@@ -131,6 +131,14 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
         build.contains("cargo build --release --target wasm32-wasip2"),
         "{build}"
     );
+    // The scaffold ships with tests that run natively, host imports faked by the SDK.
+    let status = Command::new(env!("CARGO"))
+        .args(["test", "--quiet"])
+        .current_dir(work.join("rust-policy"))
+        .env("CARGO_TARGET_DIR", root().join("target/scaffold-target"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo test in a fresh Rust plugin");
     let status = Command::new(env!("CARGO"))
         .args(["build", "--quiet", "--release", "--target", "wasm32-wasip2"])
         .current_dir(work.join("rust-policy"))

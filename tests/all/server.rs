@@ -403,5 +403,5 @@ fn the_openapi_document_validates_and_every_operation_answers_as_documented() {
             }
         }
     }
-    assert_eq!(operations, 10, "{doc}");
+    assert_eq!(operations, 13, "{doc}");
 }

@@ -194,10 +194,17 @@ pub fn parse_config<'a, T: serde::Deserialize<'a>>(config: &'a str) -> Result<T,
     serde_json::from_str(config).map_err(|e| format!("invalid config: {e}"))
 }
 
-/// Thin wrappers over the host imports every plugin may call.
+/// Thin wrappers over the host imports every plugin may call. In a component they call the
+/// host; in a native build (`cargo test` in a plugin crate) they are backed by [`testing`]'s
+/// in-memory fakes (scratchpad, clock, budgets, log, topic messages), so plugin logic that
+/// calls the host unit-tests without a host.
 pub mod host {
-    pub use crate::bindings::hedera::agent_kit::hedera::{create_topic, submit_topic_message};
-    use crate::bindings::hedera::agent_kit::host as imports;
+    #[cfg(target_arch = "wasm32")]
+    use crate::bindings::hedera::agent_kit::{budget, hedera, host as imports};
+    #[cfg(not(target_arch = "wasm32"))]
+    use crate::testing::fake as imports;
+    #[cfg(not(target_arch = "wasm32"))]
+    use crate::testing::fake::{budget, hedera};
     use crate::LogLevel;
 
     pub fn log(level: LogLevel, message: &str) {
@@ -222,6 +229,16 @@ pub mod host {
         imports::now_unix_ms()
     }
 
+    /// Capability `hedera:submit-topic-message`: the transaction id.
+    pub fn submit_topic_message(topic_id: &str, message: &str) -> Result<String, String> {
+        hedera::submit_topic_message(topic_id, message)
+    }
+
+    /// Capability `hedera:create-topic`: the new topic's id.
+    pub fn create_topic(memo: &str) -> Result<String, String> {
+        hedera::create_topic(memo)
+    }
+
     pub use crate::bindings::hedera::agent_kit::budget::ReserveError;
 
     /// Reserve `amount` under `key` against `limit` within a rolling window of
@@ -236,14 +253,17 @@ pub mod host {
         limit: u64,
         window_seconds: u32,
     ) -> Result<u64, ReserveError> {
-        crate::bindings::hedera::agent_kit::budget::reserve(key, amount, limit, window_seconds)
+        budget::reserve(key, amount, limit, window_seconds)
     }
 
     /// What is spent or reserved under `key` in the last `window_seconds`.
     pub fn spent(key: &str, window_seconds: u32) -> Result<u64, String> {
-        crate::bindings::hedera::agent_kit::budget::spent(key, window_seconds)
+        budget::spent(key, window_seconds)
     }
 }
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod testing;
 
 /// Export `$ty` (a [`Plugin`]) as this component's hooks and policy.
 #[macro_export]
