@@ -212,7 +212,7 @@ impl Metrics {
         let verdicts = Family::<VerdictLabels, Counter>::default();
         registry.register(
             "plugin_verdicts",
-            "Plugin answers by plugin (manifest name), stage and verdict; shadow plugins count as would_block / would_replace",
+            "Plugin answers by plugin (manifest name), stage and verdict (approved / denied for needs-approval); shadow plugins count as would_block / would_replace / would_ask",
             verdicts.clone(),
         );
         let step_seconds: Histograms<StepLabels> =

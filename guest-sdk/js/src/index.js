@@ -1,7 +1,8 @@
 // hak guest SDK for JavaScript. A plugin module does
 //   export default definePlugin({ describe(config) {…}, policy: {…}, hooks: {…}, onToolFailure })
 // and `hak-js-build plugin.js -o plugin.wasm` makes it a component of the world
-// `hedera:agent-kit/agent-plugin@0.2.0` with no WASI imports. Every stage has a default
+// `hedera:agent-kit/agent-plugin@0.2.0` importing nothing of WASI but the clocks and random
+// (`Date`, `Math.random`). Every stage has a default
 // (proceed / allow); the host only calls the stages `describe` declares.
 import * as hostApi from 'hedera:agent-kit/host@0.2.0';
 import * as hederaApi from 'hedera:agent-kit/hedera@0.2.0';

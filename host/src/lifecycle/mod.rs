@@ -680,22 +680,12 @@ impl Session {
         call: &StageCall<'_>,
         request: ApprovalRequest,
     ) -> Result<ApprovalOutcome, PluginFailure> {
-        let details = match request
-            .details_json
-            .as_deref()
-            .map(serde_json::from_str::<Value>)
-        {
-            None => Value::Null,
-            Some(Ok(details)) => details,
-            Some(Err(e)) => {
-                return Err(PluginFailure {
-                    plugin: member.name().to_owned(),
-                    phase: call.stage.as_str().into(),
-                    cause: FailureCause::InvalidOutput,
-                    detail: format!("approval details-json is not valid JSON: {e}"),
-                })
-            }
-        };
+        let details = details_of(
+            member,
+            call.stage,
+            "approval",
+            request.details_json.as_deref(),
+        )?;
         let ask = Ask {
             plugin: member.name().to_owned(),
             policy_name: member.description().name.clone(),
@@ -874,24 +864,32 @@ fn denial_reason(message: &str, decision: &Approval) -> String {
     format!("{message} ({what})")
 }
 
+/// A block's or approval request's `details-json`, parsed (`Null` when absent); invalid JSON is
+/// the plugin's `invalid-output` failure.
+fn details_of(
+    member: &dyn ChainPlugin,
+    stage: Stage,
+    what: &str,
+    json: Option<&str>,
+) -> Result<Value, PluginFailure> {
+    match json.map(serde_json::from_str::<Value>) {
+        None => Ok(Value::Null),
+        Some(Ok(details)) => Ok(details),
+        Some(Err(e)) => Err(PluginFailure {
+            plugin: member.name().to_owned(),
+            phase: stage.as_str().into(),
+            cause: FailureCause::InvalidOutput,
+            detail: format!("{what} details-json is not valid JSON: {e}"),
+        }),
+    }
+}
+
 /// A policy's block, with its details JSON checked.
 fn block(member: &dyn ChainPlugin, call: &StageCall<'_>, info: BlockReason) -> Abort {
     let stage = call.stage;
-    let details = match info
-        .details_json
-        .as_deref()
-        .map(serde_json::from_str::<Value>)
-    {
-        None => Value::Null,
-        Some(Ok(details)) => details,
-        Some(Err(e)) => {
-            return Abort::Plugin(PluginFailure {
-                plugin: member.name().to_owned(),
-                phase: stage.as_str().into(),
-                cause: FailureCause::InvalidOutput,
-                detail: format!("block details-json is not valid JSON: {e}"),
-            })
-        }
+    let details = match details_of(member, stage, "block", info.details_json.as_deref()) {
+        Ok(details) => details,
+        Err(failure) => return Abort::Plugin(failure),
     };
     Abort::Blocked(Box::new(Block {
         policy: member.description().clone(),
