@@ -1,3 +1,5 @@
+//go:build wasip1
+
 package guest
 
 import (
@@ -17,15 +19,6 @@ func importReserve(kp unsafe.Pointer, kn uint32, amount uint64, limit uint64, wi
 
 //go:wasmimport hedera:agent-kit/budget@0.2.0 spent
 func importSpent(kp unsafe.Pointer, kn uint32, window uint32, ret unsafe.Pointer)
-
-// ErrBudgetUnavailable wraps the state store's reason when a reservation cannot be checked;
-// a policy must then block.
-var ErrBudgetUnavailable = errors.New("budget unavailable")
-
-// OverLimit is Reserve's answer when granting would pass the limit: what the window already holds.
-type OverLimit struct{ Spent uint64 }
-
-func (o OverLimit) Error() string { return "over the limit" }
 
 // Reserve reserves amount under key against limit within a rolling window of windowSeconds,
 // atomically with every other call of this plugin in this agent context. It returns the

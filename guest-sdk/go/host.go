@@ -1,3 +1,5 @@
+//go:build wasip1
+
 package guest
 
 import (
@@ -28,15 +30,6 @@ func importSubmitTopicMessage(tp unsafe.Pointer, tn uint32, mp unsafe.Pointer, m
 
 //go:wasmimport hedera:agent-kit/hedera@0.2.0 create-topic
 func importCreateTopic(mp unsafe.Pointer, mn uint32, ret unsafe.Pointer)
-
-// Log levels of the `host.log` import.
-const (
-	LevelTrace uint32 = iota
-	LevelDebug
-	LevelInfo
-	LevelWarn
-	LevelError
-)
 
 func strPtr(s string) (unsafe.Pointer, uint32) {
 	if len(s) == 0 {

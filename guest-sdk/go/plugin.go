@@ -33,6 +33,15 @@ type Info struct {
 	PolicyStages  []Stage
 }
 
+// Log levels of the `host.log` import.
+const (
+	LevelTrace uint32 = iota
+	LevelDebug
+	LevelInfo
+	LevelWarn
+	LevelError
+)
+
 // StageInput is one stage call's input; Params parses the JSON once. Facts are what the host
 // states the call does (nil at pre-tool-execution).
 type StageInput struct {

@@ -82,11 +82,16 @@ enum Command {
         host: HostArgs,
     },
     /// List the tools; with --json, each with method, name, the kit's description for the
-    /// context (the manifest's, or --mode / --account-id), type and JSON schema.
+    /// context (the manifest's, or --mode / --account-id), type and JSON schema; with
+    /// --shapes, every tool's stage JSON (raw params, normalised params, coreActionResult) as
+    /// JSON Schemas, TypeScript declarations or Go structs.
     Tools {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Print the stage JSON shapes instead: json (JSON Schemas), ts or go.
+        #[arg(long, value_enum, conflicts_with = "json")]
+        shapes: Option<crate::codegen::ShapesFormat>,
         #[command(flatten)]
         host: HostArgs,
     },
@@ -337,7 +342,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let out = crate::trial::run(member.as_ref(), &trial);
             println!("{}", serde_json::to_string_pretty(&out)?);
         }
-        Command::Tools { json, host } => print_tools(json, &host)?,
+        Command::Tools {
+            shapes: Some(format),
+            ..
+        } => print!("{}", crate::codegen::render(format)),
+        Command::Tools { json, host, .. } => print_tools(json, &host)?,
         Command::Mcp {
             host,
             listen,

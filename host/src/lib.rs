@@ -39,6 +39,7 @@ pub mod approvals;
 pub mod blocking;
 pub mod capabilities;
 pub mod cli;
+pub mod codegen;
 pub mod componentize;
 pub mod context;
 pub mod decisions;

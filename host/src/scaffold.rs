@@ -61,10 +61,16 @@ pub fn new_plugin(
             ),
             (root.join("src/lib.rs"), RUST_LIB.replace("{{name}}", name)),
         ],
-        Lang::Js => vec![(
-            root.join(format!("{name}.js")),
-            JS_PLUGIN.replace("{{name}}", name),
-        )],
+        Lang::Js => vec![
+            (
+                root.join(format!("{name}.js")),
+                JS_PLUGIN.replace("{{name}}", name),
+            ),
+            (
+                root.join(format!("{name}.test.js")),
+                JS_TEST.replace("{{name}}", name),
+            ),
+        ],
         Lang::Go => vec![
             (
                 root.join("go.mod"),
@@ -74,6 +80,7 @@ pub fn new_plugin(
                 ),
             ),
             (root.join("main.go"), GO_PLUGIN.replace("{{name}}", name)),
+            (root.join("main_test.go"), GO_TEST.to_owned()),
         ],
     };
     let mut written = Vec::new();
@@ -91,13 +98,14 @@ pub fn new_plugin(
             name.replace('-', "_")
         ),
         Lang::Go => format!(
-            "HAK_GO=<go 1.27> hak plugin build {} -o {}",
+            "cd {} && go test . && HAK_GO=<go 1.27> hak plugin build . -o {name}.wasm",
             root.display(),
-            root.join(format!("{name}.wasm")).display()
         ),
         Lang::Js => format!(
-            "npm ci --prefix {} --no-audit --no-fund && node {} {} -o {}",
+            "npm ci --prefix {} --no-audit --no-fund && node {} {} && node {} {} -o {}",
             sdk_root.join("js").display(),
+            sdk_root.join("js/bin/test.js").display(),
+            root.join(format!("{name}.test.js")).display(),
             sdk_root.join("js/bin/build.js").display(),
             root.join(format!("{name}.js")).display(),
             root.join(format!("{name}.wasm")).display(),
@@ -284,4 +292,74 @@ func (p *policy) ShouldBlock(in *guest.StageInput) (guest.Verdict, error) {
 func init() { guest.Register(&policy{}) }
 
 func main() {}
+"#;
+
+const GO_TEST: &str = r#"package main
+
+// `go test` runs these natively: the SDK's host imports are in-memory fakes in a native build
+// (guest.FakeReset, guest.FakeLogs, ...), and the input carries the facts a host would state.
+
+import (
+	"math/big"
+	"testing"
+
+	guest "hak.local/guest"
+)
+
+func transfer(tinybars int64) *guest.StageInput {
+	return &guest.StageInput{
+		Stage:    guest.PostParamsNormalization,
+		Method:   "transfer_hbar_tool",
+		ToolType: guest.Transaction,
+		Facts: &guest.Facts{Movements: []guest.Movement{
+			{Kind: guest.Hbar, To: "0.0.2001", Amount: big.NewInt(tinybars)},
+		}},
+	}
+}
+
+func TestBlocksMoreThanTheMaximumToOneRecipient(t *testing.T) {
+	guest.FakeReset()
+	p := &policy{}
+	info, err := p.Describe([]byte(`{"maxTinybars": "100000000"}`))
+	if err != nil || len(info.PolicyStages) != 1 || info.PolicyStages[0] != guest.PostParamsNormalization {
+		t.Fatalf("describe: %+v, %v", info, err)
+	}
+	if v, err := p.ShouldBlock(transfer(100_000_000)); err != nil || v.Blocked {
+		t.Fatalf("at the maximum: %+v, %v", v, err)
+	}
+	if v, err := p.ShouldBlock(transfer(100_000_001)); err != nil || !v.Blocked {
+		t.Fatalf("over the maximum: %+v, %v", v, err)
+	}
+}
+
+func TestRefusesABadConfig(t *testing.T) {
+	if _, err := (&policy{}).Describe([]byte(`{"maxTinybars": "lots"}`)); err == nil {
+		t.Fatal("a bad config was accepted")
+	}
+}
+"#;
+
+const JS_TEST: &str = r#"// Unit tests of {{name}}, run natively by `node <sdk>/js/bin/test.js {{name}}.test.js` (node's
+// test runner): the SDK fakes the host imports and builds inputs with the facts a host states.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import plugin from './{{name}}.js';
+import { load, input, reset } from '@hak/guest/testing';
+
+const transfer = (tinybars) =>
+  input('transfer_hbar_tool', 'post-params-normalization').withCredit('hbar', '0.0.2001', tinybars);
+
+test('blocks more than the maximum to one recipient', () => {
+  reset();
+  const policy = load(plugin, { maxTinybars: '100000000' });
+  assert.deepEqual(policy.info.policyStages, ['post-params-normalization']);
+  assert.equal(policy.run(transfer(100_000_000n)).tag, 'allow');
+  const over = policy.run(transfer(100_000_001n));
+  assert.equal(over.tag, 'block');
+  assert.equal(over.val.message, '100000001 tinybars to one recipient is too much');
+});
+
+test('refuses a bad config', () => {
+  assert.throws(() => load(plugin, { maxTinybars: 'lots' }), /maxTinybars/);
+});
 "#;

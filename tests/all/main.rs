@@ -25,6 +25,7 @@ mod return_bytes;
 mod runtime;
 mod scaffold;
 mod server;
+mod shapes;
 mod strategies;
 mod tokens;
 mod transactions;

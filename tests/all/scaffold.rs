@@ -83,7 +83,7 @@ fn hak_in(hak: &Path, dir: &Path, home: &Path, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn go() -> String {
+pub(crate) fn go() -> String {
     let out = Command::new(root().join("scripts/go-path.sh"))
         .output()
         .unwrap();
@@ -153,7 +153,25 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
     );
 
     let build = new("go", "go-policy");
-    assert!(build.contains("hak plugin build"), "{build}");
+    assert!(
+        build.contains("go test .") && build.contains("hak plugin build"),
+        "{build}"
+    );
+    // The Go scaffold's tests run natively too: the SDK fakes the host imports off wasm.
+    let out = Command::new(go())
+        .args(["test", "."])
+        .current_dir(work.join("go-policy"))
+        .env("HOME", &home)
+        .env("GOTOOLCHAIN", "local")
+        .env("GOFLAGS", "-mod=mod")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "go test in a fresh Go plugin: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let built = hak_in(
         &hak,
         &work,
@@ -165,9 +183,11 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
 
     let build = new("js", "js-policy");
     assert!(
-        build.contains("npm ci") && build.contains("build.js"),
+        build.contains("npm ci") && build.contains("test.js") && build.contains("build.js"),
         "{build}"
     );
+    // The build command runs the scaffold's own tests (node's runner, host imports faked)
+    // before it builds.
     shell(&build, &work);
     check_loads(&work.join("js-policy/js-policy.wasm"), "js-policy");
 

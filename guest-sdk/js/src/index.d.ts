@@ -1,4 +1,8 @@
-// Types of the hak JavaScript guest SDK (contract hedera:agent-kit@0.1.2).
+// Types of the hak JavaScript guest SDK (contract hedera:agent-kit@0.2.0).
+
+import type { ToolMethod, StageParamsOf } from './tools.js';
+/** Every tool's stage JSON types, generated from the tools' schemas (`hak tools --shapes ts`). */
+export type * as tools from './tools.js';
 
 export type StageName =
   | 'pre-tool-execution'
@@ -59,6 +63,11 @@ export declare class StageInput {
   readonly coreActionResult: Record<string, unknown> | undefined;
   readonly toolResult: ToolResult | undefined;
   readonly isQuery: boolean;
+  /**
+   * The params object typed for one tool (see `tools`), or undefined when this call is of
+   * another tool: `input.paramsFor('transfer_hbar_tool')?.normalisedParams?.hbarTransfers`.
+   */
+  paramsFor<M extends ToolMethod>(method: M): StageParamsOf<M> | undefined;
   /** What the call does, as the host states it (contract 0.2.0); undefined at pre-tool-execution. */
   readonly facts: Facts | undefined;
   /** `facts.movements`, or [] before normalisation. */

@@ -123,6 +123,8 @@ export class StageInput {
   get coreActionResult() { return this.params.coreActionResult; }
   get toolResult() { return this.params.toolResult; }
   get isQuery() { return this.toolType === 'query'; }
+  /** The params object when this call is of `method` (typed per tool in index.d.ts), else undefined. */
+  paramsFor(method) { return this.method === method ? this.params : undefined; }
 }
 
 const HOOKS = {

@@ -16,6 +16,7 @@ pub mod normalise;
 pub mod scheduling;
 pub mod schema;
 pub mod schema_fragments;
+pub mod shapes;
 pub mod token;
 pub mod token_query;
 pub mod transaction;
@@ -128,7 +129,7 @@ pub enum CoreOutput {
 /// A tool, written against its own typed normalised params.
 pub trait Tool: Send + Sync + 'static {
     /// The normalised params: what stage 3 plugins see (as JSON) and may replace.
-    type Normalised: Serialize + DeserializeOwned + Send + 'static;
+    type Normalised: Serialize + DeserializeOwned + schemars::JsonSchema + Send + 'static;
 
     const METHOD: &'static str;
     const NAME: &'static str;
@@ -138,6 +139,13 @@ pub trait Tool: Send + Sync + 'static {
 
     /// The kit's JSON schema of the raw params.
     fn schema() -> Value;
+
+    /// The JSON Schema of the `coreActionResult` plugins see at post-core-action
+    /// ([`shapes`]): by default the transaction summary without details, or a query result
+    /// with an unspecified `raw`. Tools that add details or return a query result say so.
+    fn core_result_schema() -> Value {
+        shapes::default_result(Self::TOOL_TYPE, shapes::is_schedulable(&Self::schema()))
+    }
 
     /// Stage 2: raw params (already valid against [`Tool::schema`]) → normalised params.
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError>;
@@ -267,6 +275,8 @@ pub trait DynTool: Send + Sync {
     fn error_hint(&self, error_code: &str) -> Option<&'static str>;
     /// [`Tool::facts`] of normalised params this tool produced or checked.
     fn facts(&self, normalised: &Normalised) -> Facts;
+    /// The JSON Schemas of this tool's stage JSON (built on demand; not for the call path).
+    fn shapes(&self) -> shapes::ToolShapes;
 }
 
 struct Erased<T: Tool> {
@@ -326,6 +336,16 @@ impl<T: Tool> DynTool for Erased<T> {
             .map(|value| self.tool.facts(value))
             .unwrap_or_default()
     }
+
+    fn shapes(&self) -> shapes::ToolShapes {
+        shapes::ToolShapes {
+            method: T::METHOD,
+            tool_type: T::TOOL_TYPE,
+            raw_params: T::schema(),
+            normalised_params: shapes::schema_of::<T::Normalised>(),
+            core_action_result: T::core_result_schema(),
+        }
+    }
 }
 
 /// Every tool hak serves, by method.
@@ -366,6 +386,11 @@ impl ToolRegistry {
         let tool = self.get(method)?;
         let normalised = tool.normalised_from_json(normalised_json).ok()?;
         Some(tool.facts(&normalised))
+    }
+
+    /// Every tool's [`shapes::ToolShapes`], by method.
+    pub fn shapes(&self) -> Vec<shapes::ToolShapes> {
+        self.tools.values().map(|t| t.shapes()).collect()
     }
 
     pub fn specs(&self) -> impl Iterator<Item = &ToolSpec> {

@@ -24,7 +24,7 @@ pub struct RawScheduling {
 
 /// Normalised scheduling: `{"isScheduled": false}` unless scheduled. Keys are DER hex,
 /// `payerAccountID` keeps the kit's spelling, the expiration is ISO 8601.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Scheduling {
     pub is_scheduled: bool,
@@ -36,6 +36,7 @@ pub struct Scheduling {
         skip_serializing_if = "Option::is_none",
         with = "serde_as::option_string"
     )]
+    #[schemars(with = "Option<String>")]
     pub payer_account_id: Option<AccountId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expiration_time: Option<String>,

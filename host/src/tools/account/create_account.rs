@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 pub struct CreateAccount;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateAccountNormalised {
     /// The new account's key, DER hex.
@@ -22,6 +22,7 @@ pub struct CreateAccountNormalised {
     pub account_memo: Option<String>,
     /// Tinybars.
     #[serde(with = "serde_as::amount")]
+    #[schemars(with = "String")]
     pub initial_balance: i64,
     pub max_automatic_token_associations: i32,
     #[serde(default)]
@@ -63,6 +64,15 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string(
+                "initialBalance",
+                "The initial balance in tinybars, as a decimal string.",
+            )
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

@@ -12,12 +12,14 @@ use serde_json::{json, Value};
 
 pub struct DeleteAccount;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeleteAccountNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub account_id: AccountId,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub transfer_account_id: AccountId,
 }
 

@@ -10,19 +10,22 @@ use hedera::{AccountAllowanceApproveTransaction, AccountId, Hbar};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HbarApproval {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub owner_account_id: AccountId,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub spender_account_id: AccountId,
     /// Tinybars.
     #[serde(with = "serde_as::amount")]
+    #[schemars(with = "String")]
     pub amount: i64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HbarAllowanceNormalised {
     pub hbar_approvals: Vec<HbarApproval>,
@@ -139,6 +142,12 @@ Parameters:
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .typed::<Vec<HbarApproval>>("hbarApprovals", "The allowances, in tinybars.")
+            .summary(&Self::schema())
+    }
+
     fn schema() -> Value {
         schema(true)
     }
@@ -189,6 +198,12 @@ Example: "Delete HBAR allowance from 0.0.123 to 0.0.456". Spender account ID is 
 Example 2: "Delete HBAR allowance for 0.0.123". Spender account ID is 0.0.123 and the owner account ID was not specified.
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .typed::<Vec<HbarApproval>>("hbarApprovals", "The allowances, in tinybars.")
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         schema(false)

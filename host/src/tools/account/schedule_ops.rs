@@ -8,10 +8,11 @@ use hedera::{ScheduleDeleteTransaction, ScheduleId, ScheduleSignTransaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ScheduleRef {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub schedule_id: ScheduleId,
 }
 

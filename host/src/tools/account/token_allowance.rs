@@ -13,21 +13,25 @@ use hedera::{AccountAllowanceApproveTransaction, AccountId, TokenId};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TokenApproval {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub owner_account_id: AccountId,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub spender_account_id: AccountId,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub token_id: TokenId,
     /// Base units.
     #[serde(with = "serde_as::amount")]
+    #[schemars(with = "String")]
     pub amount: i64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TokenAllowanceNormalised {
     pub token_approvals: Vec<TokenApproval>,
@@ -157,6 +161,12 @@ Parameters:
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
 
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .typed::<Vec<TokenApproval>>("tokenApprovals", "The allowances, in base units.")
+            .summary(&Self::schema())
+    }
+
     fn schema() -> Value {
         let mut properties = common_properties();
         properties["tokenApprovals"] = json!({
@@ -240,6 +250,12 @@ Example: "Delete token allowance for account 0.0.123 on token 0.0.456". Means th
 Example 2: "Delete token allowance given from 0.0.1001 to account 0.0.2002 for token 0.0.3003". Means that 0.0.1001 is the ownerId, 0.0.2002 is the spenderId and 0.0.3003 is the tokenId.
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .typed::<Vec<TokenApproval>>("tokenApprovals", "The allowances, in base units.")
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         let mut properties = common_properties();

@@ -14,17 +14,19 @@ use serde_json::{json, Value};
 pub struct TransferHbar;
 
 /// One HBAR movement in tinybars; the sender's debit is negative.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HbarTransfer {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub account_id: AccountId,
     #[serde(with = "serde_as::amount")]
+    #[schemars(with = "String")]
     pub amount: i64,
 }
 
 /// Normalised params: recipients, then the sender's negative total (the kit's shape).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TransferHbarNormalised {
     pub hbar_transfers: Vec<HbarTransfer>,
@@ -70,6 +72,15 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .typed::<Vec<HbarTransfer>>(
+                "hbarTransfers",
+                "Each movement in tinybars, the sender's debit last.",
+            )
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

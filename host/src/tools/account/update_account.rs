@@ -13,10 +13,11 @@ use serde_json::{json, Value};
 
 pub struct UpdateAccount;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UpdateAccountNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub account_id: AccountId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_automatic_token_associations: Option<i32>,
@@ -25,6 +26,7 @@ pub struct UpdateAccountNormalised {
         skip_serializing_if = "Option::is_none",
         with = "serde_as::option_string"
     )]
+    #[schemars(with = "Option<String>")]
     pub staked_account_id: Option<AccountId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account_memo: Option<String>,

@@ -8,10 +8,11 @@ use serde_json::{json, Value};
 
 pub struct GetAccount;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GetAccountNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub account_id: AccountId,
 }
 
@@ -39,6 +40,13 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Query;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("accountId", "The account queried.")
+            .value("account", serde_json::json!({"type": "object", "description": "The kit's account mapping of the mirror's /accounts/{id} (null where the mirror has no value).", "properties": {"accountId": {"type": ["string", "null"]}, "accountPublicKey": {"type": ["string", "null"]}, "balance": {"type": "object", "description": "The mirror's balance object, its balance in HBAR."}, "evmAddress": {"type": ["string", "null"]}, "ethereumNonce": {"type": ["integer", "null"]}, "createdTimestamp": {"type": ["string", "null"]}, "memo": {"type": ["string", "null"]}, "maxAutomaticTokenAssociations": {"type": ["integer", "null"]}, "deleted": {"type": ["boolean", "null"]}, "hbarBalance": {"type": "string", "description": "HBAR, as the kit writes it."}}, "required": ["accountId", "accountPublicKey", "balance", "evmAddress", "ethereumNonce", "createdTimestamp", "memo", "maxAutomaticTokenAssociations", "deleted", "hbarBalance"], "additionalProperties": false}))
+            .query()
+    }
 
     fn schema() -> Value {
         json!({

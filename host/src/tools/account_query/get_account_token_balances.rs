@@ -9,16 +9,18 @@ use serde_json::{json, Value};
 
 pub struct GetAccountTokenBalances;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GetAccountTokenBalancesNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub account_id: AccountId,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         with = "serde_as::option_string"
     )]
+    #[schemars(with = "Option<String>")]
     pub token_id: Option<TokenId>,
 }
 
@@ -54,6 +56,18 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Query;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("accountId", "The account queried.")
+            .value(
+                "tokenBalances",
+                crate::tools::shapes::mirror_object(
+                    "/accounts/{id}/tokens response, balances in display units",
+                ),
+            )
+            .query()
+    }
 
     fn schema() -> Value {
         json!({

@@ -8,10 +8,11 @@ use serde_json::{json, Value};
 
 pub struct GetHbarBalance;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GetHbarBalanceNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub account_id: AccountId,
 }
 
@@ -30,6 +31,13 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Query;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("accountId", "The account queried.")
+            .string("hbarBalance", "The balance in HBAR, as the kit writes it.")
+            .query()
+    }
 
     fn schema() -> Value {
         json!({

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 pub struct CreateTopic;
 
 /// Normalised params: keys as DER hex, the auto-renew account defaulted to the user's.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateTopicNormalised {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -25,6 +25,7 @@ pub struct CreateTopicNormalised {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transaction_memo: Option<String>,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub auto_renew_account_id: AccountId,
     #[serde(default)]
     pub scheduling_params: Scheduling,
@@ -66,6 +67,12 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("topicMemo", "The topic memo (\"\" for none).")
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         let key = |what: &str| json!({"type": ["boolean", "string"], "description": format!("The {what} key for the topic. Pass true to use the operator/user key, or a public key string. (optional)")});

@@ -11,10 +11,11 @@ use serde_json::{json, Value};
 
 pub struct DeleteTopic;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeleteTopicNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub topic_id: TopicId,
 }
 
@@ -31,6 +32,12 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("topicId", "The topic.")
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

@@ -13,10 +13,11 @@ use serde_json::{json, Value};
 
 pub struct SubmitTopicMessage;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SubmitTopicMessageNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub topic_id: TopicId,
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,6 +50,13 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("topicId", "The topic.")
+            .typed::<u64>("messageBytes", "The message length in bytes.")
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

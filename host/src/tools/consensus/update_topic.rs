@@ -15,10 +15,11 @@ use time::OffsetDateTime;
 
 pub struct UpdateTopic;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UpdateTopicNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub topic_id: TopicId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic_memo: Option<String>,
@@ -31,6 +32,7 @@ pub struct UpdateTopicNormalised {
         skip_serializing_if = "Option::is_none",
         with = "serde_as::option_string"
     )]
+    #[schemars(with = "Option<String>")]
     pub auto_renew_account_id: Option<AccountId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_renew_period: Option<i64>,

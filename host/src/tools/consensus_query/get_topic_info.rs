@@ -9,10 +9,11 @@ use serde_json::{json, Value};
 
 pub struct GetTopicInfo;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GetTopicInfoNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub topic_id: TopicId,
 }
 
@@ -52,6 +53,16 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Query;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("topicId", "The topic queried.")
+            .value(
+                "topicInfo",
+                crate::tools::shapes::mirror_object("/topics/{id}"),
+            )
+            .query()
+    }
 
     fn schema() -> Value {
         json!({

@@ -14,10 +14,11 @@ pub struct GetTopicMessages;
 /// Most mirror pages followed (the kit's limit).
 const MAX_PAGES: usize = 100;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GetTopicMessagesNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub topic_id: TopicId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_time: Option<String>,
@@ -59,6 +60,13 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Query;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("topicId", "The topic queried.")
+            .value("messages", serde_json::json!({"type": "array", "description": "The mirror's /topics/{id}/messages entries, oldest first.", "items": {"type": "object"}}))
+            .query()
+    }
 
     fn schema() -> Value {
         json!({

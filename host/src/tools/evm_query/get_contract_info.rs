@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 pub struct GetContractInfo;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GetContractInfoNormalised {
     /// `shard.realm.num` or a 0x-prefixed 20-byte EVM address, as the mirror accepts.
@@ -121,6 +121,13 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Query;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .value("contractId", serde_json::json!({"type": ["string", "null"], "description": "The contract, as the mirror names it."}))
+            .value("contractInfo", crate::tools::shapes::mirror_object("/contracts/{id}"))
+            .query()
+    }
 
     fn schema() -> Value {
         json!({

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 pub struct GetExchangeRate;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GetExchangeRateNormalised {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -43,6 +43,12 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Query;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::query_result(crate::tools::shapes::mirror_object(
+            "/network/exchangerate (current_rate, next_rate, timestamp)",
+        ))
+    }
 
     fn schema() -> Value {
         json!({

@@ -17,10 +17,11 @@ use serde_json::{json, Value};
 pub struct AirdropFungibleToken;
 
 /// Normalised params: recipients' credits, then the source's debit (base units).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AirdropFungibleTokenNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub token_id: TokenId,
     pub token_transfers: Vec<TokenAmount>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -68,6 +69,16 @@ If the user specifies multiple recipients in a single request, include them all 
 User might want to airdrop to a single recipient.
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("tokenId", "The token.")
+            .typed::<Vec<TokenAmount>>(
+                "tokenTransfers",
+                "Each movement in base units, the sender's debit last.",
+            )
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

@@ -12,14 +12,17 @@ use serde_json::{json, Value};
 
 pub struct ApproveNftAllowance;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApproveNftAllowanceNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub owner_account_id: AccountId,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub spender_account_id: AccountId,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub token_id: TokenId,
     /// Every serial, present and future; `serialNumbers` is then empty.
     #[serde(default)]
@@ -65,6 +68,12 @@ Parameters:
 If multiple serial numbers are provided, they should all be included in a single tool call as a list of serial numbers.
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .value("nftApprovals", serde_json::json!({"type": "array", "description": "The allowance granted.", "items": {"type": "object", "properties": {"ownerAccountId": {"type": "string"}, "spenderAccountId": {"type": "string"}, "tokenId": {"type": "string"}, "allSerials": {"type": "boolean"}, "serialNumbers": {"type": "array", "items": {"type": "integer", "format": "uint64"}}}, "required": ["ownerAccountId", "spenderAccountId", "tokenId", "allSerials", "serialNumbers"], "additionalProperties": false}}))
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

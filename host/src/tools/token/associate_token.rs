@@ -12,10 +12,11 @@ use serde_json::{json, Value};
 
 pub struct AssociateToken;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AssociateTokenNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub account_id: AccountId,
     pub token_ids: Vec<String>,
 }

@@ -19,22 +19,26 @@ use serde_json::{json, Value};
 pub struct CreateFungibleToken;
 
 /// Normalised params: supplies in base units (decimal strings), the supply key as DER hex.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateFungibleTokenNormalised {
     pub token_name: String,
     pub token_symbol: String,
     pub decimals: u32,
     #[serde(with = "serde_as::amount")]
+    #[schemars(with = "String")]
     pub initial_supply: i64,
     pub supply_type: SupplyType,
     /// Present exactly when the supply is finite.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(with = "serde_as::option_string")]
+    #[schemars(with = "Option<String>")]
     pub max_supply: Option<i64>,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub treasury_account_id: AccountId,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub auto_renew_account_id: AccountId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supply_key: Option<String>,
@@ -78,6 +82,17 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("tokenName", "The token name.")
+            .string("tokenSymbol", "The token symbol.")
+            .string(
+                "initialSupply",
+                "The initial supply in base units, as a decimal string.",
+            )
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

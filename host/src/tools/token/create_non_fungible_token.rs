@@ -18,7 +18,7 @@ pub struct CreateNonFungibleToken;
 const DEFAULT_MAX_SUPPLY: i64 = 100;
 
 /// Normalised params: the supply key as DER hex.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateNonFungibleTokenNormalised {
     pub token_name: String,
@@ -28,8 +28,10 @@ pub struct CreateNonFungibleTokenNormalised {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_supply: Option<i64>,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub treasury_account_id: AccountId,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub auto_renew_account_id: AccountId,
     pub supply_key: String,
     #[serde(default)]
@@ -70,6 +72,13 @@ For tool call only tokenName and tokenSymbol are optional and if not provided, t
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("tokenName", "The token name.")
+            .string("tokenSymbol", "The token symbol.")
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// The JS SDK's `DEFAULT_AUTO_RENEW_PERIOD` (90 days, as the Rust SDK's default).
 const AUTO_RENEW_SECONDS: i64 = 7_776_000;
 
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SupplyType {
     Finite,

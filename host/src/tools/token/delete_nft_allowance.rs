@@ -12,12 +12,14 @@ use serde_json::{json, Value};
 
 pub struct DeleteNftAllowance;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeleteNftAllowanceNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub owner_account_id: AccountId,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub token_id: TokenId,
     pub serial_numbers: Vec<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -53,6 +55,13 @@ Parameters:
 Example: "Delete allowance for NFT 0.0.123 serials [1, 2]"
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("tokenId", "The NFT collection.")
+            .typed::<Vec<u64>>("serialNumbers", "The serials whose allowances are removed.")
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

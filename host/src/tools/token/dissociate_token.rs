@@ -12,10 +12,11 @@ use serde_json::{json, Value};
 
 pub struct DissociateToken;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DissociateTokenNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub account_id: AccountId,
     pub token_ids: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -15,12 +15,14 @@ use serde_json::{json, Value};
 pub struct MintFungibleToken;
 
 /// Normalised params: the amount in base units (a decimal string).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MintFungibleTokenNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub token_id: TokenId,
     #[serde(with = "serde_as::amount")]
+    #[schemars(with = "String")]
     pub amount: i64,
     #[serde(default)]
     pub scheduling_params: Scheduling,
@@ -51,6 +53,15 @@ Parameters:
 Example: "Mint 1 of 0.0.6458037" means minting the amount of 1 of the token with id 0.0.6458037.
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string(
+                "amount",
+                "The amount minted in base units, as a decimal string.",
+            )
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

@@ -18,10 +18,11 @@ const MAX_URIS: usize = 10;
 const MAX_URI_CHARS: usize = 100;
 
 /// Normalised params: the URIs stay text; the metadata is their bytes.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MintNonFungibleTokenNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub token_id: TokenId,
     pub uris: Vec<String>,
     #[serde(default)]

@@ -17,10 +17,11 @@ use serde_json::{json, Value};
 pub struct TransferFungibleToken;
 
 /// Normalised params: recipients' credits, then the sender's debit (base units).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TransferFungibleTokenNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub token_id: TokenId,
     pub token_transfers: Vec<TokenAmount>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -95,6 +96,16 @@ Example: Send 25 of my fungible tokens with id 0.0.33333 to 0.0.2002
 Example 2: Transfer 50 TKN (token id: '0.0.33333') from my account to 0.0.2002 and 75 TKN to 0.0.3003
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("tokenId", "The token.")
+            .typed::<Vec<TokenAmount>>(
+                "tokenTransfers",
+                "Each movement in base units, the sender's debit last.",
+            )
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

@@ -17,19 +17,22 @@ use serde_json::{json, Value};
 pub struct TransferFungibleTokenWithAllowance;
 
 /// The owner's approved debit (negative base units).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApprovedTokenDebit {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub owner_account_id: AccountId,
     #[serde(with = "serde_as::amount")]
+    #[schemars(with = "String")]
     pub amount: i64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TransferFungibleTokenWithAllowanceNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub token_id: TokenId,
     /// The recipients' credits.
     pub token_transfers: Vec<TokenAmount>,
@@ -82,6 +85,17 @@ Example 2: Use allowance from 0.0.1002 to send 50 TKN (HTS Fungible token id: '0
 If the user specifies multiple recipients in a single request, include them ALL in one tool call as a single transfers array. Do not split the transfer into multiple tool calls.
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("tokenId", "The token.")
+            .typed::<Vec<TokenAmount>>("tokenTransfers", "The recipients' credits in base units.")
+            .typed::<ApprovedTokenDebit>(
+                "approvedTransfer",
+                "The owner's debit under the allowance.",
+            )
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

@@ -14,12 +14,14 @@ use serde_json::{json, Value};
 
 pub struct TransferNonFungibleToken;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TransferNonFungibleTokenNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub sender_account_id: AccountId,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub token_id: TokenId,
     pub recipients: Vec<NftRecipient>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,6 +69,14 @@ Parameters:
 If multiple recipients are specified, the tool will create a single transaction for all transfers - they should be defined in recipients array.
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("tokenId", "The NFT collection.")
+            .string("senderAccountId", "The sender.")
+            .typed::<Vec<NftRecipient>>("recipients", "Who gets which serial.")
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

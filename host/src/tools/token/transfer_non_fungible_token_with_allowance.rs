@@ -14,13 +14,15 @@ use serde_json::{json, Value};
 
 pub struct TransferNonFungibleTokenWithAllowance;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TransferNftWithAllowanceNormalised {
     /// The owner who granted the allowance.
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub source_account_id: AccountId,
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub token_id: TokenId,
     pub recipients: Vec<NftRecipient>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,6 +51,14 @@ Parameters:
 If multiple recipients are specified, the tool will create a single transaction for all transfers - they should be defined in recipients array.
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("tokenId", "The NFT collection.")
+            .string("sourceAccountId", "The owner the allowance is spent from.")
+            .typed::<Vec<NftRecipient>>("recipients", "Who gets which serial.")
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         json!({

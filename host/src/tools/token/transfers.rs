@@ -19,12 +19,14 @@ pub fn association_hint(error_code: &str) -> Option<&'static str> {
 }
 
 /// One account's token movement in base units (negative for the debit).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TokenAmount {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub account_id: AccountId,
     #[serde(with = "serde_as::amount")]
+    #[schemars(with = "String")]
     pub amount: i64,
 }
 
@@ -83,10 +85,11 @@ pub fn add_token_moves(
 }
 
 /// One NFT to one recipient (the kit's `recipients` item).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NftRecipient {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub recipient_id: AccountId,
     pub serial_number: u64,
 }

@@ -77,10 +77,11 @@ fn check_update_rights(n: &UpdateTokenNormalised, ctx: &ToolContext<'_>) -> Resu
     Ok(())
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UpdateTokenNormalised {
     #[serde(with = "serde_as::string")]
+    #[schemars(with = "String")]
     pub token_id: TokenId,
     /// New keys (DER hex) by param name (`adminKey`, `supplyKey`, …).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
@@ -94,6 +95,7 @@ pub struct UpdateTokenNormalised {
         skip_serializing_if = "Option::is_none",
         with = "serde_as::option_string"
     )]
+    #[schemars(with = "Option<String>")]
     pub treasury_account_id: Option<AccountId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_memo: Option<String>,
@@ -105,6 +107,7 @@ pub struct UpdateTokenNormalised {
         skip_serializing_if = "Option::is_none",
         with = "serde_as::option_string"
     )]
+    #[schemars(with = "Option<String>")]
     pub auto_renew_account_id: Option<AccountId>,
 }
 
@@ -175,6 +178,12 @@ combine them into **one tool call** with all parameters together.
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("tokenId", "The token.")
+            .summary(&Self::schema())
+    }
 
     fn schema() -> Value {
         let key = |what: &str| json!({"type": ["boolean", "string"], "description": format!("New {what}. Pass true to use your own public key, or a public key string.")});

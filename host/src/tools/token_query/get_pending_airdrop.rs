@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 pub struct GetPendingAirdrop;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GetPendingAirdropNormalised {
     #[serde(
@@ -17,6 +17,7 @@ pub struct GetPendingAirdropNormalised {
         skip_serializing_if = "Option::is_none",
         with = "serde_as::option_string"
     )]
+    #[schemars(with = "Option<String>")]
     pub account_id: Option<AccountId>,
 }
 
@@ -114,6 +115,13 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Query;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("accountId", "The receiver queried.")
+            .value("pendingAirdrops", serde_json::json!({"type": "object", "properties": {"airdrops": {"type": "array", "description": "The mirror's /accounts/{id}/airdrops/pending entries.", "items": {"type": "object"}}}, "required": ["airdrops"], "additionalProperties": false}))
+            .query()
+    }
 
     fn schema() -> Value {
         json!({

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 pub struct GetTokenInfo;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GetTokenInfoNormalised {
     #[serde(
@@ -22,6 +22,7 @@ pub struct GetTokenInfoNormalised {
         skip_serializing_if = "Option::is_none",
         with = "serde_as::option_string"
     )]
+    #[schemars(with = "Option<String>")]
     pub token_id: Option<TokenId>,
 }
 
@@ -103,6 +104,13 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Query;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .value("tokenId", serde_json::json!({"type": ["string", "null"], "description": "The token queried."}))
+            .value("tokenInfo", crate::tools::shapes::mirror_object("/tokens/{id}"))
+            .query()
+    }
 
     fn schema() -> Value {
         json!({

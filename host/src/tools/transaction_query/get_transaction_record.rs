@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 pub struct GetTransactionRecord;
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GetTransactionRecordNormalised {
     /// Mirror form: `0.0.x-sss-nnn`.
@@ -120,6 +120,16 @@ Additional information:
 If user provides transaction ID in format 0.0.4177806@1755169980.051721264, parse it to 0.0.4177806-1755169980-051721264 and use it as transaction ID. Do not remove the staring zeros.
 "#;
     const TOOL_TYPE: ToolType = ToolType::Query;
+
+    fn core_result_schema() -> Value {
+        crate::tools::shapes::Details::new()
+            .string("transactionId", "The transaction queried.")
+            .value(
+                "transactionRecord",
+                crate::tools::shapes::mirror_object("/transactions/{id} response"),
+            )
+            .query()
+    }
 
     fn schema() -> Value {
         json!({
