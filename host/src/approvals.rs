@@ -6,7 +6,9 @@
 //! and wakes it when an approver decides (`POST /v1/approvals/{id}/approve|deny`), when the
 //! request times out, or when the server shuts down. Everything but an approval blocks the
 //! call: a denial, a timeout, a full queue, a host with no approver. Bounded: at most
-//! `max_pending` parked calls, each for at most `max_timeout_seconds`.
+//! `max_pending` parked calls, each for at most `max_timeout_seconds`. A parked call gives up
+//! its server call slot while it waits ([`CallSlot`]): waiting uses no CPU, and an agent must
+//! not be able to take every `[server] max_concurrent_calls` slot by asking for approvals.
 //! What must not live here: HTTP (the server's routes call [`Approvals::decide`]), or any
 //! knowledge of plugins beyond the request they made.
 
@@ -295,6 +297,7 @@ impl Approvals {
             crate::logging::one_line(&parked.view.ask.message)
         );
         asked(&parked.view);
+        CallSlot::release_for_park();
         let deadline = Instant::now() + timeout;
         let decision = {
             let mut decision = parked.decision.lock().unwrap_or_else(|e| e.into_inner());
@@ -319,6 +322,9 @@ impl Approvals {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&id);
+        if matches!(decision, Decision::Approved { .. }) {
+            CallSlot::retake_after_park();
+        }
         Outcome {
             id: Some(id),
             decision,
@@ -329,6 +335,64 @@ impl Approvals {
 impl Approver for Approvals {
     fn decide(&self, ask: Ask) -> Outcome {
         self.park(ask)
+    }
+}
+
+/// A face's slot for one running call (a permit of its `max_concurrent_calls` semaphore).
+/// The call runs inside [`CallSlot::hold_during`]; a park on that thread hands the slot back
+/// while it waits and, if the call is approved, takes one again before the call goes on (a
+/// denied or timed-out call just ends).
+pub struct CallSlot {
+    semaphore: Arc<tokio::sync::Semaphore>,
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    runtime: tokio::runtime::Handle,
+}
+
+thread_local! {
+    static CALL_SLOT: std::cell::RefCell<Option<CallSlot>> = const { std::cell::RefCell::new(None) };
+}
+
+impl CallSlot {
+    /// Wait for a slot of `semaphore` (`None` once it is closed: the face is shutting down).
+    pub async fn acquire(semaphore: &Arc<tokio::sync::Semaphore>) -> Option<CallSlot> {
+        let permit = semaphore.clone().acquire_owned().await.ok()?;
+        Some(CallSlot {
+            semaphore: semaphore.clone(),
+            permit: Some(permit),
+            runtime: tokio::runtime::Handle::current(),
+        })
+    }
+
+    /// Run the call `f` on this thread holding the slot (released when `f` returns).
+    pub fn hold_during<R>(self, f: impl FnOnce() -> R) -> R {
+        struct Clear;
+        impl Drop for Clear {
+            fn drop(&mut self) {
+                CALL_SLOT.with(|slot| slot.borrow_mut().take());
+            }
+        }
+        CALL_SLOT.with(|slot| *slot.borrow_mut() = Some(self));
+        let _clear = Clear;
+        f()
+    }
+
+    /// Give this thread's slot back while a call is parked.
+    fn release_for_park() {
+        CALL_SLOT.with(|slot| {
+            if let Some(slot) = slot.borrow_mut().as_mut() {
+                slot.permit = None;
+            }
+        });
+    }
+
+    /// Take a slot again for a call that goes on (waiting, like any call, for a free one).
+    fn retake_after_park() {
+        let Some(mut slot) = CALL_SLOT.with(|slot| slot.borrow_mut().take()) else {
+            return;
+        };
+        let semaphore = slot.semaphore.clone();
+        slot.permit = crate::blocking::block_on(&slot.runtime, semaphore.acquire_owned()).ok();
+        CALL_SLOT.with(|cell| *cell.borrow_mut() = Some(slot));
     }
 }
 

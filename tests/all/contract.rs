@@ -194,6 +194,49 @@ fn pending(addr: std::net::SocketAddr, n: usize) -> Vec<Value> {
     }
 }
 
+/// An agent cannot take the server by asking for approvals: a parked call gives its call slot
+/// back while it waits, so with two slots four calls park and a fifth, small one still runs;
+/// the approved ones take a slot again and finish.
+#[test]
+fn calls_awaiting_approval_do_not_hold_the_servers_call_slots() {
+    let entry = plugin_entry(
+        "approve",
+        "rust/approval-above",
+        "config = { approveAboveHbar = 1, timeoutSeconds = 60 }",
+    );
+    let (addr, _server) = serve(&format!(
+        "{RETURN_BYTES_HEADER}\n[server]\nmax_concurrent_calls = 2\n{entry}"
+    ));
+    let parked: Vec<_> = (0..4)
+        .map(|_| call_in_background(addr, transfer(2)))
+        .collect();
+    let listed = pending(addr, 4);
+    let small = http(
+        addr,
+        "POST",
+        "/v1/tools/transfer_hbar_tool",
+        &[],
+        r#"{"transfers":[{"accountId":"0.0.2001","amount":0.5}]}"#,
+    )
+    .2;
+    assert!(small["raw"]["bytes"].is_string(), "{small}");
+    for p in &listed {
+        let id = p["id"].as_str().unwrap();
+        let (status, _, body) = http(
+            addr,
+            "POST",
+            &format!("/v1/approvals/{id}/approve"),
+            &[ADMIN],
+            "",
+        );
+        assert_eq!(status, 200, "{body}");
+    }
+    for call in parked {
+        let out = call.join().unwrap();
+        assert!(out["raw"]["bytes"].is_string(), "approved: {out}");
+    }
+}
+
 #[test]
 fn an_approval_is_granted_denied_and_timed_out_over_http_and_the_cli() {
     let dir = root()

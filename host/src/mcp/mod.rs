@@ -70,7 +70,7 @@ struct Inner {
     registry: Arc<Registry>,
     identity: Identity,
     pool: SessionPool,
-    calls: tokio::sync::Semaphore,
+    calls: Arc<tokio::sync::Semaphore>,
     explain_blocks: bool,
     /// Where calls wait while their client is asked (`None`: asking is off).
     approvals: Option<Arc<crate::approvals::Approvals>>,
@@ -96,7 +96,7 @@ impl McpServer {
                 registry,
                 identity,
                 pool,
-                calls: tokio::sync::Semaphore::new(options.max_concurrent_calls),
+                calls: Arc::new(tokio::sync::Semaphore::new(options.max_concurrent_calls)),
                 explain_blocks,
                 approvals,
             }),
@@ -131,7 +131,8 @@ impl McpServer {
         peer: rmcp::Peer<RoleServer>,
         progress: Option<rmcp::model::ProgressToken>,
     ) -> Result<Value, ErrorData> {
-        let Ok(_turn) = self.inner.calls.acquire().await else {
+        // A call parked on an elicitation gives its slot back while the human decides.
+        let Some(slot) = crate::approvals::CallSlot::acquire(&self.inner.calls).await else {
             return Err(ErrorData::internal_error(
                 "the server is shutting down",
                 None,
@@ -146,15 +147,17 @@ impl McpServer {
             )
         });
         let mut work = tokio::task::spawn_blocking(move || {
-            let mut session = inner.pool.take(caller_context);
-            session.set_explain_blocks(inner.explain_blocks);
-            session.set_caller(agent.as_deref());
-            session.set_approver(approver);
-            let out = session.call(&method, &params);
-            // A pooled session serves other clients next: not this one's approver.
-            session.set_approver(None);
-            inner.pool.give_back(session);
-            out
+            slot.hold_during(|| {
+                let mut session = inner.pool.take(caller_context);
+                session.set_explain_blocks(inner.explain_blocks);
+                session.set_caller(agent.as_deref());
+                session.set_approver(approver);
+                let out = session.call(&method, &params);
+                // A pooled session serves other clients next: not this one's approver.
+                session.set_approver(None);
+                inner.pool.give_back(session);
+                out
+            })
         });
         let mut ticks = 0u32;
         loop {

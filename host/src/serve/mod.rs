@@ -14,7 +14,8 @@
 //!
 //! Who may call, and in which context: [`auth`] (`[[agents]]`, bearer keys). What requests a
 //! browser could forge are refused: [`guard`]. Sessions are pooled and bounded: [`pool`].
-//! Tool calls run at most `[server] max_concurrent_calls` at once; return-bytes calls run
+//! Tool calls run at most `[server] max_concurrent_calls` at once (a call parked awaiting approval
+//! gives its slot back while it waits); return-bytes calls run
 //! directly on the server's threads (CPU only: a network wait inside leaves the thread through
 //! `blocking::block_on`), other modes and calls over a SQLite or Redis store on blocking
 //! threads. A swap never waits for calls and calls never wait for a swap. [`serve`] drains in-flight
@@ -91,7 +92,7 @@ struct App {
     registry: Arc<Registry>,
     callers: Callers,
     pool: SessionPool,
-    calls: tokio::sync::Semaphore,
+    calls: Arc<tokio::sync::Semaphore>,
     /// Return-bytes calls run directly on the server's threads: true unless the state store
     /// may block a thread on I/O it does not hand off (SQLite's lock waits, Redis round trips).
     direct: bool,
@@ -139,7 +140,8 @@ async fn call_tool(
             )
         }
     };
-    let Ok(_turn) = app.calls.acquire().await else {
+    // A parked call (needs-approval) gives its slot back while it waits.
+    let Some(slot) = crate::approvals::CallSlot::acquire(&app.calls).await else {
         return error(
             StatusCode::SERVICE_UNAVAILABLE,
             "the server is shutting down",
@@ -147,12 +149,14 @@ async fn call_tool(
     };
     let direct_mode = context.mode == crate::context::AgentMode::ReturnBytes;
     let run = move |app: &App| {
-        let mut session = app.pool.take(context);
-        session.set_caller(agent.as_deref());
-        let out = session.call(&method, if body.trim().is_empty() { "{}" } else { &body });
-        let version = session.chain_version();
-        app.pool.give_back(session);
-        (out, version)
+        slot.hold_during(|| {
+            let mut session = app.pool.take(context);
+            session.set_caller(agent.as_deref());
+            let out = session.call(&method, if body.trim().is_empty() { "{}" } else { &body });
+            let version = session.chain_version();
+            app.pool.give_back(session);
+            (out, version)
+        })
     };
     let done = if app.direct && direct_mode {
         // CPU-only: run on this worker thread instead of queueing for a blocking thread.
@@ -540,7 +544,7 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
         registry,
         callers: options.callers,
         pool,
-        calls: tokio::sync::Semaphore::new(options.max_concurrent_calls),
+        calls: Arc::new(tokio::sync::Semaphore::new(options.max_concurrent_calls)),
         direct,
     });
     // The one admin check, before any handler reads a body. A route layer: a method a path
