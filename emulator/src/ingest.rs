@@ -253,6 +253,7 @@ pub fn settle(
         nft_transfers: outcome.nft_transfers,
         valid_duration_seconds: meta.valid_duration_seconds,
         hash: meta.hash,
+        contract_result: outcome.contract_result,
     });
 }
 

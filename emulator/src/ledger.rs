@@ -150,6 +150,22 @@ pub struct Contract {
     pub deleted: bool,
     #[serde(with = "hex_bytes")]
     pub initcode: Vec<u8>,
+    /// The code the constructor returned (what calls run).
+    #[serde(default, with = "hex_bytes")]
+    pub runtime_code: Vec<u8>,
+    /// EVM storage: 32-byte slot → value, both as 64 hex digits; zero values are not kept.
+    #[serde(default)]
+    pub storage: BTreeMap<String, String>,
+    /// Tinybars the contract holds.
+    #[serde(default)]
+    pub balance: i64,
+    /// The EVM nonce (contracts it created).
+    #[serde(default)]
+    pub nonce: u64,
+    /// The EVM address of a contract created inside the EVM (`CREATE`/`CREATE2`), 40 hex
+    /// digits; a contract created by `ContractCreate` answers to its long-zero address.
+    #[serde(default)]
+    pub evm_address: Option<String>,
 }
 
 /// A token (fungible or NFT class).
@@ -369,6 +385,43 @@ pub struct TxRecord {
     pub valid_duration_seconds: i64,
     #[serde(with = "hex_bytes")]
     pub hash: Vec<u8>,
+    /// What the EVM did, for contract creates and calls.
+    #[serde(default)]
+    pub contract_result: Option<ContractResult>,
+}
+
+/// The EVM's result of a contract create or call (the record's `ContractFunctionResult`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ContractResult {
+    /// The contract called or created.
+    pub contract: u64,
+    /// The call's return data (a create's: empty), or the revert data.
+    #[serde(with = "hex_bytes")]
+    pub output: Vec<u8>,
+    /// Why it failed ("" on success): the revert reason or the halt.
+    pub error: String,
+    pub gas_limit: u64,
+    pub gas_used: u64,
+    /// Tinybars sent with the call.
+    pub amount: i64,
+    #[serde(with = "hex_bytes")]
+    pub function_parameters: Vec<u8>,
+    pub logs: Vec<EvmLog>,
+    /// Contracts the call created inside the EVM.
+    pub created: Vec<u64>,
+    /// The caller (an account or a contract).
+    pub sender: u64,
+}
+
+/// One EVM log.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct EvmLog {
+    /// The contract that logged.
+    pub contract: u64,
+    /// 32-byte topics, hex.
+    pub topics: Vec<String>,
+    #[serde(with = "hex_bytes")]
+    pub data: Vec<u8>,
 }
 
 /// The whole ledger.

@@ -13,6 +13,7 @@
 //! - [`persist`]: the optional on-disk state (`--state DIR`), written crash-safely.
 //! - [`server`]: [`Emulator::start`], binding both servers.
 
+pub mod evm;
 pub mod genesis;
 pub mod grpc;
 pub mod handlers;

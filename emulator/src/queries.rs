@@ -3,8 +3,8 @@
 
 use crate::ingest::Node;
 use crate::ledger::{
-    account_id, account_num, schedule_id, schedule_num, token_id, token_num, topic_id, topic_num,
-    KeyBytes, TxId,
+    account_id, account_num, contract_id, schedule_id, schedule_num, token_id, token_num, topic_id,
+    topic_num, ContractResult, KeyBytes, Ledger, TxId,
 };
 use hedera_proto::services as proto;
 use proto::query::Query as Q;
@@ -31,6 +31,7 @@ pub fn answer(node: &Node, query: &proto::Query) -> Option<proto::Response> {
         Q::TokenGetInfo(q) => R::TokenGetInfo(token_info(node, q)),
         Q::ScheduleGetInfo(q) => R::ScheduleGetInfo(schedule_info(node, q)),
         Q::TransactionGetRecord(q) => R::TransactionGetRecord(record(node, q)),
+        Q::ContractCallLocal(q) => R::ContractCallLocal(call_local(node, q)),
         other => not_supported(other)?,
     };
     Some(proto::Response {
@@ -52,7 +53,6 @@ fn not_supported(query: &Q) -> Option<R> {
     ns!(
         GetByKey => GetByKey(GetByKeyResponse),
         GetBySolidityId => GetBySolidityId(GetBySolidityIdResponse),
-        ContractCallLocal => ContractCallLocal(ContractCallLocalResponse),
         ContractGetInfo => ContractGetInfo(ContractGetInfoResponse),
         ContractGetBytecode => ContractGetBytecodeResponse(ContractGetBytecodeResponse),
         ContractGetRecords => ContractGetRecordsResponse(ContractGetRecordsResponse),
@@ -335,6 +335,14 @@ fn record(
             account_amounts: r.transfers.iter().map(|&(a, v)| amount(a, v)).collect(),
         }),
         token_transfer_lists: token_lists,
+        body: r.contract_result.as_ref().map(|c| {
+            let result = function_result(&ledger, c);
+            if r.name == "CONTRACTCREATEINSTANCE" {
+                proto::transaction_record::Body::ContractCreateResult(result)
+            } else {
+                proto::transaction_record::Body::ContractCallResult(result)
+            }
+        }),
         ..Default::default()
     };
     proto::TransactionGetRecordResponse {
@@ -458,4 +466,105 @@ fn account_info(node: &Node, q: &proto::CryptoGetInfoQuery) -> proto::CryptoGetI
         header: header(Code::Ok, response_type),
         account_info: Some(info),
     }
+}
+
+/// A record's (or a local call's) `ContractFunctionResult`.
+fn function_result(ledger: &Ledger, c: &ContractResult) -> proto::ContractFunctionResult {
+    proto::ContractFunctionResult {
+        contract_id: Some(contract_id(c.contract)),
+        contract_call_result: c.output.clone(),
+        error_message: c.error.clone(),
+        gas_used: c.gas_used,
+        log_info: c
+            .logs
+            .iter()
+            .map(|log| proto::ContractLoginfo {
+                contract_id: Some(contract_id(log.contract)),
+                topic: log
+                    .topics
+                    .iter()
+                    .filter_map(|t| hex::decode(t).ok())
+                    .collect(),
+                data: log.data.clone(),
+                ..Default::default()
+            })
+            .collect(),
+        evm_address: Some(crate::evm::address_of(ledger, c.contract).to_vec()),
+        gas: c.gas_limit as i64,
+        amount: c.amount,
+        function_parameters: c.function_parameters.clone(),
+        sender_id: Some(account_id(c.sender)),
+        ..Default::default()
+    }
+}
+
+/// `ContractCallLocal`: run a call in the EVM without applying anything.
+fn call_local(node: &Node, q: &proto::ContractCallLocalQuery) -> proto::ContractCallLocalResponse {
+    let (t, cost) = asked(q.header.as_ref());
+    if cost {
+        return proto::ContractCallLocalResponse {
+            header: header(Code::Ok, t),
+            ..Default::default()
+        };
+    }
+    let mut ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let failed = |code: Code| proto::ContractCallLocalResponse {
+        header: header(code, t),
+        ..Default::default()
+    };
+    let num = match crate::handlers::contract::contract_num(&ledger, q.contract_id.as_ref()) {
+        Ok(num) => num,
+        Err(code) => return failed(code),
+    };
+    if q.gas <= 0 {
+        return failed(Code::InsufficientGas);
+    }
+    if q.gas as u64 > crate::evm::MAX_GAS {
+        return failed(Code::MaxGasLimitExceeded);
+    }
+    // The sender the query names, else the query's payer (its payment's), else 0.0.2.
+    let sender = q
+        .sender_id
+        .as_ref()
+        .and_then(account_num)
+        .or_else(|| payment_payer(q.header.as_ref()))
+        .unwrap_or(2);
+    let run = crate::evm::run(
+        &mut ledger,
+        sender,
+        crate::evm::Target::Call {
+            num,
+            data: q.function_parameters.clone(),
+        },
+        0,
+        q.gas as u64,
+        false,
+    );
+    let result = function_result(&ledger, &run.result);
+    // A query answers OK when the call succeeded; a failed one names why in the precheck code.
+    let status = if run.status == Code::Success {
+        Code::Ok
+    } else {
+        run.status
+    };
+    proto::ContractCallLocalResponse {
+        header: header(status, t),
+        function_result: Some(result),
+    }
+}
+
+/// The payer of a query's payment transaction.
+fn payment_payer(h: Option<&proto::QueryHeader>) -> Option<u64> {
+    use prost::Message;
+    let payment = h?.payment.as_ref()?;
+    let body_bytes = if !payment.signed_transaction_bytes.is_empty() {
+        proto::SignedTransaction::decode(payment.signed_transaction_bytes.as_slice())
+            .ok()?
+            .body_bytes
+    } else {
+        #[allow(deprecated)]
+        payment.body_bytes.clone()
+    };
+    let body = proto::TransactionBody::decode(body_bytes.as_slice()).ok()?;
+    account_num(body.transaction_id?.account_id.as_ref()?)
 }

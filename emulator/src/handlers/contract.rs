@@ -1,8 +1,9 @@
-//! SmartContractService bodies: contract creation only, and without an EVM. A contract is an
-//! entity with the body's memo, keys and renewal settings and its initcode kept as bytecode, so
-//! the mirror can answer `/api/v1/contracts/{id}`; nothing is executed and gas is not charged.
+//! SmartContractService bodies: `ContractCreate` (the constructor runs in the EVM, `evm`) and
+//! `ContractCall`. Checks come first in the network's order; the EVM's result, failed or not,
+//! goes into the record as its contract function result.
 
 use super::{auto_renew_account, Ctx, Outcome};
+use crate::evm::{self, Target};
 use crate::ledger::{Contract, KeyBytes, Ledger};
 use hedera_proto::services as proto;
 use proto::contract_create_transaction_body::InitcodeSource;
@@ -10,6 +11,39 @@ use proto::ResponseCodeEnum as Code;
 
 /// The default auto-renew period of a new contract (90 days).
 const DEFAULT_AUTO_RENEW_SECONDS: i64 = 7_776_000;
+
+/// Gas and value checks shared by creates and calls.
+fn check_gas_and_value(ledger: &Ledger, ctx: &Ctx<'_>, gas: i64, value: i64) -> Result<u64, Code> {
+    if gas <= 0 {
+        return Err(Code::InsufficientGas);
+    }
+    let gas = gas as u64;
+    if gas > evm::MAX_GAS {
+        return Err(Code::MaxGasLimitExceeded);
+    }
+    if value < 0 {
+        return Err(Code::ContractNegativeValue);
+    }
+    let balance = ledger.accounts.get(&ctx.payer).map_or(0, |a| a.balance);
+    if value > balance {
+        return Err(Code::InsufficientPayerBalance);
+    }
+    Ok(gas)
+}
+
+/// The outcome of an EVM run: its status and result in the record, its value movements.
+fn outcome_of(run: evm::Run, contract: u64, created: bool) -> Outcome {
+    let mut outcome = Outcome::failed(run.status);
+    if run.status == Code::Success {
+        outcome.transfers = run.transfers;
+        if created {
+            outcome = outcome.entity(contract);
+        }
+    }
+    outcome.receipt.contract_id = Some(contract);
+    outcome.contract_result = Some(run.result);
+    outcome
+}
 
 pub fn create(
     ledger: &mut Ledger,
@@ -19,26 +53,21 @@ pub fn create(
     if body.memo.len() > 100 {
         return Err(Code::MemoTooLong);
     }
-    let initcode = match &body.initcode_source {
+    let mut initcode = match &body.initcode_source {
         Some(InitcodeSource::Initcode(code)) if !code.is_empty() => code.clone(),
         Some(InitcodeSource::Initcode(_)) => return Err(Code::ContractBytecodeEmpty),
         // The emulator has no file service: a file id never names a file here.
         Some(InitcodeSource::FileId(_)) => return Err(Code::InvalidFileId),
         None => return Err(Code::InvalidFileId),
     };
-    if body.gas <= 0 {
-        return Err(Code::InsufficientGas);
-    }
-    if body.initial_balance != 0 {
-        // Moving HBAR into a contract needs a payable constructor, which needs an EVM.
-        return Err(Code::ContractRevertExecuted);
-    }
+    let gas = check_gas_and_value(ledger, ctx, body.gas, body.initial_balance)?;
     if let Some(admin) = &body.admin_key {
         if !ctx.active.satisfies(admin) {
             return Err(Code::InvalidSignature);
         }
     }
     let auto_renew_account = auto_renew_account(ledger, ctx, body.auto_renew_account_id.as_ref())?;
+    initcode.extend_from_slice(&body.constructor_parameters);
     let num = ledger.allocate();
     ledger.contracts.insert(
         num,
@@ -53,10 +82,69 @@ pub fn create(
             max_automatic_token_associations: body.max_automatic_token_associations,
             created: ctx.consensus,
             deleted: false,
-            initcode,
+            initcode: initcode.clone(),
+            runtime_code: Vec::new(),
+            storage: Default::default(),
+            balance: 0,
+            nonce: 1,
+            evm_address: None,
         },
     );
-    let mut outcome = Outcome::success();
-    outcome.receipt.contract_id = Some(num);
-    Ok(outcome.entity(num))
+    let run = evm::run(
+        ledger,
+        ctx.payer,
+        Target::Create { num, initcode },
+        body.initial_balance,
+        gas,
+        true,
+    );
+    if run.status == Code::Success {
+        if let Some(contract) = ledger.contracts.get_mut(&num) {
+            contract.runtime_code = run.runtime_code.clone();
+        }
+    } else {
+        // A failed constructor leaves no contract behind.
+        ledger.contracts.remove(&num);
+    }
+    Ok(outcome_of(run, num, true))
+}
+
+pub fn call(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    body: &proto::ContractCallTransactionBody,
+) -> Result<Outcome, Code> {
+    let num = contract_num(ledger, body.contract_id.as_ref())?;
+    let gas = check_gas_and_value(ledger, ctx, body.gas, body.amount)?;
+    let run = evm::run(
+        ledger,
+        ctx.payer,
+        Target::Call {
+            num,
+            data: body.function_parameters.clone(),
+        },
+        body.amount,
+        gas,
+        true,
+    );
+    Ok(outcome_of(run, num, false))
+}
+
+/// The contract a body names (by number or EVM address), existing and not deleted.
+pub fn contract_num(ledger: &Ledger, id: Option<&proto::ContractId>) -> Result<u64, Code> {
+    use proto::contract_id::Contract as C;
+    let id = id.ok_or(Code::InvalidContractId)?;
+    let num = match &id.contract {
+        Some(C::ContractNum(n)) if *n >= 0 => Some(*n as u64),
+        Some(C::EvmAddress(bytes)) if bytes.len() == 20 => {
+            evm::entity_of(ledger, &revm::primitives::Address::from_slice(bytes))
+        }
+        _ => None,
+    }
+    .ok_or(Code::InvalidContractId)?;
+    match ledger.contracts.get(&num) {
+        Some(c) if c.deleted => Err(Code::ContractDeleted),
+        Some(_) => Ok(num),
+        None => Err(Code::InvalidContractId),
+    }
 }

@@ -4,7 +4,7 @@
 mod airdrop;
 mod allowance;
 mod consensus;
-mod contract;
+pub mod contract;
 mod crypto;
 mod schedule;
 mod token;
@@ -64,6 +64,8 @@ pub struct Outcome {
     /// (token, sender, receiver, serial) of NFT movements (sender 0 for a mint).
     pub nft_transfers: Vec<(u64, u64, u64, i64)>,
     pub entity: Option<String>,
+    /// What the EVM did (contract creates and calls).
+    pub contract_result: Option<crate::ledger::ContractResult>,
 }
 
 impl Outcome {
@@ -82,6 +84,7 @@ impl Outcome {
             token_transfers: Vec::new(),
             nft_transfers: Vec::new(),
             entity: None,
+            contract_result: None,
         }
     }
 
@@ -116,6 +119,7 @@ pub enum Kind {
     ScheduleSign,
     ScheduleDelete,
     ContractCreate,
+    ContractCall,
 }
 
 impl Kind {
@@ -143,6 +147,7 @@ impl Kind {
             Data::ScheduleSign(_) => Kind::ScheduleSign,
             Data::ScheduleDelete(_) => Kind::ScheduleDelete,
             Data::ContractCreateInstance(_) => Kind::ContractCreate,
+            Data::ContractCall(_) => Kind::ContractCall,
             _ => return None,
         })
     }
@@ -162,6 +167,7 @@ impl Kind {
             Kind::ScheduleCreate | Kind::ScheduleSign | Kind::ScheduleDelete => 1_000_000,
             Kind::TokenUpdate => 5_000_000,
             Kind::ContractCreate => 50_000_000,
+            Kind::ContractCall => 5_000_000,
         }
     }
 
@@ -190,6 +196,7 @@ impl Kind {
             Kind::ScheduleSign => "SCHEDULESIGN",
             Kind::ScheduleDelete => "SCHEDULEDELETE",
             Kind::ContractCreate => "CONTRACTCREATEINSTANCE",
+            Kind::ContractCall => "CONTRACTCALL",
         }
     }
 }
@@ -222,6 +229,7 @@ pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome
         Data::CryptoDeleteAllowance(body) => allowance::delete(ledger, ctx, body),
         Data::TokenAirdrop(body) => airdrop::airdrop(ledger, ctx, body),
         Data::ContractCreateInstance(body) => contract::create(ledger, ctx, body),
+        Data::ContractCall(body) => contract::call(ledger, ctx, body),
         Data::TokenClaimAirdrop(body) => airdrop::claim(ledger, ctx, body),
         Data::TokenCancelAirdrop(body) => airdrop::cancel(ledger, ctx, body),
         Data::TokenUpdate(body) => token::update(ledger, ctx, body),

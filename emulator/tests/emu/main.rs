@@ -5,6 +5,7 @@
 #[macro_use]
 mod common;
 
+mod evm;
 mod js_sdk;
 mod queries;
 mod schedules;

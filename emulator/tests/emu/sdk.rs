@@ -1,5 +1,5 @@
 //! The real Hedera SDK against the emulator over loopback: transfers, account creation,
-//! topics and messages, contracts (entities only), precheck and receipt failures, faults, and the mirror API's JSON.
+//! topics and messages, contracts as entities, precheck and receipt failures, faults, and the mirror API's JSON.
 
 use crate::common::{mirror, start};
 use hak_emu::{Emulator, EmulatorConfig};
@@ -169,7 +169,7 @@ async fn contracts_are_entities_the_mirror_describes_and_file_ids_are_refused() 
     let key = PrivateKey::generate_ed25519();
     let contract = ContractCreateTransaction::new()
         .bytecode(vec![0x60, 0x80])
-        .gas(50_000)
+        .gas(100_000)
         .admin_key(key.public_key())
         .contract_memo("vault")
         .freeze_with(&client)
@@ -196,7 +196,7 @@ async fn contracts_are_entities_the_mirror_describes_and_file_ids_are_refused() 
     // The admin key must sign, as on the real network.
     let unsigned = ContractCreateTransaction::new()
         .bytecode(vec![0x60])
-        .gas(50_000)
+        .gas(100_000)
         .admin_key(PrivateKey::generate_ed25519().public_key())
         .execute(&client)
         .await
