@@ -17,6 +17,8 @@ cargo test --quiet --workspace --no-run
 HAK_BIN=target/debug/hak scripts/build-plugins.sh js go
 # The official JS SDK is one of the emulator's clients under test.
 (cd emulator/tests/js-sdk && npm ci --no-audit --no-fund --loglevel=error)
+# solc-js and OpenZeppelin: the emulator's genesis factories are checked against their source.
+(cd emulator/contracts && npm ci --no-audit --no-fund --loglevel=error)
 # The JS kit itself: the conformance test compares its transaction bodies with hak's.
 (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
 # The official TypeScript MCP client: tests/all/mcp.rs drives it against `hak mcp`.

@@ -110,7 +110,7 @@ pub fn genesis_ledger() -> Ledger {
             },
         );
     }
-    Ledger {
+    let mut ledger = Ledger {
         accounts,
         topics: BTreeMap::new(),
         tokens: BTreeMap::new(),
@@ -126,7 +126,9 @@ pub fn genesis_ledger() -> Ledger {
         records: Vec::new(),
         next_entity: FIRST_USER_ENTITY,
         last_consensus: created,
-    }
+    };
+    genesis::deploy_factories(&mut ledger, created);
+    ledger
 }
 
 impl Emulator {

@@ -106,7 +106,13 @@ async fn a_contract_is_constructed_called_and_queried_in_the_evm() {
         .await
         .unwrap_err();
     assert!(
-        matches!(short, hedera::Error::ReceiptStatus { status: Status::InsufficientGas, .. }),
+        matches!(
+            short,
+            hedera::Error::ReceiptStatus {
+                status: Status::InsufficientGas,
+                ..
+            }
+        ),
         "{short:?}"
     );
 
@@ -206,4 +212,181 @@ async fn reverts_value_and_system_contracts() {
         "3 HBAR sent, 0.5 HBAR fee"
     );
     emu.shutdown();
+}
+
+mod abi {
+    alloy_sol_types::sol! {
+        interface Erc20Factory {
+            function deployToken(string name_, string symbol_, uint8 decimals_, uint256 initialSupply_) external returns (address);
+        }
+        interface Erc721Factory {
+            function deployToken(string name_, string symbol_, string baseURI_) external returns (address);
+        }
+        interface Erc20 {
+            function balanceOf(address who) external view returns (uint256);
+            function decimals() external view returns (uint8);
+            function transfer(address to, uint256 amount) external returns (bool);
+        }
+        interface Erc721 {
+            function safeMint(address to) external returns (bool);
+            function ownerOf(uint256 id) external view returns (address);
+            function transferFrom(address from, address to, uint256 id) external;
+            function tokenURI(uint256 id) external view returns (string);
+        }
+    }
+}
+
+use alloy_sol_types::SolCall;
+use revm::primitives::{Address, U256};
+
+async fn execute(client: &hedera::Client, contract: ContractId, data: Vec<u8>) -> Vec<u8> {
+    let record = ContractExecuteTransaction::new()
+        .contract_id(contract)
+        .gas(3_000_000)
+        .function_parameters(data)
+        .execute(client)
+        .await
+        .unwrap()
+        .get_record(client)
+        .await
+        .unwrap();
+    assert_eq!(record.receipt.status, Status::Success);
+    record.contract_function_result.unwrap().bytes.to_vec()
+}
+
+async fn query(client: &hedera::Client, contract: ContractId, data: Vec<u8>) -> Vec<u8> {
+    ContractCallQuery::new()
+        .contract_id(contract)
+        .gas(1_000_000)
+        .function_parameters(data)
+        .execute(client)
+        .await
+        .unwrap()
+        .bytes
+        .to_vec()
+}
+
+fn by_address(address: Address) -> ContractId {
+    ContractId::from_evm_address(0, 0, &format!("{address:x}")).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kits_factories_deploy_erc20_and_erc721_tokens_that_work() {
+    let (emu, client) = start().await;
+    let operator = hak_emu::evm::long_zero(1001);
+    let friend = hak_emu::evm::long_zero(1002);
+
+    // ERC-20: 1,000 display units at 2 decimals go to the caller; a transfer moves 2.50.
+    let out = execute(
+        &client,
+        ContractId::new(0, 0, 1012),
+        abi::Erc20Factory::deployTokenCall {
+            name_: "Hak".into(),
+            symbol_: "HAK".into(),
+            decimals_: 2,
+            initialSupply_: U256::from(1000),
+        }
+        .abi_encode(),
+    )
+    .await;
+    let token = by_address(abi::Erc20Factory::deployTokenCall::abi_decode_returns(&out).unwrap());
+    let balance = |who: Address| abi::Erc20::balanceOfCall { who }.abi_encode();
+    let decode = |b: Vec<u8>| abi::Erc20::balanceOfCall::abi_decode_returns(&b).unwrap();
+    assert_eq!(
+        decode(query(&client, token, balance(operator)).await),
+        U256::from(100_000)
+    );
+    let decimals = query(&client, token, abi::Erc20::decimalsCall {}.abi_encode()).await;
+    assert_eq!(
+        abi::Erc20::decimalsCall::abi_decode_returns(&decimals).unwrap(),
+        2
+    );
+    execute(
+        &client,
+        token,
+        abi::Erc20::transferCall {
+            to: friend,
+            amount: U256::from(250),
+        }
+        .abi_encode(),
+    )
+    .await;
+    assert_eq!(
+        decode(query(&client, token, balance(operator)).await),
+        U256::from(99_750)
+    );
+    assert_eq!(
+        decode(query(&client, token, balance(friend)).await),
+        U256::from(250)
+    );
+
+    // ERC-721: the creator mints serial 0 to itself and transfers it.
+    let out = execute(
+        &client,
+        ContractId::new(0, 0, 1013),
+        abi::Erc721Factory::deployTokenCall {
+            name_: "Art".into(),
+            symbol_: "ART".into(),
+            baseURI_: "ipfs://art/".into(),
+        }
+        .abi_encode(),
+    )
+    .await;
+    let nft = by_address(abi::Erc721Factory::deployTokenCall::abi_decode_returns(&out).unwrap());
+    execute(
+        &client,
+        nft,
+        abi::Erc721::safeMintCall { to: operator }.abi_encode(),
+    )
+    .await;
+    let owner = |id: u64| abi::Erc721::ownerOfCall { id: U256::from(id) }.abi_encode();
+    let owner_of = |b: Vec<u8>| abi::Erc721::ownerOfCall::abi_decode_returns(&b).unwrap();
+    assert_eq!(owner_of(query(&client, nft, owner(0)).await), operator);
+    execute(
+        &client,
+        nft,
+        abi::Erc721::transferFromCall {
+            from: operator,
+            to: friend,
+            id: U256::ZERO,
+        }
+        .abi_encode(),
+    )
+    .await;
+    assert_eq!(owner_of(query(&client, nft, owner(0)).await), friend);
+    let uri = query(
+        &client,
+        nft,
+        abi::Erc721::tokenURICall { id: U256::ZERO }.abi_encode(),
+    )
+    .await;
+    assert_eq!(
+        abi::Erc721::tokenURICall::abi_decode_returns(&uri).unwrap(),
+        "ipfs://art/0"
+    );
+
+    // Entities created after genesis skip the factories' numbers.
+    emu.shutdown();
+}
+
+#[test]
+#[ignore = "needs node and npm ci in emulator/contracts; scripts/test.sh runs it"]
+fn the_shipped_factory_initcode_is_what_their_source_compiles_to() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("contracts");
+    assert!(
+        dir.join("node_modules/solc").exists(),
+        "solc-js is not installed: run npm ci in {}",
+        dir.display()
+    );
+    let out = std::process::Command::new("node")
+        .args(["compile.mjs", "--check"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
