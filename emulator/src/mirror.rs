@@ -4,7 +4,7 @@
 
 use crate::ingest::Node;
 use crate::keys::mirror_key;
-use crate::ledger::{Ledger, Ts, TxId};
+use crate::ledger::{Ledger, Ts, TxId, TxRecord};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -42,6 +42,8 @@ pub fn router(node: Arc<Node>) -> Router {
         .route("/api/v1/tokens/:id", get(token))
         .route("/api/v1/schedules/:id", get(schedule))
         .route("/api/v1/contracts/:id", get(contract))
+        .route("/api/v1/contracts/:id/results", get(contract_results))
+        .route("/api/v1/contracts/results/:id", get(contract_result))
         .route("/api/v1/balances", get(balances))
         .route("/api/v1/transactions/:id", get(transaction))
         .route("/api/v1/topics/:id", get(topic))
@@ -405,10 +407,10 @@ async fn schedule(State(node): Shared, Path(id): Path<String>) -> Response {
 }
 
 async fn account(State(node): Shared, Path(id): Path<String>) -> Response {
-    let Some(num) = entity_num(&id) else {
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(num) = entity_num(&id).or_else(|| evm_entity(&ledger, &id)) else {
         return bad_request("idOrAliasOrEvmAddress");
     };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     match ledger.accounts.get(&num) {
         Some(a) if !lagging(&node, a.created) => {
             let mut body = account_json(&ledger, num).expect("account exists");
@@ -563,22 +565,30 @@ async fn topic(State(node): Shared, Path(id): Path<String>) -> Response {
 }
 
 /// A contract by `0.0.N` or by its long-zero EVM address (`0x` + 40 hex digits).
+/// The entity an EVM address (`0x` + 40 hex digits) names: long-zero or a contract's alias.
+fn evm_entity(ledger: &Ledger, text: &str) -> Option<u64> {
+    let hex = text.strip_prefix("0x").unwrap_or(text);
+    if hex.len() != 40 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let bytes = hex::decode(hex).ok()?;
+    let address = revm::primitives::Address::from_slice(&bytes);
+    crate::evm::entity_of(ledger, &address).or_else(|| crate::evm::long_zero_num(&address))
+}
+
 async fn contract(State(node): Shared, Path(id): Path<String>) -> Response {
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     let num = match id.strip_prefix("0x") {
-        Some(hex) if hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
-            match hex[..24].bytes().all(|b| b == b'0') {
-                true => u64::from_str_radix(&hex[24..], 16).ok(),
-                // An EVM-created (CREATE2) address: none exist without an EVM.
-                false => return not_found(),
-            }
-        }
-        Some(_) => None,
+        Some(_) => match evm_entity(&ledger, &id) {
+            Some(num) => Some(num),
+            None if id.len() == 42 => return not_found(),
+            None => None,
+        },
         None => entity_num(&id),
     };
     let Some(num) = num else {
         return bad_request("contractid");
     };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     let Some(c) = ledger
         .contracts
         .get(&num)
@@ -597,18 +607,18 @@ async fn contract(State(node): Shared, Path(id): Path<String>) -> Response {
         "contract_id": format!("0.0.{num}"),
         "created_timestamp": c.created.to_string(),
         "deleted": c.deleted,
-        "evm_address": format!("0x{num:040x}"),
+        "evm_address": format!("{:#x}", crate::evm::address_of(&ledger, num)),
         "expiration_timestamp": expiration.to_string(),
         "file_id": null,
         "max_automatic_token_associations": c.max_automatic_token_associations,
         "memo": c.memo,
-        "nonce": 1,
+        "nonce": c.nonce,
         "obtainer_id": null,
         "permanent_removal": null,
         "proxy_account_id": null,
         "timestamp": {"from": c.created.to_string(), "to": null},
         "bytecode": format!("0x{}", hex::encode(&c.initcode)),
-        "runtime_bytecode": "0x",
+        "runtime_bytecode": format!("0x{}", hex::encode(&c.runtime_code)),
     }))
     .into_response()
 }
@@ -753,6 +763,99 @@ async fn exchange_rate(State(node): Shared) -> Response {
         "timestamp": ledger.last_consensus.to_string(),
     }))
     .into_response()
+}
+
+/// One contract result as the mirror writes it (`/contracts/results/{id}` adds the logs).
+fn contract_result_json(ledger: &Ledger, r: &TxRecord, full: bool) -> Option<Value> {
+    let c = r.contract_result.as_ref()?;
+    let address = |num: u64| format!("{:#x}", crate::evm::address_of(ledger, num));
+    let mut body = json!({
+        "address": address(c.contract),
+        "amount": c.amount,
+        "bloom": "0x",
+        "call_result": format!("0x{}", hex::encode(&c.output)),
+        "contract_id": format!("0.0.{}", c.contract),
+        "created_contract_ids": c.created.iter().map(|n| format!("0.0.{n}")).collect::<Vec<_>>(),
+        "error_message": (!c.error.is_empty()).then(|| c.error.clone()),
+        "from": address(c.sender),
+        "function_parameters": format!("0x{}", hex::encode(&c.function_parameters)),
+        "gas_consumed": c.gas_used,
+        "gas_limit": c.gas_limit,
+        "gas_used": c.gas_used,
+        "hash": format!("0x{}", hex::encode(&r.hash[..r.hash.len().min(32)])),
+        "result": r.result,
+        "status": if r.result == "SUCCESS" { "0x1" } else { "0x0" },
+        "timestamp": r.consensus.to_string(),
+        "to": address(c.contract),
+    });
+    if full {
+        body["logs"] = c
+            .logs
+            .iter()
+            .enumerate()
+            .map(|(index, log)| {
+                json!({
+                    "address": address(log.contract),
+                    "bloom": "0x",
+                    "contract_id": format!("0.0.{}", log.contract),
+                    "data": format!("0x{}", hex::encode(&log.data)),
+                    "index": index,
+                    "topics": log.topics.iter().map(|t| format!("0x{t}")).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        body["state_changes"] = json!([]);
+        body["transaction_id"] = json!(r.id.mirror_form());
+        body["nonce"] = json!(r.id.nonce);
+    }
+    Some(body)
+}
+
+/// `/contracts/results/{transactionIdOrHash}`: the result of one contract create or call.
+async fn contract_result(State(node): Shared, Path(id): Path<String>) -> Response {
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let found = match parse_tx_id(&id) {
+        Some(tx) => ledger.records.iter().find(|r| {
+            r.id.payer == tx.payer && r.id.valid_start == tx.valid_start && r.id.nonce == tx.nonce
+        }),
+        None => {
+            let hash = id.strip_prefix("0x").unwrap_or(&id).to_ascii_lowercase();
+            if hash.len() != 64 && hash.len() != 96 {
+                return bad_request("transactionIdOrHash");
+            }
+            ledger
+                .records
+                .iter()
+                .find(|r| hex::encode(&r.hash).starts_with(&hash))
+        }
+    };
+    match found
+        .filter(|r| !lagging(&node, r.consensus))
+        .and_then(|r| contract_result_json(&ledger, r, true))
+    {
+        Some(body) => Json(body).into_response(),
+        None => not_found(),
+    }
+}
+
+/// `/contracts/{id}/results`: a contract's results, oldest first.
+async fn contract_results(State(node): Shared, Path(id): Path<String>) -> Response {
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(num) = entity_num(&id).or_else(|| evm_entity(&ledger, &id)) else {
+        return bad_request("contractId");
+    };
+    let results: Vec<Value> = ledger
+        .records
+        .iter()
+        .filter(|r| {
+            r.contract_result
+                .as_ref()
+                .is_some_and(|c| c.contract == num)
+        })
+        .filter(|r| !lagging(&node, r.consensus))
+        .filter_map(|r| contract_result_json(&ledger, r, false))
+        .collect();
+    Json(json!({"results": results, "links": {"next": null}})).into_response()
 }
 
 #[cfg(test)]

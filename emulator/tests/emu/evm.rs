@@ -365,7 +365,46 @@ async fn the_kits_factories_deploy_erc20_and_erc721_tokens_that_work() {
         "ipfs://art/0"
     );
 
-    // Entities created after genesis skip the factories' numbers.
+    // The mirror follows: the token contract by its EVM address, its results, one result by
+    // transaction id, and accounts by long-zero address.
+    let token_address = format!("0x{}", token.evm_address.map(hex::encode).unwrap());
+    let (status, info) = crate::common::mirror(&emu, &format!("/contracts/{token_address}")).await;
+    assert_eq!(status, 200, "{info}");
+    assert_eq!(info["evm_address"], token_address.as_str());
+    assert!(info["runtime_bytecode"].as_str().unwrap().len() > 1000);
+    let id = info["contract_id"].as_str().unwrap().to_owned();
+    let (_, results) = crate::common::mirror(&emu, &format!("/contracts/{id}/results")).await;
+    let results = results["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "the transfer: {results:?}");
+    assert_eq!(results[0]["result"], "SUCCESS");
+    assert_eq!(results[0]["from"], format!("{operator:#x}"));
+    let hash = results[0]["hash"].as_str().unwrap().to_owned();
+    let (status, one) = crate::common::mirror(&emu, &format!("/contracts/results/{hash}")).await;
+    assert_eq!(status, 200, "{one}");
+    let transfer_topic = format!(
+        "0x{}",
+        hex::encode(revm::primitives::keccak256(
+            "Transfer(address,address,uint256)"
+        ))
+    );
+    assert_eq!(
+        one["logs"][0]["topics"][0],
+        transfer_topic.as_str(),
+        "{one}"
+    );
+    assert_eq!(one["logs"][0]["contract_id"], id.as_str());
+    let (_, factory) = crate::common::mirror(&emu, "/contracts/0.0.1012/results").await;
+    let deployed = &factory["results"][0];
+    assert_eq!(
+        deployed["created_contract_ids"][0],
+        id.as_str(),
+        "{deployed}"
+    );
+    let (status, account) = crate::common::mirror(&emu, &format!("/accounts/{friend:#x}")).await;
+    assert_eq!(
+        (status, &account["account"]),
+        (200, &serde_json::json!("0.0.1002"))
+    );
     emu.shutdown();
 }
 
