@@ -60,11 +60,19 @@ pub fn entity_of(ledger: &Ledger, address: &Address) -> Option<u64> {
         }
     }
     let alias = hex::encode(address.as_slice());
+    let alias = Some(alias.as_str());
     ledger
         .contracts
         .values()
-        .find(|c| c.evm_address.as_deref() == Some(alias.as_str()))
+        .find(|c| c.evm_address.as_deref() == alias)
         .map(|c| c.num)
+        .or_else(|| {
+            ledger
+                .accounts
+                .values()
+                .find(|a| a.evm_address.as_deref() == alias)
+                .map(|a| a.num)
+        })
 }
 
 /// The EVM address of an entity: a contract's alias, or its long-zero address.
@@ -311,6 +319,21 @@ pub fn run(
         status = Code::NotSupported;
         result.error = format!("{name} is not available on the local network");
     }
+    // Value sent to a long-zero address no entity holds has nowhere to go: the run fails
+    // rather than lose it (value to any other unknown address creates a hollow account).
+    if status == Code::Success {
+        let lost = out.state.iter().find(|(address, account)| {
+            account.is_touched()
+                && !account.info.balance.is_zero()
+                && entity_of(ledger, address).is_none()
+                && creating.is_none_or(|n| long_zero(n) != **address)
+                && long_zero_num(address).is_some()
+        });
+        if let Some((address, _)) = lost {
+            status = Code::InvalidSolidityAddress;
+            result.error = format!("no entity has the long-zero address {address:#x}");
+        }
+    }
     if status != Code::Success || !apply {
         return Run {
             status,
@@ -351,8 +374,32 @@ pub fn run(
                 created.push(num);
                 num
             }
-            // Value sent to an address no entity holds: Hedera would create a hollow
-            // account; this network does not yet, so the value stays with the sender.
+            // Value sent to an EVM address no entity holds: a hollow account now holds it
+            // (as on Hedera), keyless until completed.
+            None if !account.info.balance.is_zero() => {
+                let num = ledger.allocate();
+                ledger.accounts.insert(
+                    num,
+                    crate::ledger::Account {
+                        num,
+                        key: crate::ledger::KeyBytes::from_proto(&hedera_proto::services::Key {
+                            key: Some(hedera_proto::services::key::Key::KeyList(
+                                hedera_proto::services::KeyList { keys: Vec::new() },
+                            )),
+                        }),
+                        balance: 0,
+                        deleted: false,
+                        memo: "lazy-created account".into(),
+                        receiver_sig_required: false,
+                        max_automatic_token_associations: -1,
+                        auto_renew_period: 7_776_000,
+                        created: ledger.last_consensus,
+                        decline_reward: false,
+                        evm_address: Some(hex::encode(address.as_slice())),
+                    },
+                );
+                num
+            }
             None => continue,
         };
         nums.insert(*address, num);

@@ -105,6 +105,10 @@ pub struct Account {
     pub auto_renew_period: i64,
     pub created: Ts,
     pub decline_reward: bool,
+    /// The EVM address of a hollow account (created by value sent to that address), 40 hex
+    /// digits; it has no key until completed.
+    #[serde(default)]
+    pub evm_address: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -128,7 +128,7 @@ fn account_json(ledger: &Ledger, num: u64) -> Option<Value> {
         "decline_reward": a.decline_reward,
         "deleted": a.deleted,
         "ethereum_nonce": 0,
-        "evm_address": format!("0x{num:040x}"),
+        "evm_address": a.evm_address.as_ref().map_or_else(|| format!("0x{num:040x}"), |alias| format!("0x{alias}")),
         "expiry_timestamp": Ts { seconds: a.created.seconds + a.auto_renew_period, nanos: a.created.nanos }.to_string(),
         "key": mirror_key(&a.key.to_proto()),
         "max_automatic_token_associations": a.max_automatic_token_associations,

@@ -107,6 +107,7 @@ pub fn genesis_ledger() -> Ledger {
                 auto_renew_period: 7_776_000,
                 created,
                 decline_reward: false,
+                evm_address: None,
             },
         );
     }

@@ -416,6 +416,7 @@ pub fn create(
                 .map_or(DEFAULT_AUTO_RENEW_SECONDS, |d| d.seconds),
             created: ctx.consensus,
             decline_reward: body.decline_reward,
+            evm_address: None,
         },
     );
     let mut outcome = Outcome::success().entity(num);

@@ -214,6 +214,67 @@ async fn reverts_value_and_system_contracts() {
     emu.shutdown();
 }
 
+/// Constructor: send the value it was created with to `address`, keep no code.
+fn forwards_value_to(address: &str) -> String {
+    format!("600060006000600034 73{address} 5af100").replace(' ', "")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn value_sent_to_an_unknown_evm_address_makes_a_hollow_account_and_is_never_lost() {
+    let (emu, client) = start().await;
+    let alias = "1111111111111111111111111111111111111111";
+    for _ in 0..2 {
+        deploy(&client, &forwards_value_to(alias), Hbar::new(2)).await;
+    }
+    let (status, hollow) = crate::common::mirror(&emu, &format!("/accounts/0x{alias}")).await;
+    assert_eq!(status, 200, "{hollow}");
+    assert_eq!(hollow["evm_address"], format!("0x{alias}"));
+    assert_eq!(
+        hollow["balance"]["balance"], 400_000_000,
+        "one hollow account, both sends"
+    );
+
+    // A long-zero address no entity holds: the run fails and the value stays with the payer.
+    let operator = emu.operator().0;
+    let balance = || async {
+        AccountBalanceQuery::new()
+            .account_id(operator)
+            .execute(&client)
+            .await
+            .unwrap()
+            .hbars
+            .to_tinybars()
+    };
+    let before = balance().await;
+    let failed = ContractCreateTransaction::new()
+        .bytecode(
+            hex::decode(forwards_value_to(
+                "00000000000000000000000000000000000fffff",
+            ))
+            .unwrap(),
+        )
+        .gas(200_000)
+        .initial_balance(Hbar::new(2))
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            failed,
+            hedera::Error::ReceiptStatus {
+                status: Status::InvalidSolidityAddress,
+                ..
+            }
+        ),
+        "{failed:?}"
+    );
+    assert_eq!(before - balance().await, 50_000_000, "only the fee");
+    emu.shutdown();
+}
+
 mod abi {
     alloy_sol_types::sol! {
         interface Erc20Factory {
