@@ -27,20 +27,20 @@ type AirdropFungibleTokenRawParams struct {
 	TransactionMemo *string `json:"transactionMemo,omitempty"`
 }
 
-// TokenAmount is one account's token movement in base units (negative for the debit).
+// TokenAmount holds one account's token movement in base units (negative for the debit).
 type TokenAmount struct {
 	AccountId string `json:"accountId"`
 	Amount    string `json:"amount"`
 }
 
-// AirdropFungibleTokenNormalisedParams is normalised params: recipients' credits, then the source's debit (base units).
+// AirdropFungibleTokenNormalisedParams holds normalised params: recipients' credits, then the source's debit (base units).
 type AirdropFungibleTokenNormalisedParams struct {
 	TokenId         string        `json:"tokenId"`
 	TokenTransfers  []TokenAmount `json:"tokenTransfers"`
 	TransactionMemo *string       `json:"transactionMemo,omitempty"`
 }
 
-// AirdropFungibleTokenCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// AirdropFungibleTokenCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type AirdropFungibleTokenCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -82,7 +82,7 @@ type ApproveHbarAllowanceNormalisedParams struct {
 	TransactionMemo *string        `json:"transactionMemo,omitempty"`
 }
 
-// ApproveHbarAllowanceCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// ApproveHbarAllowanceCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type ApproveHbarAllowanceCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -132,7 +132,7 @@ type ApproveNftAllowanceCoreActionResultNftApprovalsItem struct {
 	SerialNumbers    []uint64 `json:"serialNumbers"`
 }
 
-// ApproveNftAllowanceCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// ApproveNftAllowanceCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type ApproveNftAllowanceCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -181,7 +181,7 @@ type ApproveTokenAllowanceNormalisedParams struct {
 	TransactionMemo *string         `json:"transactionMemo,omitempty"`
 }
 
-// ApproveTokenAllowanceCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// ApproveTokenAllowanceCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type ApproveTokenAllowanceCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -209,7 +209,7 @@ type AssociateTokenNormalisedParams struct {
 	TokenIds  []string `json:"tokenIds"`
 }
 
-// AssociateTokenCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// AssociateTokenCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type AssociateTokenCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -221,7 +221,7 @@ type AssociateTokenCoreActionResult struct {
 	NodeAccountIds []string `json:"nodeAccountIds"`
 }
 
-// CreateAccountRawParamsSchedulingParams is optional scheduling parameters.
+// CreateAccountRawParamsSchedulingParams holds optional scheduling parameters.
 type CreateAccountRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
 	IsScheduled *bool `json:"isScheduled,omitempty"`
@@ -249,7 +249,7 @@ type CreateAccountRawParams struct {
 	MaxAutomaticTokenAssociations *float64 `json:"maxAutomaticTokenAssociations,omitempty"`
 }
 
-// Scheduling is normalised scheduling: `{"isScheduled": false}` unless scheduled. Keys are DER hex,
+// Scheduling holds normalised scheduling: `{"isScheduled": false}` unless scheduled. Keys are DER hex,
 // `payerAccountID` keeps the kit's spelling, the expiration is ISO 8601.
 type Scheduling struct {
 	IsScheduled    bool    `json:"isScheduled"`
@@ -270,7 +270,7 @@ type CreateAccountNormalisedParams struct {
 	SchedulingParams              Scheduling `json:"schedulingParams"`
 }
 
-// CreateAccountCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// CreateAccountCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type CreateAccountCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -288,7 +288,7 @@ type CreateAccountCoreActionResult struct {
 	InitialBalance *string `json:"initialBalance,omitempty"`
 }
 
-// CreateFungibleTokenRawParamsSchedulingParams is optional scheduling parameters.
+// CreateFungibleTokenRawParamsSchedulingParams holds optional scheduling parameters.
 type CreateFungibleTokenRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
 	IsScheduled *bool `json:"isScheduled,omitempty"`
@@ -324,7 +324,7 @@ type CreateFungibleTokenRawParams struct {
 	IsSupplyKey *bool `json:"isSupplyKey,omitempty"`
 }
 
-// CreateFungibleTokenNormalisedParams is normalised params: supplies in base units (decimal strings), the supply key as DER hex.
+// CreateFungibleTokenNormalisedParams holds normalised params: supplies in base units (decimal strings), the supply key as DER hex.
 type CreateFungibleTokenNormalisedParams struct {
 	TokenName     string `json:"tokenName"`
 	TokenSymbol   string `json:"tokenSymbol"`
@@ -339,7 +339,7 @@ type CreateFungibleTokenNormalisedParams struct {
 	SchedulingParams   Scheduling `json:"schedulingParams"`
 }
 
-// CreateFungibleTokenCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// CreateFungibleTokenCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type CreateFungibleTokenCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -361,7 +361,7 @@ type CreateFungibleTokenCoreActionResult struct {
 	InitialSupply *string `json:"initialSupply,omitempty"`
 }
 
-// CreateNonFungibleTokenRawParamsSchedulingParams is optional scheduling parameters.
+// CreateNonFungibleTokenRawParamsSchedulingParams holds optional scheduling parameters.
 type CreateNonFungibleTokenRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
 	IsScheduled *bool `json:"isScheduled,omitempty"`
@@ -393,7 +393,7 @@ type CreateNonFungibleTokenRawParams struct {
 	IsSupplyKey *bool `json:"isSupplyKey,omitempty"`
 }
 
-// CreateNonFungibleTokenNormalisedParams is normalised params: the supply key as DER hex.
+// CreateNonFungibleTokenNormalisedParams holds normalised params: the supply key as DER hex.
 type CreateNonFungibleTokenNormalisedParams struct {
 	TokenName   string `json:"tokenName"`
 	TokenSymbol string `json:"tokenSymbol"`
@@ -406,7 +406,7 @@ type CreateNonFungibleTokenNormalisedParams struct {
 	SchedulingParams   Scheduling `json:"schedulingParams"`
 }
 
-// CreateNonFungibleTokenCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// CreateNonFungibleTokenCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type CreateNonFungibleTokenCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -426,7 +426,7 @@ type CreateNonFungibleTokenCoreActionResult struct {
 	TokenSymbol *string `json:"tokenSymbol,omitempty"`
 }
 
-// CreateTopicRawParamsSchedulingParams is optional scheduling parameters.
+// CreateTopicRawParamsSchedulingParams holds optional scheduling parameters.
 type CreateTopicRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
 	IsScheduled *bool `json:"isScheduled,omitempty"`
@@ -454,7 +454,7 @@ type CreateTopicRawParams struct {
 	TransactionMemo *string `json:"transactionMemo,omitempty"`
 }
 
-// CreateTopicNormalisedParams is normalised params: keys as DER hex, the auto-renew account defaulted to the user's.
+// CreateTopicNormalisedParams holds normalised params: keys as DER hex, the auto-renew account defaulted to the user's.
 type CreateTopicNormalisedParams struct {
 	AdminKey           *string    `json:"adminKey,omitempty"`
 	SubmitKey          *string    `json:"submitKey,omitempty"`
@@ -464,7 +464,7 @@ type CreateTopicNormalisedParams struct {
 	SchedulingParams   Scheduling `json:"schedulingParams"`
 }
 
-// CreateTopicCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// CreateTopicCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type CreateTopicCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -496,7 +496,7 @@ type DeleteAccountNormalisedParams struct {
 	TransferAccountId string `json:"transferAccountId"`
 }
 
-// DeleteAccountCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// DeleteAccountCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type DeleteAccountCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -524,7 +524,7 @@ type DeleteHbarAllowanceNormalisedParams struct {
 	TransactionMemo *string        `json:"transactionMemo,omitempty"`
 }
 
-// DeleteHbarAllowanceCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// DeleteHbarAllowanceCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type DeleteHbarAllowanceCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -558,7 +558,7 @@ type DeleteNonFungibleTokenAllowanceNormalisedParams struct {
 	TransactionMemo *string  `json:"transactionMemo,omitempty"`
 }
 
-// DeleteNonFungibleTokenAllowanceCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// DeleteNonFungibleTokenAllowanceCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type DeleteNonFungibleTokenAllowanceCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -592,7 +592,7 @@ type DeleteTokenAllowanceNormalisedParams struct {
 	TransactionMemo *string         `json:"transactionMemo,omitempty"`
 }
 
-// DeleteTokenAllowanceCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// DeleteTokenAllowanceCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type DeleteTokenAllowanceCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -617,7 +617,7 @@ type DeleteTopicNormalisedParams struct {
 	TopicId string `json:"topicId"`
 }
 
-// DeleteTopicCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// DeleteTopicCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type DeleteTopicCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -648,7 +648,7 @@ type DissociateTokenNormalisedParams struct {
 	TransactionMemo *string  `json:"transactionMemo,omitempty"`
 }
 
-// DissociateTokenCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// DissociateTokenCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type DissociateTokenCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -671,7 +671,7 @@ type GetAccountQueryNormalisedParams struct {
 	AccountId string `json:"accountId"`
 }
 
-// GetAccountQueryCoreActionResultRawAccount is the kit's account mapping of the mirror's /accounts/{id} (null where the mirror has no value).
+// GetAccountQueryCoreActionResultRawAccount holds the kit's account mapping of the mirror's /accounts/{id} (null where the mirror has no value).
 type GetAccountQueryCoreActionResultRawAccount struct {
 	AccountId        *string `json:"accountId,omitempty"`
 	AccountPublicKey *string `json:"accountPublicKey,omitempty"`
@@ -695,7 +695,7 @@ type GetAccountQueryCoreActionResultRaw struct {
 	Account GetAccountQueryCoreActionResultRawAccount `json:"account"`
 }
 
-// GetAccountQueryCoreActionResult is the query's result, as the agent receives it.
+// GetAccountQueryCoreActionResult holds the query's result, as the agent receives it.
 type GetAccountQueryCoreActionResult struct {
 	Raw GetAccountQueryCoreActionResultRaw `json:"raw"`
 	// The kit's text for the agent.
@@ -724,7 +724,7 @@ type GetAccountTokenBalancesQueryCoreActionResultRaw struct {
 	TokenBalances map[string]json.RawMessage `json:"tokenBalances"`
 }
 
-// GetAccountTokenBalancesQueryCoreActionResult is the query's result, as the agent receives it.
+// GetAccountTokenBalancesQueryCoreActionResult holds the query's result, as the agent receives it.
 type GetAccountTokenBalancesQueryCoreActionResult struct {
 	Raw GetAccountTokenBalancesQueryCoreActionResultRaw `json:"raw"`
 	// The kit's text for the agent.
@@ -751,7 +751,7 @@ type GetContractInfoQueryCoreActionResultRaw struct {
 	ContractInfo map[string]json.RawMessage `json:"contractInfo"`
 }
 
-// GetContractInfoQueryCoreActionResult is the query's result, as the agent receives it.
+// GetContractInfoQueryCoreActionResult holds the query's result, as the agent receives it.
 type GetContractInfoQueryCoreActionResult struct {
 	Raw GetContractInfoQueryCoreActionResultRaw `json:"raw"`
 	// The kit's text for the agent.
@@ -769,7 +769,7 @@ type GetExchangeRateNormalisedParams struct {
 	Timestamp *string `json:"timestamp,omitempty"`
 }
 
-// GetExchangeRateCoreActionResult is the query's result, as the agent receives it.
+// GetExchangeRateCoreActionResult holds the query's result, as the agent receives it.
 type GetExchangeRateCoreActionResult struct {
 	// The mirror node's /network/exchangerate (current_rate, next_rate, timestamp), as it returns it.
 	Raw map[string]json.RawMessage `json:"raw"`
@@ -796,7 +796,7 @@ type GetHbarBalanceQueryCoreActionResultRaw struct {
 	HbarBalance string `json:"hbarBalance"`
 }
 
-// GetHbarBalanceQueryCoreActionResult is the query's result, as the agent receives it.
+// GetHbarBalanceQueryCoreActionResult holds the query's result, as the agent receives it.
 type GetHbarBalanceQueryCoreActionResult struct {
 	Raw GetHbarBalanceQueryCoreActionResultRaw `json:"raw"`
 	// The kit's text for the agent.
@@ -827,7 +827,7 @@ type GetPendingAirdropCoreActionResultRaw struct {
 	PendingAirdrops GetPendingAirdropCoreActionResultRawPendingAirdrops `json:"pendingAirdrops"`
 }
 
-// GetPendingAirdropCoreActionResult is the query's result, as the agent receives it.
+// GetPendingAirdropCoreActionResult holds the query's result, as the agent receives it.
 type GetPendingAirdropCoreActionResult struct {
 	Raw GetPendingAirdropCoreActionResultRaw `json:"raw"`
 	// The kit's text for the agent.
@@ -853,7 +853,7 @@ type GetTokenInfoQueryCoreActionResultRaw struct {
 	TokenInfo map[string]json.RawMessage `json:"tokenInfo"`
 }
 
-// GetTokenInfoQueryCoreActionResult is the query's result, as the agent receives it.
+// GetTokenInfoQueryCoreActionResult holds the query's result, as the agent receives it.
 type GetTokenInfoQueryCoreActionResult struct {
 	Raw GetTokenInfoQueryCoreActionResultRaw `json:"raw"`
 	// The kit's text for the agent.
@@ -879,7 +879,7 @@ type GetTopicInfoQueryCoreActionResultRaw struct {
 	TopicInfo map[string]json.RawMessage `json:"topicInfo"`
 }
 
-// GetTopicInfoQueryCoreActionResult is the query's result, as the agent receives it.
+// GetTopicInfoQueryCoreActionResult holds the query's result, as the agent receives it.
 type GetTopicInfoQueryCoreActionResult struct {
 	Raw GetTopicInfoQueryCoreActionResultRaw `json:"raw"`
 	// The kit's text for the agent.
@@ -914,7 +914,7 @@ type GetTopicMessagesQueryCoreActionResultRaw struct {
 	Messages []map[string]json.RawMessage `json:"messages"`
 }
 
-// GetTopicMessagesQueryCoreActionResult is the query's result, as the agent receives it.
+// GetTopicMessagesQueryCoreActionResult holds the query's result, as the agent receives it.
 type GetTopicMessagesQueryCoreActionResult struct {
 	Raw GetTopicMessagesQueryCoreActionResultRaw `json:"raw"`
 	// The kit's text for the agent.
@@ -944,14 +944,14 @@ type GetTransactionRecordQueryCoreActionResultRaw struct {
 	TransactionRecord map[string]json.RawMessage `json:"transactionRecord"`
 }
 
-// GetTransactionRecordQueryCoreActionResult is the query's result, as the agent receives it.
+// GetTransactionRecordQueryCoreActionResult holds the query's result, as the agent receives it.
 type GetTransactionRecordQueryCoreActionResult struct {
 	Raw GetTransactionRecordQueryCoreActionResultRaw `json:"raw"`
 	// The kit's text for the agent.
 	HumanMessage string `json:"humanMessage"`
 }
 
-// MintFungibleTokenRawParamsSchedulingParams is optional scheduling parameters.
+// MintFungibleTokenRawParamsSchedulingParams holds optional scheduling parameters.
 type MintFungibleTokenRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
 	IsScheduled *bool `json:"isScheduled,omitempty"`
@@ -975,14 +975,14 @@ type MintFungibleTokenRawParams struct {
 	Amount float64 `json:"amount"`
 }
 
-// MintFungibleTokenNormalisedParams is normalised params: the amount in base units (a decimal string).
+// MintFungibleTokenNormalisedParams holds normalised params: the amount in base units (a decimal string).
 type MintFungibleTokenNormalisedParams struct {
 	TokenId          string     `json:"tokenId"`
 	Amount           string     `json:"amount"`
 	SchedulingParams Scheduling `json:"schedulingParams"`
 }
 
-// MintFungibleTokenCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// MintFungibleTokenCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type MintFungibleTokenCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -1000,7 +1000,7 @@ type MintFungibleTokenCoreActionResult struct {
 	Amount *string `json:"amount,omitempty"`
 }
 
-// MintNonFungibleTokenRawParamsSchedulingParams is optional scheduling parameters.
+// MintNonFungibleTokenRawParamsSchedulingParams holds optional scheduling parameters.
 type MintNonFungibleTokenRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
 	IsScheduled *bool `json:"isScheduled,omitempty"`
@@ -1024,14 +1024,14 @@ type MintNonFungibleTokenRawParams struct {
 	Uris []string `json:"uris"`
 }
 
-// MintNonFungibleTokenNormalisedParams is normalised params: the URIs stay text; the metadata is their bytes.
+// MintNonFungibleTokenNormalisedParams holds normalised params: the URIs stay text; the metadata is their bytes.
 type MintNonFungibleTokenNormalisedParams struct {
 	TokenId          string     `json:"tokenId"`
 	Uris             []string   `json:"uris"`
 	SchedulingParams Scheduling `json:"schedulingParams"`
 }
 
-// MintNonFungibleTokenCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// MintNonFungibleTokenCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type MintNonFungibleTokenCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -1058,7 +1058,7 @@ type ScheduleDeleteNormalisedParams struct {
 	ScheduleId string `json:"scheduleId"`
 }
 
-// ScheduleDeleteCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// ScheduleDeleteCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type ScheduleDeleteCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -1081,7 +1081,7 @@ type SignScheduleTransactionNormalisedParams struct {
 	ScheduleId string `json:"scheduleId"`
 }
 
-// SignScheduleTransactionCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// SignScheduleTransactionCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type SignScheduleTransactionCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -1093,7 +1093,7 @@ type SignScheduleTransactionCoreActionResult struct {
 	NodeAccountIds []string `json:"nodeAccountIds"`
 }
 
-// SubmitTopicMessageRawParamsSchedulingParams is optional scheduling parameters.
+// SubmitTopicMessageRawParamsSchedulingParams holds optional scheduling parameters.
 type SubmitTopicMessageRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
 	IsScheduled *bool `json:"isScheduled,omitempty"`
@@ -1127,7 +1127,7 @@ type SubmitTopicMessageNormalisedParams struct {
 	SchedulingParams Scheduling `json:"schedulingParams"`
 }
 
-// SubmitTopicMessageCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// SubmitTopicMessageCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type SubmitTopicMessageCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -1147,7 +1147,7 @@ type SubmitTopicMessageCoreActionResult struct {
 	MessageBytes *uint64 `json:"messageBytes,omitempty"`
 }
 
-// TransferFungibleTokenRawParamsSchedulingParams is optional scheduling parameters.
+// TransferFungibleTokenRawParamsSchedulingParams holds optional scheduling parameters.
 type TransferFungibleTokenRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
 	IsScheduled *bool `json:"isScheduled,omitempty"`
@@ -1183,7 +1183,7 @@ type TransferFungibleTokenRawParams struct {
 	TransactionMemo *string `json:"transactionMemo,omitempty"`
 }
 
-// TransferFungibleTokenNormalisedParams is normalised params: recipients' credits, then the sender's debit (base units).
+// TransferFungibleTokenNormalisedParams holds normalised params: recipients' credits, then the sender's debit (base units).
 type TransferFungibleTokenNormalisedParams struct {
 	TokenId          string        `json:"tokenId"`
 	TokenTransfers   []TokenAmount `json:"tokenTransfers"`
@@ -1191,7 +1191,7 @@ type TransferFungibleTokenNormalisedParams struct {
 	SchedulingParams Scheduling    `json:"schedulingParams"`
 }
 
-// TransferFungibleTokenCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// TransferFungibleTokenCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type TransferFungibleTokenCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -1211,7 +1211,7 @@ type TransferFungibleTokenCoreActionResult struct {
 	TokenTransfers []TokenAmount `json:"tokenTransfers,omitempty"`
 }
 
-// TransferFungibleTokenWithAllowanceRawParamsSchedulingParams is optional scheduling parameters.
+// TransferFungibleTokenWithAllowanceRawParamsSchedulingParams holds optional scheduling parameters.
 type TransferFungibleTokenWithAllowanceRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
 	IsScheduled *bool `json:"isScheduled,omitempty"`
@@ -1247,7 +1247,7 @@ type TransferFungibleTokenWithAllowanceRawParams struct {
 	TransactionMemo *string `json:"transactionMemo,omitempty"`
 }
 
-// ApprovedTokenDebit is the owner's approved debit (negative base units).
+// ApprovedTokenDebit holds the owner's approved debit (negative base units).
 type ApprovedTokenDebit struct {
 	OwnerAccountId string `json:"ownerAccountId"`
 	Amount         string `json:"amount"`
@@ -1263,7 +1263,7 @@ type TransferFungibleTokenWithAllowanceNormalisedParams struct {
 	SchedulingParams Scheduling         `json:"schedulingParams"`
 }
 
-// TransferFungibleTokenWithAllowanceCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// TransferFungibleTokenWithAllowanceCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type TransferFungibleTokenWithAllowanceCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -1285,7 +1285,7 @@ type TransferFungibleTokenWithAllowanceCoreActionResult struct {
 	ApprovedTransfer *ApprovedTokenDebit `json:"approvedTransfer,omitempty"`
 }
 
-// TransferHbarRawParamsSchedulingParams is optional scheduling parameters.
+// TransferHbarRawParamsSchedulingParams holds optional scheduling parameters.
 type TransferHbarRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
 	IsScheduled *bool `json:"isScheduled,omitempty"`
@@ -1319,20 +1319,20 @@ type TransferHbarRawParams struct {
 	TransactionMemo *string `json:"transactionMemo,omitempty"`
 }
 
-// HbarTransfer is one HBAR movement in tinybars; the sender's debit is negative.
+// HbarTransfer holds one HBAR movement in tinybars; the sender's debit is negative.
 type HbarTransfer struct {
 	AccountId string `json:"accountId"`
 	Amount    string `json:"amount"`
 }
 
-// TransferHbarNormalisedParams is normalised params: recipients, then the sender's negative total (the kit's shape).
+// TransferHbarNormalisedParams holds normalised params: recipients, then the sender's negative total (the kit's shape).
 type TransferHbarNormalisedParams struct {
 	HbarTransfers    []HbarTransfer `json:"hbarTransfers"`
 	TransactionMemo  *string        `json:"transactionMemo,omitempty"`
 	SchedulingParams Scheduling     `json:"schedulingParams"`
 }
 
-// TransferHbarCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// TransferHbarCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type TransferHbarCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -1350,7 +1350,7 @@ type TransferHbarCoreActionResult struct {
 	HbarTransfers []HbarTransfer `json:"hbarTransfers,omitempty"`
 }
 
-// TransferHbarWithAllowanceRawParamsSchedulingParams is optional scheduling parameters.
+// TransferHbarWithAllowanceRawParamsSchedulingParams holds optional scheduling parameters.
 type TransferHbarWithAllowanceRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
 	IsScheduled *bool `json:"isScheduled,omitempty"`
@@ -1384,13 +1384,13 @@ type TransferHbarWithAllowanceRawParams struct {
 	TransactionMemo *string `json:"transactionMemo,omitempty"`
 }
 
-// HbarCredit is one recipient's credit in tinybars.
+// HbarCredit holds one recipient's credit in tinybars.
 type HbarCredit struct {
 	AccountId string `json:"accountId"`
 	Amount    string `json:"amount"`
 }
 
-// ApprovedDebit is the owner's approved debit (negative tinybars).
+// ApprovedDebit holds the owner's approved debit (negative tinybars).
 type ApprovedDebit struct {
 	OwnerAccountId string `json:"ownerAccountId"`
 	Amount         string `json:"amount"`
@@ -1403,7 +1403,7 @@ type TransferHbarWithAllowanceNormalisedParams struct {
 	TransactionMemo      *string       `json:"transactionMemo,omitempty"`
 }
 
-// TransferHbarWithAllowanceCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// TransferHbarWithAllowanceCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type TransferHbarWithAllowanceCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -1423,7 +1423,7 @@ type TransferHbarWithAllowanceCoreActionResult struct {
 	HbarApprovedTransfer *ApprovedDebit `json:"hbarApprovedTransfer,omitempty"`
 }
 
-// TransferNonFungibleTokenRawParamsSchedulingParams is optional scheduling parameters.
+// TransferNonFungibleTokenRawParamsSchedulingParams holds optional scheduling parameters.
 type TransferNonFungibleTokenRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
 	IsScheduled *bool `json:"isScheduled,omitempty"`
@@ -1457,7 +1457,7 @@ type TransferNonFungibleTokenRawParams struct {
 	TransactionMemo *string `json:"transactionMemo,omitempty"`
 }
 
-// NftRecipient is one NFT to one recipient (the kit's `recipients` item).
+// NftRecipient holds one NFT to one recipient (the kit's `recipients` item).
 type NftRecipient struct {
 	RecipientId  string `json:"recipientId"`
 	SerialNumber uint64 `json:"serialNumber"`
@@ -1472,7 +1472,7 @@ type TransferNonFungibleTokenNormalisedParams struct {
 	SchedulingParams Scheduling     `json:"schedulingParams"`
 }
 
-// TransferNonFungibleTokenCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// TransferNonFungibleTokenCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type TransferNonFungibleTokenCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -1523,7 +1523,7 @@ type TransferNonFungibleTokenWithAllowanceNormalisedParams struct {
 	TransactionMemo *string        `json:"transactionMemo,omitempty"`
 }
 
-// TransferNonFungibleTokenWithAllowanceCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// TransferNonFungibleTokenWithAllowanceCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type TransferNonFungibleTokenWithAllowanceCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -1541,7 +1541,7 @@ type TransferNonFungibleTokenWithAllowanceCoreActionResult struct {
 	Recipients []NftRecipient `json:"recipients,omitempty"`
 }
 
-// UpdateAccountRawParamsSchedulingParams is optional scheduling parameters.
+// UpdateAccountRawParamsSchedulingParams holds optional scheduling parameters.
 type UpdateAccountRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
 	IsScheduled *bool `json:"isScheduled,omitempty"`
@@ -1581,7 +1581,7 @@ type UpdateAccountNormalisedParams struct {
 	SchedulingParams              Scheduling `json:"schedulingParams"`
 }
 
-// UpdateAccountCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// UpdateAccountCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type UpdateAccountCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -1647,7 +1647,7 @@ type UpdateTokenNormalisedParams struct {
 	AutoRenewAccountId *string `json:"autoRenewAccountId,omitempty"`
 }
 
-// UpdateTokenCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// UpdateTokenCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type UpdateTokenCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`
@@ -1691,7 +1691,7 @@ type UpdateTopicNormalisedParams struct {
 	ExpirationTime *string `json:"expirationTime,omitempty"`
 }
 
-// UpdateTopicCoreActionResult is the unsigned transaction's summary (present when a plugin sees post-core-action).
+// UpdateTopicCoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
 type UpdateTopicCoreActionResult struct {
 	// The SDK class of the built transaction, e.g. `TransferTransaction`.
 	Type string `json:"type"`

@@ -130,7 +130,7 @@ fn ty(ty: &Ty) -> String {
 fn lowercase_first(doc: &str) -> String {
     let mut chars = doc.chars();
     match chars.next() {
-        Some(first) => format!("is {}{}", first.to_lowercase(), chars.as_str()),
+        Some(first) => format!("holds {}{}", first.to_lowercase(), chars.as_str()),
         None => String::new(),
     }
 }
