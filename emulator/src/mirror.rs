@@ -408,7 +408,14 @@ async fn schedule(State(node): Shared, Path(id): Path<String>) -> Response {
 
 async fn account(State(node): Shared, Path(id): Path<String>) -> Response {
     let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(num) = entity_num(&id).or_else(|| evm_entity(&ledger, &id)) else {
+    // An EVM alias (a hollow account's) names its account. A long-zero address still answers
+    // 400 here, unlike the real mirror: the kit and hak answer such queries differently
+    // (the kit echoes the address, hak names the account), which is to be settled first.
+    let alias = id
+        .strip_prefix("0x")
+        .filter(|hex| !hex.starts_with("000000000000000000000000"))
+        .and_then(|_| evm_entity(&ledger, &id));
+    let Some(num) = entity_num(&id).or(alias) else {
         return bad_request("idOrAliasOrEvmAddress");
     };
     match ledger.accounts.get(&num) {
