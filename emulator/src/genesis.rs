@@ -55,25 +55,9 @@ pub fn deploy_factories(ledger: &mut crate::ledger::Ledger, created: crate::ledg
         ),
     ] {
         let initcode = hex::decode(hex_initcode.trim()).expect("the shipped initcode is hex");
-        ledger.contracts.insert(
-            num,
-            crate::ledger::Contract {
-                num,
-                memo: memo.to_owned(),
-                admin_key: None,
-                auto_renew_account: None,
-                auto_renew_period: 7_776_000,
-                max_automatic_token_associations: 0,
-                created,
-                deleted: false,
-                initcode: initcode.clone(),
-                runtime_code: Vec::new(),
-                storage: Default::default(),
-                balance: 0,
-                nonce: 1,
-                evm_address: None,
-            },
-        );
+        let mut contract = crate::ledger::Contract::constructing(num, created, initcode.clone());
+        contract.memo = memo.to_owned();
+        ledger.contracts.insert(num, contract);
         let run = crate::evm::run(
             ledger,
             TREASURY_ACCOUNT,

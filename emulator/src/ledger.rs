@@ -111,6 +111,29 @@ pub struct Account {
     pub evm_address: Option<String>,
 }
 
+impl Contract {
+    /// A contract about to be constructed from `initcode`: no code, storage or balance yet,
+    /// the 90-day default renewal, no keys.
+    pub fn constructing(num: u64, created: Ts, initcode: Vec<u8>) -> Self {
+        Contract {
+            num,
+            memo: String::new(),
+            admin_key: None,
+            auto_renew_account: None,
+            auto_renew_period: 7_776_000,
+            max_automatic_token_associations: 0,
+            created,
+            deleted: false,
+            initcode,
+            runtime_code: Vec::new(),
+            storage: BTreeMap::new(),
+            balance: 0,
+            nonce: 1,
+            evm_address: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TopicMessage {
     pub consensus: Ts,

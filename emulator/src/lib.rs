@@ -7,7 +7,8 @@
 //! - [`keys`]: signature verification and key satisfaction (ed25519, ECDSA secp256k1, lists, thresholds).
 //! - [`ingest`]: decoding and the node's precheck, in the real node's order; then handling.
 //! - [`handlers`]: one module per service: pure functions over the ledger, all-or-nothing.
-//! - [`queries`]: balance, account info and receipt queries.
+//! - [`queries`]: balance, account info, receipt, record and contract call local queries.
+//! - [`evm`]: the EVM (revm) behind contract create, call and local call; EVM addresses.
 //! - [`grpc`]: the tonic services (routing by transaction body, never by RPC name).
 //! - [`mirror`]: the REST API (`/api/v1/...`) with the mirror node's JSON shapes.
 //! - [`persist`]: the optional on-disk state (`--state DIR`), written crash-safely.

@@ -69,27 +69,15 @@ pub fn create(
     let auto_renew_account = auto_renew_account(ledger, ctx, body.auto_renew_account_id.as_ref())?;
     initcode.extend_from_slice(&body.constructor_parameters);
     let num = ledger.allocate();
-    ledger.contracts.insert(
-        num,
-        Contract {
-            num,
-            memo: body.memo.clone(),
-            admin_key: body.admin_key.as_ref().map(KeyBytes::from_proto),
-            auto_renew_account,
-            auto_renew_period: body
-                .auto_renew_period
-                .map_or(DEFAULT_AUTO_RENEW_SECONDS, |d| d.seconds),
-            max_automatic_token_associations: body.max_automatic_token_associations,
-            created: ctx.consensus,
-            deleted: false,
-            initcode: initcode.clone(),
-            runtime_code: Vec::new(),
-            storage: Default::default(),
-            balance: 0,
-            nonce: 1,
-            evm_address: None,
-        },
-    );
+    let mut contract = Contract::constructing(num, ctx.consensus, initcode.clone());
+    contract.memo = body.memo.clone();
+    contract.admin_key = body.admin_key.as_ref().map(KeyBytes::from_proto);
+    contract.auto_renew_account = auto_renew_account;
+    contract.auto_renew_period = body
+        .auto_renew_period
+        .map_or(DEFAULT_AUTO_RENEW_SECONDS, |d| d.seconds);
+    contract.max_automatic_token_associations = body.max_automatic_token_associations;
+    ledger.contracts.insert(num, contract);
     let run = evm::run(
         ledger,
         ctx.payer,

@@ -36,7 +36,11 @@ export function topicMessages() { return fakes.topicMessages.map((m) => ({ ...m 
 
 const TOOL_TYPES = { query: 'query', transaction: 'transaction', other: 'other' };
 
-/** A stage input for `method` at `stage`, built up with the facts a host would state. */
+/**
+ * A stage input for `method` at `stage`, built up with the facts a host would state. Its tool
+ * type is 'query' for a method whose name says query, else 'transaction': pass `{toolType}`
+ * for others (`get_pending_airdrop_tool` is a query).
+ */
 export function input(method, stage, { toolType = method.includes('query') ? 'query' : 'transaction' } = {}) {
   return new InputBuilder(method, stage, TOOL_TYPES[toolType] ?? 'transaction');
 }

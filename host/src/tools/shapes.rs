@@ -93,25 +93,6 @@ pub fn query_result(raw: Value) -> Value {
     })
 }
 
-/// A closed object schema with the given properties, all required unless `optional` names them.
-pub fn object(properties: Value, optional: &[&str]) -> Value {
-    let required: Vec<&str> = properties
-        .as_object()
-        .map(|p| {
-            p.keys()
-                .map(String::as_str)
-                .filter(|k| !optional.contains(k))
-                .collect()
-        })
-        .unwrap_or_default();
-    json!({
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": false,
-    })
-}
-
 /// An object the mirror node returns, passed through as it is (`what` names its REST path).
 pub fn mirror_object(what: &str) -> Value {
     json!({"type": "object", "description": format!("The mirror node's {what}, as it returns it.")})
@@ -159,12 +140,6 @@ impl Details {
             map.insert("description".into(), description.into());
         }
         self.value(key, schema)
-    }
-
-    /// Make the last property optional (present only in some calls).
-    pub fn optional(mut self) -> Self {
-        self.required.pop();
-        self
     }
 
     fn into_parts(mut self) -> (Map<String, Value>, Vec<String>, Map<String, Value>) {
