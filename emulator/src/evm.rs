@@ -75,12 +75,19 @@ pub fn entity_of(ledger: &Ledger, address: &Address) -> Option<u64> {
         })
 }
 
-/// The EVM address of an entity: a contract's alias, or its long-zero address.
+/// The EVM address of an entity: its alias (a contract created inside the EVM, an account
+/// with an EVM address), or its long-zero address.
 pub fn address_of(ledger: &Ledger, num: u64) -> Address {
     ledger
         .contracts
         .get(&num)
         .and_then(|c| c.evm_address.as_deref())
+        .or_else(|| {
+            ledger
+                .accounts
+                .get(&num)
+                .and_then(|a| a.evm_address.as_deref())
+        })
         .and_then(|a| hex::decode(a).ok())
         .filter(|b| b.len() == 20)
         .map_or_else(|| long_zero(num), |b| Address::from_slice(&b))

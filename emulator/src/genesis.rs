@@ -115,6 +115,11 @@ pub fn operator_key() -> PrivateKey {
     dev_key(KeyKind::Ed25519, 0x10, 0x01)
 }
 
+/// The documented dev key of genesis account `0.0.num`, if it is one.
+pub fn dev_key_of(num: u64) -> Option<PrivateKey> {
+    accounts().into_iter().find(|a| a.num == num).map(|a| a.key)
+}
+
 /// Every genesis account.
 pub fn accounts() -> Vec<GenesisAccount> {
     let hbar = TINYBARS_PER_HBAR;

@@ -8,7 +8,7 @@ use crate::ledger::{Ledger, Ts, TxId, TxRecord};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use base64::Engine;
 use serde_json::{json, Value};
@@ -41,6 +41,7 @@ pub fn router(node: Arc<Node>) -> Router {
         .route("/api/v1/accounts/:id/allowances/nfts", get(allowances_nfts))
         .route("/api/v1/tokens/:id", get(token))
         .route("/api/v1/schedules/:id", get(schedule))
+        .route("/api/v1/contracts/call", post(contract_call))
         .route("/api/v1/contracts/:id", get(contract))
         .route("/api/v1/contracts/:id/results", get(contract_results))
         .route("/api/v1/contracts/results/:id", get(contract_result))
@@ -408,25 +409,116 @@ async fn schedule(State(node): Shared, Path(id): Path<String>) -> Response {
 
 async fn account(State(node): Shared, Path(id): Path<String>) -> Response {
     let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    // An EVM alias (a hollow account's) names its account. A long-zero address still answers
-    // 400 here, unlike the real mirror: the kit and hak answer such queries differently
-    // (the kit echoes the address, hak names the account), which is to be settled first.
-    let alias = id
-        .strip_prefix("0x")
-        .filter(|hex| !hex.starts_with("000000000000000000000000"))
-        .and_then(|_| evm_entity(&ledger, &id));
-    let Some(num) = entity_num(&id).or(alias) else {
-        return bad_request("idOrAliasOrEvmAddress");
+    // `0.0.N`, or an EVM address: an alias, a contract's address or a long-zero address.
+    let hex = id.strip_prefix("0x").unwrap_or(&id);
+    let is_address = hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    let Some(num) = entity_num(&id).or_else(|| evm_entity(&ledger, &id)) else {
+        // An address no entity holds is not found; anything else is not an id.
+        return if is_address {
+            not_found()
+        } else {
+            bad_request("idOrAliasOrEvmAddress")
+        };
     };
-    match ledger.accounts.get(&num) {
-        Some(a) if !lagging(&node, a.created) => {
-            let mut body = account_json(&ledger, num).expect("account exists");
+    // Contracts are accounts to the mirror too (`type` CONTRACT in its entity table).
+    let created = ledger
+        .accounts
+        .get(&num)
+        .map(|a| a.created)
+        .or_else(|| ledger.contracts.get(&num).map(|c| c.created));
+    match created {
+        Some(created) if !lagging(&node, created) => {
+            let mut body = account_json(&ledger, num)
+                .or_else(|| contract_account_json(&ledger, num))
+                .expect("the entity exists");
             body["transactions"] = json!([]);
             body["links"] = json!({"next": null});
             Json(body).into_response()
         }
         _ => not_found(),
     }
+}
+
+/// A contract as `/accounts/{id}` shows it.
+fn contract_account_json(ledger: &Ledger, num: u64) -> Option<Value> {
+    let c = ledger.contracts.get(&num)?;
+    Some(json!({
+        "account": format!("0.0.{num}"),
+        "alias": null,
+        "auto_renew_period": c.auto_renew_period,
+        "balance": {"balance": c.balance, "timestamp": ledger.last_consensus.to_string(), "tokens": []},
+        "created_timestamp": c.created.to_string(),
+        "decline_reward": false,
+        "deleted": c.deleted,
+        "ethereum_nonce": 0,
+        "evm_address": format!("{:#x}", crate::evm::address_of(ledger, num)),
+        "expiry_timestamp": Ts { seconds: c.created.seconds + c.auto_renew_period, nanos: c.created.nanos }.to_string(),
+        "key": key_json(&c.admin_key),
+        "max_automatic_token_associations": c.max_automatic_token_associations,
+        "memo": c.memo,
+        "pending_reward": 0,
+        "receiver_sig_required": false,
+        "staked_account_id": null,
+        "staked_node_id": null,
+        "stake_period_start": null,
+    }))
+}
+
+/// `POST /contracts/call`: a read-only call (the web3 module's `eth_call`), nothing applied.
+/// `{data, to, from?, gas?, value?}` → `{result}`; a revert answers 400 with the mirror's
+/// `CONTRACT_REVERT_EXECUTED` and the revert data.
+async fn contract_call(State(node): Shared, Json(body): Json<Value>) -> Response {
+    let field = |name: &str| body[name].as_str().map(str::to_owned);
+    let hex_field = |name: &str| -> Result<Vec<u8>, Response> {
+        match field(name) {
+            None => Ok(Vec::new()),
+            Some(text) => hex::decode(text.trim_start_matches("0x")).map_err(|_| bad_request(name)),
+        }
+    };
+    let data = match hex_field("data") {
+        Ok(data) => data,
+        Err(refused) => return refused,
+    };
+    let gas = body["gas"].as_u64().unwrap_or(crate::evm::MAX_GAS);
+    if gas > crate::evm::MAX_GAS {
+        return bad_request("gas");
+    }
+    let value = body["value"].as_i64().unwrap_or(0);
+    let mut ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(to) = field("to") else {
+        return bad_request("to");
+    };
+    if to.trim_start_matches("0x").len() != 40 {
+        return bad_request("to");
+    }
+    let sender = field("from")
+        .and_then(|from| evm_entity(&ledger, &from))
+        .unwrap_or(0);
+    // An address no contract holds has no code: the call returns nothing.
+    let Some(num) = evm_entity(&ledger, &to).filter(|n| ledger.contracts.contains_key(n)) else {
+        return Json(json!({"result": "0x"})).into_response();
+    };
+    let run = crate::evm::run(
+        &mut ledger,
+        sender,
+        crate::evm::Target::Call { num, data },
+        value,
+        gas,
+        false,
+    );
+    if run.status == hedera_proto::services::ResponseCodeEnum::Success {
+        return Json(json!({"result": format!("0x{}", hex::encode(&run.result.output))}))
+            .into_response();
+    }
+    (
+        StatusCode::BAD_REQUEST,
+        Json(json!({"_status": {"messages": [{
+            "message": run.status.as_str_name(),
+            "detail": run.result.error,
+            "data": format!("0x{}", hex::encode(&run.result.output)),
+        }]}})),
+    )
+        .into_response()
 }
 
 async fn balances(State(node): Shared, Query(q): Query<HashMap<String, String>>) -> Response {

@@ -54,6 +54,8 @@ var ValueTools = []string{
 	"approve_hbar_allowance_tool", "delete_hbar_allowance_tool", "approve_token_allowance_tool",
 	"delete_token_allowance_tool", "approve_nft_allowance_tool", "create_account_tool",
 	"delete_account_tool", "delete_non_fungible_token_allowance_tool",
+	// ERC-20/721 through their contracts (the token is the contract's id).
+	"transfer_erc20_tool", "transfer_erc721_tool", "mint_erc721_tool",
 }
 
 var entityPattern = regexp.MustCompile(`^\d{1,20}\.\d{1,20}\.\d{1,20}$`)

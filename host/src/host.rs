@@ -475,6 +475,7 @@ impl CallEnv for Host {
             node_account_ids: &network.node_account_ids,
             wants_summary,
             mirror: &network.mirror,
+            network: network.name,
             unknown_keys: if self.inner.manifest.context.strict_params {
                 UnknownKeys::Refuse
             } else {

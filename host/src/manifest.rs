@@ -75,6 +75,19 @@ pub enum NetworkName {
     Custom,
 }
 
+impl NetworkName {
+    /// The JS SDK's `LedgerId.toString()` for the network (`local-node`, `testnet`, …).
+    pub fn ledger_name(self) -> &'static str {
+        match self {
+            NetworkName::Local => "local-node",
+            NetworkName::Testnet => "testnet",
+            NetworkName::Mainnet => "mainnet",
+            NetworkName::Previewnet => "previewnet",
+            NetworkName::Custom => "custom",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSection {

@@ -129,9 +129,17 @@ impl Network {
                     has_operator_key = true;
                 }
                 Err(_) if section.name == NetworkName::Local => {
-                    client.set_operator(id, hak_emu::genesis::operator_key());
+                    // The documented dev key of the genesis account named (0.0.1003 and
+                    // 0.0.1005 have ECDSA keys, which the EVM tools need).
+                    let key = hak_emu::genesis::dev_key_of(id.num)
+                        .filter(|_| id.shard == 0 && id.realm == 0)
+                        .ok_or_else(|| anyhow::anyhow!(
+                            "operator.account_id: {id} has no documented dev key on the local network; export ${} or name a genesis account (0.0.1001-0.0.1005)",
+                            op.key_env
+                        ))?;
+                    client.set_operator(id, key);
                     has_operator_key = true;
-                    tracing::info!("${} is not set: using the local network's documented dev key", op.key_env);
+                    tracing::info!("${} is not set: using the local network's documented dev key of {id}", op.key_env);
                 }
                 Err(_) => tracing::info!(
                     "operator key variable ${} is not set: autonomous calls will fail, return-bytes works",

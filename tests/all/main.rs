@@ -10,6 +10,7 @@ mod consensus;
 mod contract;
 mod descriptions;
 mod differential;
+mod evm;
 mod go_guest;
 mod hostile;
 mod hotswap;

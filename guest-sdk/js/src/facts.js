@@ -32,6 +32,8 @@ export const VALUE_TOOLS = Object.freeze([
   'approve_hbar_allowance_tool', 'delete_hbar_allowance_tool', 'approve_token_allowance_tool',
   'delete_token_allowance_tool', 'approve_nft_allowance_tool', 'create_account_tool',
   'delete_account_tool', 'delete_non_fungible_token_allowance_tool',
+  // ERC-20/721 through their contracts (the token is the contract's id).
+  'transfer_erc20_tool', 'transfer_erc721_tool', 'mint_erc721_tool',
 ]);
 
 /** Whether `s` is an entity id `shard.realm.num`. */

@@ -11,7 +11,7 @@ pub use crate::{Asset, Entity, Facts, Movement, Via};
 pub const ALL: u64 = u64::MAX;
 
 /// Tools that move value or grant allowances (those with `movements`).
-pub const VALUE_TOOLS: [&str; 15] = [
+pub const VALUE_TOOLS: [&str; 18] = [
     "transfer_hbar_tool",
     "transfer_hbar_with_allowance_tool",
     "transfer_fungible_token_tool",
@@ -28,10 +28,15 @@ pub const VALUE_TOOLS: [&str; 15] = [
     "delete_account_tool",
     // Deleting NFT allowances names no recipient; listed so allowlists see every allowance tool.
     "delete_non_fungible_token_allowance_tool",
+    // ERC-20/721 through their contracts: the token is the contract's id, recipients the
+    // accounts holding the EVM addresses (or the addresses, when no account holds them).
+    "transfer_erc20_tool",
+    "transfer_erc721_tool",
+    "mint_erc721_tool",
 ];
 
 /// Tools whose params name one or more existing tokens (those with `tokens`).
-pub const TOKEN_TOOLS: [&str; 15] = [
+pub const TOKEN_TOOLS: [&str; 18] = [
     "transfer_fungible_token_tool",
     "transfer_fungible_token_with_allowance_tool",
     "airdrop_fungible_token_tool",
@@ -47,6 +52,9 @@ pub const TOKEN_TOOLS: [&str; 15] = [
     "dissociate_token_tool",
     "update_token_tool",
     "get_token_info_query_tool",
+    "transfer_erc20_tool",
+    "transfer_erc721_tool",
+    "mint_erc721_tool",
 ];
 
 /// Tools that take a `transactionMemo`.

@@ -412,7 +412,13 @@ impl Session {
                     Ok(SecondaryResult::Executed(raw)) => {
                         let message =
                             guarded(method, "wording its result", || tool.post_process(&raw))?;
-                        envelope::executed(&raw, message)
+                        let mut result = envelope::executed(&raw, message);
+                        let fields =
+                            guarded(method, "wording its result", || tool.result_fields(&raw))?;
+                        if let Some(envelope) = result.as_object_mut() {
+                            envelope.extend(fields);
+                        }
+                        result
                     }
                     Ok(SecondaryResult::Bytes(bytes)) => envelope::bytes(bytes),
                     Err(StrategyError::Tool(e)) => return Err(Abort::Error(e.message)),

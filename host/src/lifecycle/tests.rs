@@ -98,6 +98,7 @@ impl CallEnv for PlainEnv {
             node_account_ids: &self.network.node_account_ids,
             wants_summary,
             mirror: &self.network.mirror,
+            network: crate::manifest::NetworkName::Local,
             unknown_keys: UnknownKeys::Strip,
         }
     }

@@ -1,9 +1,11 @@
 //! The mirror node's HTTP side: GET + JSON, retrying 404 / 429 / 502 / 503 / 504 and
 //! connection errors three times with doubling backoff, as the kit's client does (the mirror
-//! lags consensus by seconds). Paths and what the answers mean live in `mirror::resources`.
+//! lags consensus by seconds); POST + JSON for `/contracts/call`, retrying 429 / 502 / 503 /
+//! 504 and connection errors five times, as the kit's `getERC20Decimals` does. Paths and what
+//! the answers mean live in `mirror::resources`.
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Empty};
+use http_body_util::{BodyExt, Full};
 use hyper_openssl::client::legacy::HttpsConnector;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
@@ -14,6 +16,9 @@ use std::time::Duration;
 
 const RETRYABLE: [u16; 5] = [404, 429, 502, 503, 504];
 const ATTEMPTS: u32 = 3;
+/// A POST is an EVM call, not a read of something that may lag: 404 is an answer.
+const POST_RETRYABLE: [u16; 4] = [429, 502, 503, 504];
+const POST_ATTEMPTS: u32 = 5;
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Why a mirror request failed, worded like the kit's errors.
@@ -41,7 +46,7 @@ impl fmt::Display for MirrorError {
 
 pub struct MirrorClient {
     base: String,
-    http: Client<HttpsConnector<HttpConnector>, Empty<Bytes>>,
+    http: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
     first_backoff: Duration,
 }
 
@@ -68,6 +73,33 @@ impl MirrorClient {
 
     /// GET `{base}{path}` as JSON.
     pub async fn get(&self, path: &str) -> Result<Value, MirrorError> {
+        self.send(path, None, &RETRYABLE, ATTEMPTS).await
+    }
+
+    /// GET `{base}{path}` as JSON, `None` on 404: for a lookup whose miss is an answer (an
+    /// EVM address no account holds), not a lagging mirror to wait for.
+    pub async fn get_present(&self, path: &str) -> Result<Option<Value>, MirrorError> {
+        match self.send(path, None, &POST_RETRYABLE, ATTEMPTS).await {
+            Ok(value) => Ok(Some(value)),
+            Err(MirrorError::Status { status: 404, .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// POST `body` as JSON to `{base}{path}`, the answer as JSON.
+    pub async fn post(&self, path: &str, body: &Value) -> Result<Value, MirrorError> {
+        let body = Bytes::from(body.to_string());
+        self.send(path, Some(body), &POST_RETRYABLE, POST_ATTEMPTS)
+            .await
+    }
+
+    async fn send(
+        &self,
+        path: &str,
+        body: Option<Bytes>,
+        retryable: &[u16],
+        attempts: u32,
+    ) -> Result<Value, MirrorError> {
         let url = format!("{}{path}", self.base);
         let network = |message: String| MirrorError::Network {
             url: url.clone(),
@@ -77,9 +109,18 @@ impl MirrorClient {
             .parse()
             .map_err(|e| network(format!("invalid URL: {e}")))?;
         let mut delay = self.first_backoff;
-        for attempt in 1..=ATTEMPTS {
-            let last = attempt == ATTEMPTS;
-            let request = self.http.get(uri.clone());
+        for attempt in 1..=attempts {
+            let last = attempt == attempts;
+            let request = match &body {
+                None => self.http.get(uri.clone()),
+                Some(body) => {
+                    let request = hyper::Request::post(uri.clone())
+                        .header(hyper::header::CONTENT_TYPE, "application/json")
+                        .body(Full::new(body.clone()))
+                        .map_err(|e| network(e.to_string()))?;
+                    self.http.request(request)
+                }
+            };
             let response = match tokio::time::timeout(REQUEST_TIMEOUT, request).await {
                 Ok(Ok(response)) => response,
                 Ok(Err(e)) if !last => {
@@ -103,7 +144,7 @@ impl MirrorClient {
                     message: e.to_string(),
                 });
             }
-            if RETRYABLE.contains(&status.as_u16()) && !last {
+            if retryable.contains(&status.as_u16()) && !last {
                 tokio::time::sleep(delay).await;
                 delay *= 2;
                 continue;

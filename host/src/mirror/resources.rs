@@ -69,6 +69,17 @@ impl Account {
         self.0.get("account").is_some_and(|a| !a.is_null())
     }
 
+    /// The entity's `0.0.N` (`account`), when the mirror names one.
+    pub fn id(&self) -> Option<&str> {
+        self.0["account"].as_str()
+    }
+
+    /// Its EVM address (`evm_address`: the alias, or the long-zero address), as the mirror
+    /// writes it.
+    pub fn evm_address(&self) -> Option<&str> {
+        self.0["evm_address"].as_str()
+    }
+
     pub fn balance_tinybars(&self) -> Option<i64> {
         self.0["balance"]["balance"].as_i64()
     }
@@ -139,6 +150,17 @@ impl Mirror {
         self.get(&format!("/accounts/{id}"))
             .map(Account)
             .map_err(failed(format!("Failed to fetch account {id}")))
+    }
+
+    /// The account (or contract) an EVM address names, `None` when none does (no retries
+    /// for a 404: a fresh address is not a lagging mirror).
+    pub fn account_by_address(&self, address: &str) -> Result<Option<Account>, MirrorFailure> {
+        crate::blocking::block_on(
+            &self.runtime,
+            self.client.get_present(&format!("/accounts/{address}")),
+        )
+        .map(|found| found.map(Account))
+        .map_err(failed(format!("Failed to fetch account {address}")))
     }
 
     /// The account's token balances (`{tokens: [...]}`), of one token when `token` is given.
@@ -237,6 +259,26 @@ impl Mirror {
     pub fn contract(&self, id: impl Display) -> Result<Value, MirrorFailure> {
         self.get(&format!("/contracts/{id}"))
             .map_err(failed(format!("Failed to get contract info for {id}")))
+    }
+
+    /// `POST /contracts/call`: what a read-only call of `data` (0x hex) on the contract at
+    /// the EVM address `to` returns (`result`, 0x hex), nothing applied. `what` words a
+    /// failure (`Failed to read decimals of ERC20 contract 0.0.5`).
+    pub fn contract_call(&self, to: &str, data: &str, what: &str) -> Result<String, MirrorFailure> {
+        let body = serde_json::json!({"data": data, "to": to});
+        let answer =
+            crate::blocking::block_on(&self.runtime, self.client.post("/contracts/call", &body))
+                .map_err(failed(what.to_owned()))?;
+        answer["result"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| MirrorFailure {
+                message: format!("{what}: the mirror's answer has no result"),
+                cause: MirrorError::Body {
+                    url: format!("{}/contracts/call", self.base_url()),
+                    message: "no `result`".into(),
+                },
+            })
     }
 }
 

@@ -23,7 +23,11 @@ impl TransactionStrategy for ExecuteStrategy {
             )
             .into());
         }
-        let BuiltTransaction { mut tx, .. } = built;
+        let BuiltTransaction {
+            mut tx,
+            reads_call_result,
+            ..
+        } = built;
         let client = env.client;
         if tx.get_transaction_id().is_none() {
             if let Some(operator) = client.get_operator_account_id() {
@@ -37,7 +41,7 @@ impl TransactionStrategy for ExecuteStrategy {
         let id = sent_id.as_ref().map(kit_transaction_id);
         let mirror = env.mirror;
         block_on(env.runtime, async move {
-            let outcome = submit(tx, client, sent_id, id).await;
+            let outcome = submit(tx, client, sent_id, id, reads_call_result).await;
             match (outcome, mirror, sent_id) {
                 // No receipt: ask the mirror before saying "unknown".
                 (
@@ -60,12 +64,13 @@ impl TransactionStrategy for ExecuteStrategy {
     }
 }
 
-/// Submit and wait for the receipt.
+/// Submit and wait for the receipt (and, when asked, read the record's contract call result).
 async fn submit(
     mut tx: hedera::AnyTransaction,
     client: &hedera::Client,
     sent_id: Option<hedera::TransactionId>,
     id: Option<String>,
+    reads_call_result: bool,
 ) -> Result<SecondaryResult, StrategyError> {
     let (receipt_of, transaction_id) = match tx.execute(client).await {
         Ok(response) => (
@@ -90,9 +95,28 @@ async fn submit(
         .execute(client)
         .await
         .map_err(|e| sdk_error(e, Some(transaction_id.clone())))?;
-    Ok(SecondaryResult::Executed(
-        RawTransactionResponse::from_receipt(&receipt, transaction_id),
-    ))
+    let mut raw = RawTransactionResponse::from_receipt(&receipt, transaction_id);
+    if reads_call_result {
+        raw.contract_output = call_result(client, receipt_of).await;
+    }
+    Ok(SecondaryResult::Executed(raw))
+}
+
+/// The contract call result in the record of an applied transaction. The transaction has
+/// applied whatever this finds: a record that cannot be read leaves the result unknown
+/// (`None`, logged), never fails the call.
+async fn call_result(client: &hedera::Client, id: hedera::TransactionId) -> Option<Vec<u8>> {
+    match hedera::TransactionRecordQuery::new()
+        .transaction_id(id)
+        .execute(client)
+        .await
+    {
+        Ok(record) => record.contract_function_result.map(|result| result.bytes),
+        Err(e) => {
+            tracing::warn!("the record of {id} could not be read: {e}");
+            None
+        }
+    }
 }
 
 /// What the mirror knows of a transaction whose receipt never came: its result (a few tries,
@@ -131,6 +155,7 @@ async fn resolve(
             transaction_id,
             topic_id: None,
             schedule_id: None,
+            contract_output: None,
         };
         match record["name"].as_str() {
             Some("CRYPTOCREATEACCOUNT") => raw.account_id = entity,

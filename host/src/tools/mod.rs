@@ -8,6 +8,7 @@ pub mod account_query;
 pub mod consensus;
 pub mod consensus_query;
 pub mod description;
+pub mod evm;
 pub mod evm_query;
 pub mod keys;
 pub mod mirror_text;
@@ -60,6 +61,8 @@ pub struct ToolContext<'a> {
     pub mirror: &'a Mirror,
     /// What validation does with keys a tool's schema does not name (`[context] strict_params`).
     pub unknown_keys: schema::UnknownKeys,
+    /// The network the call is for (the EVM tools' factories depend on it).
+    pub network: crate::manifest::NetworkName,
 }
 
 impl ToolContext<'_> {
@@ -179,6 +182,12 @@ pub trait Tool: Send + Sync + 'static {
     fn error_hint(&self, _error_code: &str) -> Option<&'static str> {
         None
     }
+
+    /// Fields the kit adds beside `raw` and `humanMessage` after a successful execution
+    /// (`erc20Address`, …). Default: none.
+    fn result_fields(&self, _raw: &RawTransactionResponse) -> serde_json::Map<String, Value> {
+        serde_json::Map::new()
+    }
 }
 
 /// Normalised params, type-erased for the lifecycle. Their JSON is produced on first use
@@ -273,6 +282,7 @@ pub trait DynTool: Send + Sync {
     ) -> Result<CoreOutput, ToolError>;
     fn post_process(&self, raw: &RawTransactionResponse) -> String;
     fn error_hint(&self, error_code: &str) -> Option<&'static str>;
+    fn result_fields(&self, raw: &RawTransactionResponse) -> serde_json::Map<String, Value>;
     /// [`Tool::facts`] of normalised params this tool produced or checked.
     fn facts(&self, normalised: &Normalised) -> Facts;
     /// The JSON Schemas of this tool's stage JSON (built on demand; not for the call path).
@@ -329,6 +339,10 @@ impl<T: Tool> DynTool for Erased<T> {
         self.tool.error_hint(error_code)
     }
 
+    fn result_fields(&self, raw: &RawTransactionResponse) -> serde_json::Map<String, Value> {
+        self.tool.result_fields(raw)
+    }
+
     fn facts(&self, normalised: &Normalised) -> Facts {
         normalised
             .value
@@ -365,6 +379,7 @@ impl ToolRegistry {
         account_query::register(&mut add);
         consensus::register(&mut add);
         consensus_query::register(&mut add);
+        evm::register(&mut add);
         evm_query::register(&mut add);
         misc_query::register(&mut add);
         transaction_query::register(&mut add);

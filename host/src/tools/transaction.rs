@@ -69,6 +69,9 @@ pub struct BuiltTransaction {
     pub type_name: &'static str,
     /// Tool-specific fields of the post-core summary (e.g. `hbarTransfers`).
     pub details: Map<String, Value>,
+    /// Whether an executing strategy reads the transaction's record after its receipt, for
+    /// the contract call's return value ([`RawTransactionResponse::contract_output`]).
+    pub reads_call_result: bool,
 }
 
 impl BuiltTransaction {
@@ -86,7 +89,15 @@ impl BuiltTransaction {
             tx,
             type_name,
             details,
+            reads_call_result: false,
         }
+    }
+
+    /// Ask an executing strategy for the contract call's return value (the kit's
+    /// `TransactionRecordQuery` after `create_erc20_tool` and `create_erc721_tool`).
+    pub fn reading_call_result(mut self) -> Self {
+        self.reads_call_result = true;
+        self
     }
 
     /// The JSON summary plugins see as `coreActionResult` at post-core-action:
@@ -147,6 +158,11 @@ pub struct RawTransactionResponse {
     pub transaction_id: String,
     pub topic_id: Option<String>,
     pub schedule_id: Option<String>,
+    /// What the executed contract call returned (its record's `contractCallResult`), when the
+    /// tool asked for it ([`BuiltTransaction::reading_call_result`]) and the record had one.
+    /// Not part of the kit's `raw`.
+    #[serde(skip)]
+    pub contract_output: Option<Vec<u8>>,
 }
 
 impl RawTransactionResponse {
@@ -159,6 +175,7 @@ impl RawTransactionResponse {
             transaction_id,
             topic_id: receipt.topic_id.map(|v| v.to_string()),
             schedule_id: receipt.schedule_id.map(|v| v.to_string()),
+            contract_output: None,
         }
     }
 }

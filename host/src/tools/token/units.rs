@@ -39,6 +39,13 @@ pub fn to_base_units(amount: f64, decimals: u32, label: &str) -> Result<i64, Too
     }
 }
 
+/// `floor(amount × 10^decimals)` as decimal text, exactly (BigNumber's `multipliedBy` then
+/// `integerValue(ROUND_FLOOR).toFixed()`, the kit's `toBaseUnit`), of any size; `None` for a
+/// number that is not finite.
+pub fn floor_base_units_text(amount: f64, decimals: u32) -> Option<String> {
+    ShortestDecimal::of(amount).map(|digits| digits.floor_scaled(decimals))
+}
+
 /// A finite number as its shortest round-trip decimal digits (JavaScript's `String(n)`) and a
 /// power of ten: `±digits × 10^exponent`, exactly.
 struct ShortestDecimal {

@@ -1,0 +1,281 @@
+//! The kit's five EVM tools end to end on the local network inside the host, signed by the
+//! ECDSA genesis account 0.0.1003: an ERC-20 is created through the factory, transferred by
+//! contract id and by EVM address; an ERC-721 is created, minted and transferred; balances
+//! and owners are read back with `eth_call`s on the mirror. Policies see the movements (the
+//! recipient allowlist and the spend limit apply to ERC-20/721), a hook cannot make the
+//! payload pay an address other than the account the policies judged, and an ED25519
+//! operator is refused with the kit's words.
+
+use alloy_primitives::{Address, U256};
+use alloy_sol_types::{sol, SolCall};
+use hak_tests::*;
+use serde_json::{json, Value};
+
+sol! {
+    function balanceOf(address owner) external view returns (uint256);
+    function ownerOf(uint256 tokenId) external view returns (address);
+}
+
+/// The local network in process, operated (and used) by the ECDSA account 0.0.1003.
+const ECDSA_LOCAL: &str = "[network]\nname = \"local\"\n\n[operator]\naccount_id = \"0.0.1003\"\nkey_env = \"HAK_TEST_UNSET_ECDSA_KEY\"\n\n[context]\naccount_id = \"0.0.1003\"\n";
+
+fn long_zero(num: u64) -> Address {
+    let mut bytes = [0u8; 20];
+    bytes[12..].copy_from_slice(&num.to_be_bytes());
+    Address::from(bytes)
+}
+
+/// An `eth_call` on the local network's mirror (`POST /contracts/call`).
+fn eth_call(host: &hak_host::Host, to: &str, data: Vec<u8>) -> Vec<u8> {
+    let url = host.local_network().unwrap().mirror_url();
+    let addr = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let body = json!({"to": to, "data": format!("0x{}", hex::encode(data))}).to_string();
+    let (status, _, answer) = http(
+        addr,
+        "POST",
+        "/api/v1/contracts/call",
+        &[("content-type", "application/json")],
+        &body,
+    );
+    assert_eq!(status, 200, "{answer}");
+    hex::decode(answer["result"].as_str().unwrap().trim_start_matches("0x")).unwrap()
+}
+
+fn balance_of(host: &hak_host::Host, token: &str, owner: Address) -> U256 {
+    let out = eth_call(host, token, balanceOfCall { owner }.abi_encode());
+    balanceOfCall::abi_decode_returns(&out).unwrap()
+}
+
+fn owner_of(host: &hak_host::Host, token: &str, serial: u64) -> Address {
+    let out = eth_call(
+        host,
+        token,
+        ownerOfCall {
+            tokenId: U256::from(serial),
+        }
+        .abi_encode(),
+    );
+    ownerOfCall::abi_decode_returns(&out).unwrap()
+}
+
+fn call(host: &hak_host::Host, tool: &str, params: Value) -> Value {
+    host.default_session()
+        .call(tool, &params.to_string())
+        .unwrap()
+}
+
+fn succeeded(out: &Value) {
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+}
+
+/// A new ERC-20 (2 decimals, 1,000 tokens to 0.0.1003): its EVM address and contract id.
+fn gold(host: &hak_host::Host) -> (String, String) {
+    let out = call(
+        host,
+        "create_erc20_tool",
+        json!({"tokenName": "Gold", "tokenSymbol": "GLD", "decimals": 2, "initialSupply": 1000}),
+    );
+    succeeded(&out);
+    let address = out["erc20Address"]
+        .as_str()
+        .expect("erc20Address")
+        .to_owned();
+    assert_eq!(
+        out["humanMessage"],
+        format!("ERC20 token created successfully at address {address}")
+    );
+    let id = host.mirror_get(&format!("/accounts/{address}")).unwrap()["account"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (address, id)
+}
+
+#[test]
+fn erc20_tokens_are_created_and_transferred_by_contract_id_and_by_address() {
+    let (host, _) = start(ECDSA_LOCAL);
+    let (gold, gold_id) = gold(&host);
+    assert_eq!(
+        balance_of(&host, &gold, long_zero(1003)),
+        U256::from(100_000)
+    );
+    let out = call(
+        &host,
+        "transfer_erc20_tool",
+        json!({"contractId": gold_id, "recipientAddress": "0.0.1002", "amount": 1.5}),
+    );
+    succeeded(&out);
+    assert_eq!(out["humanMessage"], "ERC20 token transferred successfully.");
+    let out = call(
+        &host,
+        "transfer_erc20_tool",
+        json!({"contractId": gold, "recipientAddress": format!("{:#x}", long_zero(1004)), "amount": 0.01}),
+    );
+    succeeded(&out);
+    assert_eq!(balance_of(&host, &gold, long_zero(1002)), U256::from(150));
+    assert_eq!(balance_of(&host, &gold, long_zero(1004)), U256::from(1));
+    assert_eq!(
+        balance_of(&host, &gold, long_zero(1003)),
+        U256::from(99_849)
+    );
+    // The mirror shows the calls' results, with the transfers' logs.
+    let results = host
+        .mirror_get(&format!("/contracts/{gold_id}/results"))
+        .unwrap();
+    assert_eq!(results["results"].as_array().unwrap().len(), 2, "{results}");
+}
+
+#[test]
+fn erc721_collections_are_created_minted_and_transferred() {
+    let (host, _) = start(ECDSA_LOCAL);
+    let out = call(
+        &host,
+        "create_erc721_tool",
+        json!({"tokenName": "Art", "tokenSymbol": "ART", "baseURI": "ipfs://art/"}),
+    );
+    succeeded(&out);
+    let art = out["erc721Address"]
+        .as_str()
+        .expect("erc721Address")
+        .to_owned();
+    // Minted to the user by default: serial 0.
+    let out = call(&host, "mint_erc721_tool", json!({"contractId": art}));
+    succeeded(&out);
+    let tx = out["raw"]["transactionId"].as_str().unwrap();
+    assert_eq!(
+        out["humanMessage"],
+        format!("ERC721 token minted successfully.\n    Transaction ID: {tx}")
+    );
+    assert_eq!(owner_of(&host, &art, 0), long_zero(1003));
+    let out = call(
+        &host,
+        "transfer_erc721_tool",
+        json!({"contractId": art, "toAddress": "0.0.1004", "tokenId": 0}),
+    );
+    succeeded(&out);
+    assert_eq!(owner_of(&host, &art, 0), long_zero(1004));
+    // Not 0.0.1003's any more: the contract reverts, the tool reports the status.
+    let out = call(
+        &host,
+        "transfer_erc721_tool",
+        json!({"contractId": art, "toAddress": "0.0.1002", "tokenId": 0}),
+    );
+    assert_eq!(out["raw"]["errorCode"], "CONTRACT_REVERT_EXECUTED", "{out}");
+}
+
+#[test]
+fn an_ed25519_operator_is_refused_with_the_kits_words() {
+    let (host, _) = start(LOCAL);
+    let out = call(
+        &host,
+        "create_erc20_tool",
+        json!({"tokenName": "Gold", "tokenSymbol": "GLD"}),
+    );
+    assert_eq!(out["raw"]["status"], "ERROR", "{out}");
+    assert!(
+        out["raw"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("EVM tools require an ECDSA (secp256k1) operator key. The configured operator key is \"ED25519\""),
+        "{out}"
+    );
+}
+
+#[test]
+fn erc20_and_erc721_movements_are_judged_by_the_recipient_allowlist_and_the_spend_limit() {
+    let manifest = format!(
+        "{ECDSA_LOCAL}{}{}",
+        plugin_entry(
+            "allowlist",
+            "rust/recipient-allowlist",
+            "[plugins.config]\naccounts = [\"0.0.1002\"]"
+        ),
+        plugin_entry("spend-limit", "rust/spend-limit", "[plugins.config]\nmaxHbarPerTransaction = 1000\n[plugins.config.tokens.\"0.0.1006\"]\nmaxPerTransaction = \"200\""),
+    );
+    let (host, _) = start(&manifest);
+    let (gold, gold_id) = gold(&host);
+    assert_eq!(
+        gold_id, "0.0.1006",
+        "the spend limit's config names the first new entity"
+    );
+    // To an account not on the list, however the recipient is written.
+    for recipient in ["0.0.1004".to_owned(), format!("{:#x}", long_zero(1004))] {
+        let out = call(
+            &host,
+            "transfer_erc20_tool",
+            json!({"contractId": gold, "recipientAddress": recipient, "amount": 1}),
+        );
+        assert_eq!(
+            out["raw"]["policyBlock"]["reasonCode"], "RECIPIENT_NOT_ALLOWED",
+            "{out}"
+        );
+    }
+    // To the allowed account, within the cap (200 base units = 2 tokens), then past it.
+    succeeded(&call(
+        &host,
+        "transfer_erc20_tool",
+        json!({"contractId": gold, "recipientAddress": "0.0.1002", "amount": 2}),
+    ));
+    let out = call(
+        &host,
+        "transfer_erc20_tool",
+        json!({"contractId": gold, "recipientAddress": "0.0.1002", "amount": 2.01}),
+    );
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    assert_eq!(balance_of(&host, &gold, long_zero(1002)), U256::from(200));
+    // A mint is a movement too: only to the allowed account.
+    let out = call(
+        &host,
+        "create_erc721_tool",
+        json!({"tokenName": "Art", "tokenSymbol": "ART"}),
+    );
+    let art = out["erc721Address"].as_str().unwrap().to_owned();
+    let out = call(&host, "mint_erc721_tool", json!({"contractId": art}));
+    assert_eq!(
+        out["raw"]["policyBlock"]["reasonCode"], "RECIPIENT_NOT_ALLOWED",
+        "{out}"
+    );
+    succeeded(&call(
+        &host,
+        "mint_erc721_tool",
+        json!({"contractId": art, "toAddress": "0.0.1002"}),
+    ));
+}
+
+#[test]
+fn a_hook_cannot_make_the_payload_pay_another_address_than_the_account_judged() {
+    let manifest = format!(
+        "{ECDSA_LOCAL}{}{}",
+        plugin_entry(
+            "allowlist",
+            "rust/recipient-allowlist",
+            "[plugins.config]\naccounts = [\"0.0.1002\"]"
+        ),
+        plugin_entry(
+            "hostile",
+            "fixtures/hostile",
+            "capabilities = [\"params:replace\"]\n[plugins.config]\nmode = \"swap-evm-address\""
+        ),
+    );
+    let (host, _) = start(&manifest);
+    let (gold, _) = gold(&host);
+    // The hook keeps the allowed account and swaps the address the call would encode.
+    let out = call(
+        &host,
+        "transfer_erc20_tool",
+        json!({"contractId": gold, "recipientAddress": "0.0.1002", "amount": 1}),
+    );
+    assert_eq!(out["raw"]["status"], "ERROR", "{out}");
+    let error = out["raw"]["error"].as_str().unwrap();
+    assert!(
+        error.contains("is held by no account, not 0.0.1002"),
+        "{out}"
+    );
+    assert_eq!(balance_of(&host, &gold, long_zero(1002)), U256::ZERO);
+}
