@@ -28,6 +28,37 @@ pub(crate) struct Seed {
     pub transaction_id: String,
     /// A contract with the operator's admin key and a memo (created with the Rust SDK).
     pub contract: String,
+    /// An ERC-20 (2 decimals) and an ERC-721 from the kit's factories, created by the ECDSA
+    /// account 0.0.1003: `(contract id, EVM address)`.
+    pub erc20: (String, String),
+    pub erc721: (String, String),
+}
+
+/// A token from a factory, created through hak by 0.0.1003 on `host`'s network.
+fn evm_token(
+    host: &hak_host::host::Host,
+    tool: &str,
+    params: Value,
+    key: &str,
+) -> (String, String) {
+    let manifest = same_network(host).replace(
+        "[context]\naccount_id = \"0.0.1001\"",
+        "[operator]\naccount_id = \"0.0.1003\"\nkey_env = \"HAK_TEST_UNSET_ECDSA_KEY\"\n\n[context]\naccount_id = \"0.0.1003\"",
+    );
+    let (ecdsa, _) = start(&manifest);
+    let out = ecdsa
+        .default_session()
+        .call(tool, &params.to_string())
+        .unwrap();
+    let address = out[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("{out}"))
+        .to_owned();
+    let id = host.mirror_get(&format!("/accounts/{address}")).unwrap()["account"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (id, address)
 }
 
 fn seed(host: &hak_host::host::Host) -> Seed {
@@ -70,6 +101,18 @@ fn seed(host: &hak_host::host::Host) -> Seed {
     );
     let admin_ft = token_with_admin_key(host, 3, true);
     let contract = contract_with_admin_key(host, "seeded contract");
+    let erc20 = evm_token(
+        host,
+        "create_erc20_tool",
+        json!({"tokenName": "Gold", "tokenSymbol": "GLD", "decimals": 2, "initialSupply": 10}),
+        "erc20Address",
+    );
+    let erc721 = evm_token(
+        host,
+        "create_erc721_tool",
+        json!({"tokenName": "Art", "tokenSymbol": "ART", "baseURI": "ipfs://art/"}),
+        "erc721Address",
+    );
     let transaction_id = call(
         "transfer_hbar_tool",
         json!({"transfers": [{"accountId": receiver, "amount": 0.5}]}),
@@ -85,10 +128,12 @@ fn seed(host: &hak_host::host::Host) -> Seed {
         receiver,
         transaction_id,
         contract,
+        erc20,
+        erc721,
     }
 }
 
-/// The calls both sides answer: every one of the 39 tools at least once.
+/// The calls both sides answer: every one of the 44 tools at least once.
 pub(crate) fn cases(seed: &Seed) -> Vec<(&'static str, Value)> {
     let Seed {
         ft,
@@ -98,8 +143,53 @@ pub(crate) fn cases(seed: &Seed) -> Vec<(&'static str, Value)> {
         receiver,
         transaction_id,
         contract,
+        erc20,
+        erc721,
     } = seed;
+    let (erc20_id, erc20_address) = erc20;
+    let (erc721_id, erc721_address) = erc721;
     vec![
+        (
+            "create_erc20_tool",
+            json!({"tokenName": "Gold", "tokenSymbol": "GLD"}),
+        ),
+        (
+            "create_erc20_tool",
+            json!({"tokenName": "Silver", "tokenSymbol": "SLV", "decimals": 2, "initialSupply": 1000, "schedulingParams": {"isScheduled": true}}),
+        ),
+        (
+            "create_erc721_tool",
+            json!({"tokenName": "Art", "tokenSymbol": "ART", "baseURI": "ipfs://art/"}),
+        ),
+        (
+            "create_erc721_tool",
+            json!({"tokenName": "Plain", "tokenSymbol": "PLN"}),
+        ),
+        (
+            "transfer_erc20_tool",
+            json!({"contractId": erc20_id, "recipientAddress": "0.0.1002", "amount": 1.5}),
+        ),
+        (
+            "transfer_erc20_tool",
+            json!({"contractId": erc20_address, "recipientAddress": evm_address("0.0.1004"), "amount": 0.019}),
+        ),
+        (
+            "transfer_erc20_tool",
+            json!({"contractId": erc20_id, "recipientAddress": "0.0.1002", "amount": 3, "schedulingParams": {"isScheduled": true, "adminKey": true}}),
+        ),
+        (
+            "transfer_erc721_tool",
+            json!({"contractId": erc721_id, "toAddress": "0.0.1002", "tokenId": 0}),
+        ),
+        (
+            "transfer_erc721_tool",
+            json!({"contractId": erc721_address, "fromAddress": "0.0.1003", "toAddress": evm_address("0.0.1004"), "tokenId": 7}),
+        ),
+        ("mint_erc721_tool", json!({"contractId": erc721_id})),
+        (
+            "mint_erc721_tool",
+            json!({"contractId": erc721_address, "toAddress": "0.0.1004", "schedulingParams": {"isScheduled": true}}),
+        ),
         (
             "transfer_hbar_tool",
             json!({"transfers": [{"accountId": "0.0.2001", "amount": 1.5}, {"accountId": "0.0.2002", "amount": 0.00000001}], "transactionMemo": "rent"}),
@@ -579,9 +669,9 @@ fn hak_and_the_js_kit_agree_on_every_tool() {
     } = found;
     eprintln!("conformance: {bodies} bodies, {queries} query results, {errors} errors equal");
     let tools: std::collections::BTreeSet<&str> = cases.iter().map(|(t, _)| *t).collect();
-    assert_eq!(tools.len(), 39, "every tool is compared");
+    assert_eq!(tools.len(), 44, "every tool is compared");
     assert!(
-        bodies >= 30 && queries >= 11,
+        bodies >= 45 && queries >= 11,
         "{bodies} bodies, {queries} queries, {errors} errors compared"
     );
 }

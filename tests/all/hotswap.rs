@@ -382,7 +382,7 @@ fn the_http_api_serves_calls_and_admin_changes() {
         "{head}"
     );
     let (status, _, tools) = http(addr, "GET", "/v1/tools", &[], "");
-    assert_eq!((status, tools.as_array().unwrap().len()), (200, 39));
+    assert_eq!((status, tools.as_array().unwrap().len()), (200, 44));
     let (status, _, _) = http(addr, "GET", "/v1/plugins", &[], "");
     assert_eq!(status, 401, "admin routes need the token");
 

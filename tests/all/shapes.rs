@@ -1,5 +1,5 @@
 //! The generated stage JSON types hold what hak really sends plugins: every conformance case
-//! (all 39 tools, against a seeded local network) runs with a recording hook at
+//! (all 44 tools, against a seeded local network) runs with a recording hook at
 //! post-params-normalization and post-core-action, and each recorded `rawParams`,
 //! `normalisedParams` and `coreActionResult` must type-check against the TypeScript
 //! declarations the JS SDK ships (`tsc --strict`: no missing, mistyped or undocumented key)
@@ -204,14 +204,14 @@ fn the_generated_types_hold_every_tools_real_stage_json() {
     let samples = recorded_samples();
     let tools: std::collections::BTreeSet<&str> =
         samples.iter().map(|s| s.method.as_str()).collect();
-    assert_eq!(tools.len(), 39, "every tool was recorded: {tools:?}");
+    assert_eq!(tools.len(), 44, "every tool was recorded: {tools:?}");
     for part in ["rawParams", "normalisedParams", "coreActionResult"] {
         let covered = samples
             .iter()
             .filter(|s| s.part == part)
             .map(|s| s.method.as_str())
             .collect::<std::collections::BTreeSet<_>>();
-        assert_eq!(covered.len(), 39, "{part} recorded for every tool");
+        assert_eq!(covered.len(), 44, "{part} recorded for every tool");
     }
     let dir = root().join("target/test-tmp/shapes");
     let _ = std::fs::remove_dir_all(&dir);

@@ -6,7 +6,7 @@
 // $HAK_MIRROR (hak's local network, which hak's side of the test reads too); without
 // $HAK_MIRROR it knows only that every account has one fixed ED25519 key and refuses every
 // other call, so a case that needs more shows up as an error.
-import { Client, LedgerId } from '@hiero-ledger/sdk';
+import { Client, LedgerId, PrivateKey } from '@hiero-ledger/sdk';
 import { HederaMirrornodeServiceDefaultImpl } from '@hashgraph/hedera-agent-kit';
 import { allCorePlugins } from '@hashgraph/hedera-agent-kit/plugins';
 
@@ -44,13 +44,22 @@ const context = { accountId: '0.0.1001', mode: 'returnBytes', mirrornodeService 
 // One node, 0.0.3, as hak's manifest fixes it; never contacted in RETURN_BYTES mode.
 const client = Client.forTestnet();
 client.setNetwork({ '127.0.0.1:1': '0.0.3' });
+// The kit's EVM tools insist on an ECDSA operator even in RETURN_BYTES mode: theirs is the
+// local network's ECDSA genesis account 0.0.1003 (its documented dev key), which never signs.
+const evmClient = Client.forTestnet();
+evmClient.setNetwork({ '127.0.0.1:1': '0.0.3' });
+const devSeed = new Uint8Array(32).fill(0x42);
+devSeed[0] = 0x10;
+devSeed[1] = 0x03;
+evmClient.setOperator('0.0.1003', PrivateKey.fromBytesECDSA(devSeed));
 const tools = new Map(allCorePlugins.flatMap((p) => p.tools(context)).map((t) => [t.method, t]));
+const evmTools = new Set(['create_erc20_tool', 'create_erc721_tool', 'mint_erc721_tool', 'transfer_erc20_tool', 'transfer_erc721_tool']);
 for (const { tool, params } of cases) {
   const found = tools.get(tool);
   if (!found) { console.log(JSON.stringify({ error: `no tool ${tool}` })); continue; }
   let out;
   try {
-    out = await found.execute(client, context, params);
+    out = await found.execute(evmTools.has(tool) ? evmClient : client, context, params);
   } catch (e) {
     // The kit itself crashed (a bug of the kit's: its tools are meant to answer with an error).
     console.log(JSON.stringify({ crash: String(e?.message ?? e) }));

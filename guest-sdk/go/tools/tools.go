@@ -288,6 +288,124 @@ type CreateAccountCoreActionResult struct {
 	InitialBalance *string `json:"initialBalance,omitempty"`
 }
 
+// CreateErc20RawParamsSchedulingParams holds optional scheduling parameters.
+type CreateErc20RawParamsSchedulingParams struct {
+	// If true, the transaction will be created as a scheduled transaction.
+	IsScheduled *bool `json:"isScheduled,omitempty"`
+	// Admin key that can delete or modify the scheduled transaction before execution; true means the operator/user key.
+	AdminKey json.RawMessage `json:"adminKey,omitempty"`
+	// Account that will pay the transaction fee when the scheduled transaction executes.
+	PayerAccountId *string `json:"payerAccountId,omitempty"`
+	// Time when the scheduled transaction will expire, ISO 8601.
+	ExpirationTime *string `json:"expirationTime,omitempty"`
+	// If true, the scheduled transaction executes at its expiration time.
+	WaitForExpiry *bool `json:"waitForExpiry,omitempty"`
+}
+
+// CreateErc20RawParams is a generated stage JSON type.
+type CreateErc20RawParams struct {
+	// Optional scheduling parameters.
+	SchedulingParams *CreateErc20RawParamsSchedulingParams `json:"schedulingParams,omitempty"`
+	// The name of the token.
+	TokenName string `json:"tokenName"`
+	// The symbol of the token.
+	TokenSymbol string `json:"tokenSymbol"`
+	// The number of decimals the token supports.
+	Decimals *int64 `json:"decimals,omitempty"`
+	// The initial supply of the token. Given in display units.
+	InitialSupply *int64 `json:"initialSupply,omitempty"`
+}
+
+// CreateErc20NormalisedParams holds normalised params: the factory to call and what its `deployToken` gets.
+type CreateErc20NormalisedParams struct {
+	// The ERC-20 factory of the network.
+	ContractId  string `json:"contractId"`
+	TokenName   string `json:"tokenName"`
+	TokenSymbol string `json:"tokenSymbol"`
+	Decimals    uint8  `json:"decimals"`
+	// In display units: the factory mints `initialSupply × 10^decimals` base units.
+	InitialSupply    uint64     `json:"initialSupply"`
+	Gas              uint64     `json:"gas"`
+	SchedulingParams Scheduling `json:"schedulingParams"`
+}
+
+// CreateErc20CoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
+type CreateErc20CoreActionResult struct {
+	// The SDK class of the built transaction, e.g. `TransferTransaction`.
+	Type string `json:"type"`
+	// The transaction memo ("" for none).
+	Memo string `json:"memo"`
+	// The maximum fee, in tinybars, as a decimal string.
+	MaxTransactionFee string `json:"maxTransactionFee"`
+	// The nodes the transaction is built for.
+	NodeAccountIds []string `json:"nodeAccountIds"`
+	// When scheduled: the SDK class of the scheduled (inner) transaction.
+	ScheduledType *string `json:"scheduledType,omitempty"`
+	// When scheduled: the memo of the scheduled (inner) transaction.
+	ScheduledMemo *string `json:"scheduledMemo,omitempty"`
+	// The factory called.
+	ContractId *string `json:"contractId,omitempty"`
+	// The ABI-encoded call, 0x hex.
+	FunctionParameters *string `json:"functionParameters,omitempty"`
+}
+
+// CreateErc721RawParamsSchedulingParams holds optional scheduling parameters.
+type CreateErc721RawParamsSchedulingParams struct {
+	// If true, the transaction will be created as a scheduled transaction.
+	IsScheduled *bool `json:"isScheduled,omitempty"`
+	// Admin key that can delete or modify the scheduled transaction before execution; true means the operator/user key.
+	AdminKey json.RawMessage `json:"adminKey,omitempty"`
+	// Account that will pay the transaction fee when the scheduled transaction executes.
+	PayerAccountId *string `json:"payerAccountId,omitempty"`
+	// Time when the scheduled transaction will expire, ISO 8601.
+	ExpirationTime *string `json:"expirationTime,omitempty"`
+	// If true, the scheduled transaction executes at its expiration time.
+	WaitForExpiry *bool `json:"waitForExpiry,omitempty"`
+}
+
+// CreateErc721RawParams is a generated stage JSON type.
+type CreateErc721RawParams struct {
+	// Optional scheduling parameters.
+	SchedulingParams *CreateErc721RawParamsSchedulingParams `json:"schedulingParams,omitempty"`
+	// The name of the token.
+	TokenName string `json:"tokenName"`
+	// The symbol of the token.
+	TokenSymbol string `json:"tokenSymbol"`
+	// The base URI for token metadata.
+	BaseURI *string `json:"baseURI,omitempty"`
+}
+
+// CreateErc721NormalisedParams holds normalised params: the factory to call and what its `deployToken` gets.
+type CreateErc721NormalisedParams struct {
+	// The ERC-721 factory of the network.
+	ContractId       string     `json:"contractId"`
+	TokenName        string     `json:"tokenName"`
+	TokenSymbol      string     `json:"tokenSymbol"`
+	BaseURI          string     `json:"baseURI"`
+	Gas              uint64     `json:"gas"`
+	SchedulingParams Scheduling `json:"schedulingParams"`
+}
+
+// CreateErc721CoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
+type CreateErc721CoreActionResult struct {
+	// The SDK class of the built transaction, e.g. `TransferTransaction`.
+	Type string `json:"type"`
+	// The transaction memo ("" for none).
+	Memo string `json:"memo"`
+	// The maximum fee, in tinybars, as a decimal string.
+	MaxTransactionFee string `json:"maxTransactionFee"`
+	// The nodes the transaction is built for.
+	NodeAccountIds []string `json:"nodeAccountIds"`
+	// When scheduled: the SDK class of the scheduled (inner) transaction.
+	ScheduledType *string `json:"scheduledType,omitempty"`
+	// When scheduled: the memo of the scheduled (inner) transaction.
+	ScheduledMemo *string `json:"scheduledMemo,omitempty"`
+	// The factory called.
+	ContractId *string `json:"contractId,omitempty"`
+	// The ABI-encoded call, 0x hex.
+	FunctionParameters *string `json:"functionParameters,omitempty"`
+}
+
 // CreateFungibleTokenRawParamsSchedulingParams holds optional scheduling parameters.
 type CreateFungibleTokenRawParamsSchedulingParams struct {
 	// If true, the transaction will be created as a scheduled transaction.
@@ -669,6 +787,8 @@ type GetAccountQueryRawParams struct {
 // GetAccountQueryNormalisedParams is a generated stage JSON type.
 type GetAccountQueryNormalisedParams struct {
 	AccountId string `json:"accountId"`
+	// The EVM address the agent wrote for the account, echoed in the result as the kit does.
+	WrittenAs *string `json:"writtenAs,omitempty"`
 }
 
 // GetAccountQueryCoreActionResultRawAccount holds the kit's account mapping of the mirror's /accounts/{id} (null where the mirror has no value).
@@ -786,6 +906,8 @@ type GetHbarBalanceQueryRawParams struct {
 // GetHbarBalanceQueryNormalisedParams is a generated stage JSON type.
 type GetHbarBalanceQueryNormalisedParams struct {
 	AccountId string `json:"accountId"`
+	// The EVM address the agent wrote for the account, echoed in the result as the kit does.
+	WrittenAs *string `json:"writtenAs,omitempty"`
 }
 
 // GetHbarBalanceQueryCoreActionResultRaw is a generated stage JSON type.
@@ -949,6 +1071,68 @@ type GetTransactionRecordQueryCoreActionResult struct {
 	Raw GetTransactionRecordQueryCoreActionResultRaw `json:"raw"`
 	// The kit's text for the agent.
 	HumanMessage string `json:"humanMessage"`
+}
+
+// MintErc721RawParamsSchedulingParams holds optional scheduling parameters.
+type MintErc721RawParamsSchedulingParams struct {
+	// If true, the transaction will be created as a scheduled transaction.
+	IsScheduled *bool `json:"isScheduled,omitempty"`
+	// Admin key that can delete or modify the scheduled transaction before execution; true means the operator/user key.
+	AdminKey json.RawMessage `json:"adminKey,omitempty"`
+	// Account that will pay the transaction fee when the scheduled transaction executes.
+	PayerAccountId *string `json:"payerAccountId,omitempty"`
+	// Time when the scheduled transaction will expire, ISO 8601.
+	ExpirationTime *string `json:"expirationTime,omitempty"`
+	// If true, the scheduled transaction executes at its expiration time.
+	WaitForExpiry *bool `json:"waitForExpiry,omitempty"`
+}
+
+// MintErc721RawParams is a generated stage JSON type.
+type MintErc721RawParams struct {
+	// Optional scheduling parameters.
+	SchedulingParams *MintErc721RawParamsSchedulingParams `json:"schedulingParams,omitempty"`
+	// The id of the ERC721 contract.
+	ContractId string `json:"contractId"`
+	// Address to which the token will be minted.
+	ToAddress *string `json:"toAddress,omitempty"`
+}
+
+// Party holds one end of an ERC-20/721 movement.
+type Party struct {
+	// The EVM address the call encodes (lowercase `0x` hex).
+	EvmAddress string `json:"evmAddress"`
+	// The account or contract that holds the address, `None` when none does yet.
+	AccountId *string `json:"accountId,omitempty"`
+}
+
+// MintErc721NormalisedParams holds normalised params: the collection and who receives the new token.
+type MintErc721NormalisedParams struct {
+	ContractId       string     `json:"contractId"`
+	To               Party      `json:"to"`
+	Gas              uint64     `json:"gas"`
+	SchedulingParams Scheduling `json:"schedulingParams"`
+}
+
+// MintErc721CoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
+type MintErc721CoreActionResult struct {
+	// The SDK class of the built transaction, e.g. `TransferTransaction`.
+	Type string `json:"type"`
+	// The transaction memo ("" for none).
+	Memo string `json:"memo"`
+	// The maximum fee, in tinybars, as a decimal string.
+	MaxTransactionFee string `json:"maxTransactionFee"`
+	// The nodes the transaction is built for.
+	NodeAccountIds []string `json:"nodeAccountIds"`
+	// When scheduled: the SDK class of the scheduled (inner) transaction.
+	ScheduledType *string `json:"scheduledType,omitempty"`
+	// When scheduled: the memo of the scheduled (inner) transaction.
+	ScheduledMemo *string `json:"scheduledMemo,omitempty"`
+	// The ERC-721 contract called.
+	ContractId *string `json:"contractId,omitempty"`
+	// Who receives the new token (EVM address).
+	ToAddress *string `json:"toAddress,omitempty"`
+	// The ABI-encoded call, 0x hex.
+	FunctionParameters *string `json:"functionParameters,omitempty"`
 }
 
 // MintFungibleTokenRawParamsSchedulingParams holds optional scheduling parameters.
@@ -1145,6 +1329,131 @@ type SubmitTopicMessageCoreActionResult struct {
 	TopicId *string `json:"topicId,omitempty"`
 	// The message length in bytes.
 	MessageBytes *uint64 `json:"messageBytes,omitempty"`
+}
+
+// TransferErc20RawParamsSchedulingParams holds optional scheduling parameters.
+type TransferErc20RawParamsSchedulingParams struct {
+	// If true, the transaction will be created as a scheduled transaction.
+	IsScheduled *bool `json:"isScheduled,omitempty"`
+	// Admin key that can delete or modify the scheduled transaction before execution; true means the operator/user key.
+	AdminKey json.RawMessage `json:"adminKey,omitempty"`
+	// Account that will pay the transaction fee when the scheduled transaction executes.
+	PayerAccountId *string `json:"payerAccountId,omitempty"`
+	// Time when the scheduled transaction will expire, ISO 8601.
+	ExpirationTime *string `json:"expirationTime,omitempty"`
+	// If true, the scheduled transaction executes at its expiration time.
+	WaitForExpiry *bool `json:"waitForExpiry,omitempty"`
+}
+
+// TransferErc20RawParams is a generated stage JSON type.
+type TransferErc20RawParams struct {
+	// Optional scheduling parameters.
+	SchedulingParams *TransferErc20RawParamsSchedulingParams `json:"schedulingParams,omitempty"`
+	// The id of the ERC20 contract.
+	ContractId string `json:"contractId"`
+	// Address to which the tokens will be transferred.
+	RecipientAddress string `json:"recipientAddress"`
+	// The amount of tokens to transfer. Given in display units.
+	Amount float64 `json:"amount"`
+}
+
+// TransferErc20NormalisedParams holds normalised params: the token contract, the recipient (its EVM address and account) and
+// the amount in base units.
+type TransferErc20NormalisedParams struct {
+	ContractId string `json:"contractId"`
+	Recipient  Party  `json:"recipient"`
+	// Base units, a decimal string (a `uint256`).
+	Amount           string     `json:"amount"`
+	Gas              uint64     `json:"gas"`
+	SchedulingParams Scheduling `json:"schedulingParams"`
+}
+
+// TransferErc20CoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
+type TransferErc20CoreActionResult struct {
+	// The SDK class of the built transaction, e.g. `TransferTransaction`.
+	Type string `json:"type"`
+	// The transaction memo ("" for none).
+	Memo string `json:"memo"`
+	// The maximum fee, in tinybars, as a decimal string.
+	MaxTransactionFee string `json:"maxTransactionFee"`
+	// The nodes the transaction is built for.
+	NodeAccountIds []string `json:"nodeAccountIds"`
+	// When scheduled: the SDK class of the scheduled (inner) transaction.
+	ScheduledType *string `json:"scheduledType,omitempty"`
+	// When scheduled: the memo of the scheduled (inner) transaction.
+	ScheduledMemo *string `json:"scheduledMemo,omitempty"`
+	// The ERC-20 contract called.
+	ContractId *string `json:"contractId,omitempty"`
+	// Who receives the tokens (EVM address).
+	RecipientAddress *string `json:"recipientAddress,omitempty"`
+	// Base units, a decimal string.
+	Amount *string `json:"amount,omitempty"`
+	// The ABI-encoded call, 0x hex.
+	FunctionParameters *string `json:"functionParameters,omitempty"`
+}
+
+// TransferErc721RawParamsSchedulingParams holds optional scheduling parameters.
+type TransferErc721RawParamsSchedulingParams struct {
+	// If true, the transaction will be created as a scheduled transaction.
+	IsScheduled *bool `json:"isScheduled,omitempty"`
+	// Admin key that can delete or modify the scheduled transaction before execution; true means the operator/user key.
+	AdminKey json.RawMessage `json:"adminKey,omitempty"`
+	// Account that will pay the transaction fee when the scheduled transaction executes.
+	PayerAccountId *string `json:"payerAccountId,omitempty"`
+	// Time when the scheduled transaction will expire, ISO 8601.
+	ExpirationTime *string `json:"expirationTime,omitempty"`
+	// If true, the scheduled transaction executes at its expiration time.
+	WaitForExpiry *bool `json:"waitForExpiry,omitempty"`
+}
+
+// TransferErc721RawParams is a generated stage JSON type.
+type TransferErc721RawParams struct {
+	// Optional scheduling parameters.
+	SchedulingParams *TransferErc721RawParamsSchedulingParams `json:"schedulingParams,omitempty"`
+	// The id of the ERC721 contract.
+	ContractId string `json:"contractId"`
+	// Address from which the token will be transferred.
+	FromAddress *string `json:"fromAddress,omitempty"`
+	// Address to which the token will be transferred.
+	ToAddress string `json:"toAddress"`
+	// The ID of the token to transfer.
+	TokenId float64 `json:"tokenId"`
+}
+
+// TransferErc721NormalisedParams holds normalised params: the collection, both ends (EVM address and account), the serial.
+type TransferErc721NormalisedParams struct {
+	ContractId       string     `json:"contractId"`
+	From             Party      `json:"from"`
+	To               Party      `json:"to"`
+	TokenId          uint64     `json:"tokenId"`
+	Gas              uint64     `json:"gas"`
+	SchedulingParams Scheduling `json:"schedulingParams"`
+}
+
+// TransferErc721CoreActionResult holds the unsigned transaction's summary (present when a plugin sees post-core-action).
+type TransferErc721CoreActionResult struct {
+	// The SDK class of the built transaction, e.g. `TransferTransaction`.
+	Type string `json:"type"`
+	// The transaction memo ("" for none).
+	Memo string `json:"memo"`
+	// The maximum fee, in tinybars, as a decimal string.
+	MaxTransactionFee string `json:"maxTransactionFee"`
+	// The nodes the transaction is built for.
+	NodeAccountIds []string `json:"nodeAccountIds"`
+	// When scheduled: the SDK class of the scheduled (inner) transaction.
+	ScheduledType *string `json:"scheduledType,omitempty"`
+	// When scheduled: the memo of the scheduled (inner) transaction.
+	ScheduledMemo *string `json:"scheduledMemo,omitempty"`
+	// The ERC-721 contract called.
+	ContractId *string `json:"contractId,omitempty"`
+	// The holder (EVM address).
+	FromAddress *string `json:"fromAddress,omitempty"`
+	// Who receives the token (EVM address).
+	ToAddress *string `json:"toAddress,omitempty"`
+	// The serial moved.
+	TokenId *int64 `json:"tokenId,omitempty"`
+	// The ABI-encoded call, 0x hex.
+	FunctionParameters *string `json:"functionParameters,omitempty"`
 }
 
 // TransferFungibleTokenRawParamsSchedulingParams holds optional scheduling parameters.
@@ -1731,6 +2040,12 @@ type AssociateTokenStage = StageParams[AssociateTokenRawParams, AssociateTokenNo
 // CreateAccountStage is the params object of a `create_account_tool` stage input.
 type CreateAccountStage = StageParams[CreateAccountRawParams, CreateAccountNormalisedParams, CreateAccountCoreActionResult]
 
+// CreateErc20Stage is the params object of a `create_erc20_tool` stage input.
+type CreateErc20Stage = StageParams[CreateErc20RawParams, CreateErc20NormalisedParams, CreateErc20CoreActionResult]
+
+// CreateErc721Stage is the params object of a `create_erc721_tool` stage input.
+type CreateErc721Stage = StageParams[CreateErc721RawParams, CreateErc721NormalisedParams, CreateErc721CoreActionResult]
+
 // CreateFungibleTokenStage is the params object of a `create_fungible_token_tool` stage input.
 type CreateFungibleTokenStage = StageParams[CreateFungibleTokenRawParams, CreateFungibleTokenNormalisedParams, CreateFungibleTokenCoreActionResult]
 
@@ -1788,6 +2103,9 @@ type GetTopicMessagesQueryStage = StageParams[GetTopicMessagesQueryRawParams, Ge
 // GetTransactionRecordQueryStage is the params object of a `get_transaction_record_query_tool` stage input.
 type GetTransactionRecordQueryStage = StageParams[GetTransactionRecordQueryRawParams, GetTransactionRecordQueryNormalisedParams, GetTransactionRecordQueryCoreActionResult]
 
+// MintErc721Stage is the params object of a `mint_erc721_tool` stage input.
+type MintErc721Stage = StageParams[MintErc721RawParams, MintErc721NormalisedParams, MintErc721CoreActionResult]
+
 // MintFungibleTokenStage is the params object of a `mint_fungible_token_tool` stage input.
 type MintFungibleTokenStage = StageParams[MintFungibleTokenRawParams, MintFungibleTokenNormalisedParams, MintFungibleTokenCoreActionResult]
 
@@ -1802,6 +2120,12 @@ type SignScheduleTransactionStage = StageParams[SignScheduleTransactionRawParams
 
 // SubmitTopicMessageStage is the params object of a `submit_topic_message_tool` stage input.
 type SubmitTopicMessageStage = StageParams[SubmitTopicMessageRawParams, SubmitTopicMessageNormalisedParams, SubmitTopicMessageCoreActionResult]
+
+// TransferErc20Stage is the params object of a `transfer_erc20_tool` stage input.
+type TransferErc20Stage = StageParams[TransferErc20RawParams, TransferErc20NormalisedParams, TransferErc20CoreActionResult]
+
+// TransferErc721Stage is the params object of a `transfer_erc721_tool` stage input.
+type TransferErc721Stage = StageParams[TransferErc721RawParams, TransferErc721NormalisedParams, TransferErc721CoreActionResult]
 
 // TransferFungibleTokenStage is the params object of a `transfer_fungible_token_tool` stage input.
 type TransferFungibleTokenStage = StageParams[TransferFungibleTokenRawParams, TransferFungibleTokenNormalisedParams, TransferFungibleTokenCoreActionResult]
@@ -1838,6 +2162,8 @@ var Methods = []string{
 	"approve_token_allowance_tool",
 	"associate_token_tool",
 	"create_account_tool",
+	"create_erc20_tool",
+	"create_erc721_tool",
 	"create_fungible_token_tool",
 	"create_non_fungible_token_tool",
 	"create_topic_tool",
@@ -1857,11 +2183,14 @@ var Methods = []string{
 	"get_topic_info_query_tool",
 	"get_topic_messages_query_tool",
 	"get_transaction_record_query_tool",
+	"mint_erc721_tool",
 	"mint_fungible_token_tool",
 	"mint_non_fungible_token_tool",
 	"schedule_delete_tool",
 	"sign_schedule_transaction_tool",
 	"submit_topic_message_tool",
+	"transfer_erc20_tool",
+	"transfer_erc721_tool",
 	"transfer_fungible_token_tool",
 	"transfer_fungible_token_with_allowance_tool",
 	"transfer_hbar_tool",

@@ -270,6 +270,122 @@ export interface CreateAccountCoreActionResult {
 }
 
 /** Optional scheduling parameters. */
+export interface CreateErc20RawParamsSchedulingParams {
+  /** If true, the transaction will be created as a scheduled transaction. */
+  isScheduled?: boolean;
+  /** Admin key that can delete or modify the scheduled transaction before execution; true means the operator/user key. */
+  adminKey?: boolean | string;
+  /** Account that will pay the transaction fee when the scheduled transaction executes. */
+  payerAccountId?: string;
+  /** Time when the scheduled transaction will expire, ISO 8601. */
+  expirationTime?: string;
+  /** If true, the scheduled transaction executes at its expiration time. */
+  waitForExpiry?: boolean;
+}
+
+export interface CreateErc20RawParams {
+  /** Optional scheduling parameters. */
+  schedulingParams?: CreateErc20RawParamsSchedulingParams;
+  /** The name of the token. */
+  tokenName: string;
+  /** The symbol of the token. */
+  tokenSymbol: string;
+  /** The number of decimals the token supports. */
+  decimals?: number;
+  /** The initial supply of the token. Given in display units. */
+  initialSupply?: number;
+}
+
+/** Normalised params: the factory to call and what its `deployToken` gets. */
+export interface CreateErc20NormalisedParams {
+  /** The ERC-20 factory of the network. */
+  contractId: string;
+  tokenName: string;
+  tokenSymbol: string;
+  decimals: number;
+  /** In display units: the factory mints `initialSupply × 10^decimals` base units. */
+  initialSupply: number;
+  gas: number;
+  schedulingParams: Scheduling;
+}
+
+/** The unsigned transaction's summary (present when a plugin sees post-core-action). */
+export interface CreateErc20CoreActionResult {
+  /** The SDK class of the built transaction, e.g. `TransferTransaction`. */
+  type: string;
+  /** The transaction memo ("" for none). */
+  memo: string;
+  /** The maximum fee, in tinybars, as a decimal string. */
+  maxTransactionFee: string;
+  /** The nodes the transaction is built for. */
+  nodeAccountIds: string[];
+  /** When scheduled: the SDK class of the scheduled (inner) transaction. */
+  scheduledType?: string;
+  /** When scheduled: the memo of the scheduled (inner) transaction. */
+  scheduledMemo?: string;
+  /** The factory called. */
+  contractId?: string;
+  /** The ABI-encoded call, 0x hex. */
+  functionParameters?: string;
+}
+
+/** Optional scheduling parameters. */
+export interface CreateErc721RawParamsSchedulingParams {
+  /** If true, the transaction will be created as a scheduled transaction. */
+  isScheduled?: boolean;
+  /** Admin key that can delete or modify the scheduled transaction before execution; true means the operator/user key. */
+  adminKey?: boolean | string;
+  /** Account that will pay the transaction fee when the scheduled transaction executes. */
+  payerAccountId?: string;
+  /** Time when the scheduled transaction will expire, ISO 8601. */
+  expirationTime?: string;
+  /** If true, the scheduled transaction executes at its expiration time. */
+  waitForExpiry?: boolean;
+}
+
+export interface CreateErc721RawParams {
+  /** Optional scheduling parameters. */
+  schedulingParams?: CreateErc721RawParamsSchedulingParams;
+  /** The name of the token. */
+  tokenName: string;
+  /** The symbol of the token. */
+  tokenSymbol: string;
+  /** The base URI for token metadata. */
+  baseURI?: string;
+}
+
+/** Normalised params: the factory to call and what its `deployToken` gets. */
+export interface CreateErc721NormalisedParams {
+  /** The ERC-721 factory of the network. */
+  contractId: string;
+  tokenName: string;
+  tokenSymbol: string;
+  baseURI: string;
+  gas: number;
+  schedulingParams: Scheduling;
+}
+
+/** The unsigned transaction's summary (present when a plugin sees post-core-action). */
+export interface CreateErc721CoreActionResult {
+  /** The SDK class of the built transaction, e.g. `TransferTransaction`. */
+  type: string;
+  /** The transaction memo ("" for none). */
+  memo: string;
+  /** The maximum fee, in tinybars, as a decimal string. */
+  maxTransactionFee: string;
+  /** The nodes the transaction is built for. */
+  nodeAccountIds: string[];
+  /** When scheduled: the SDK class of the scheduled (inner) transaction. */
+  scheduledType?: string;
+  /** When scheduled: the memo of the scheduled (inner) transaction. */
+  scheduledMemo?: string;
+  /** The factory called. */
+  contractId?: string;
+  /** The ABI-encoded call, 0x hex. */
+  functionParameters?: string;
+}
+
+/** Optional scheduling parameters. */
 export interface CreateFungibleTokenRawParamsSchedulingParams {
   /** If true, the transaction will be created as a scheduled transaction. */
   isScheduled?: boolean;
@@ -633,6 +749,8 @@ export interface GetAccountQueryRawParams {
 
 export interface GetAccountQueryNormalisedParams {
   accountId: string;
+  /** The EVM address the agent wrote for the account, echoed in the result as the kit does. */
+  writtenAs?: string | null;
 }
 
 /** The kit's account mapping of the mirror's /accounts/{id} (null where the mirror has no value). */
@@ -739,6 +857,8 @@ export interface GetHbarBalanceQueryRawParams {
 
 export interface GetHbarBalanceQueryNormalisedParams {
   accountId: string;
+  /** The EVM address the agent wrote for the account, echoed in the result as the kit does. */
+  writtenAs?: string | null;
 }
 
 export interface GetHbarBalanceQueryCoreActionResultRaw {
@@ -885,6 +1005,67 @@ export interface GetTransactionRecordQueryCoreActionResult {
   raw: GetTransactionRecordQueryCoreActionResultRaw;
   /** The kit's text for the agent. */
   humanMessage: string;
+}
+
+/** Optional scheduling parameters. */
+export interface MintErc721RawParamsSchedulingParams {
+  /** If true, the transaction will be created as a scheduled transaction. */
+  isScheduled?: boolean;
+  /** Admin key that can delete or modify the scheduled transaction before execution; true means the operator/user key. */
+  adminKey?: boolean | string;
+  /** Account that will pay the transaction fee when the scheduled transaction executes. */
+  payerAccountId?: string;
+  /** Time when the scheduled transaction will expire, ISO 8601. */
+  expirationTime?: string;
+  /** If true, the scheduled transaction executes at its expiration time. */
+  waitForExpiry?: boolean;
+}
+
+export interface MintErc721RawParams {
+  /** Optional scheduling parameters. */
+  schedulingParams?: MintErc721RawParamsSchedulingParams;
+  /** The id of the ERC721 contract. */
+  contractId: string;
+  /** Address to which the token will be minted. */
+  toAddress?: string;
+}
+
+/** One end of an ERC-20/721 movement. */
+export interface Party {
+  /** The EVM address the call encodes (lowercase `0x` hex). */
+  evmAddress: string;
+  /** The account or contract that holds the address, `None` when none does yet. */
+  accountId?: string | null;
+}
+
+/** Normalised params: the collection and who receives the new token. */
+export interface MintErc721NormalisedParams {
+  contractId: string;
+  to: Party;
+  gas: number;
+  schedulingParams: Scheduling;
+}
+
+/** The unsigned transaction's summary (present when a plugin sees post-core-action). */
+export interface MintErc721CoreActionResult {
+  /** The SDK class of the built transaction, e.g. `TransferTransaction`. */
+  type: string;
+  /** The transaction memo ("" for none). */
+  memo: string;
+  /** The maximum fee, in tinybars, as a decimal string. */
+  maxTransactionFee: string;
+  /** The nodes the transaction is built for. */
+  nodeAccountIds: string[];
+  /** When scheduled: the SDK class of the scheduled (inner) transaction. */
+  scheduledType?: string;
+  /** When scheduled: the memo of the scheduled (inner) transaction. */
+  scheduledMemo?: string;
+  /** The ERC-721 contract called. */
+  contractId?: string;
+  /** Who receives the new token (EVM address). */
+  toAddress?: string;
+  /** The ABI-encoded call, 0x hex. */
+  functionParameters?: string;
 }
 
 /** Optional scheduling parameters. */
@@ -1073,6 +1254,131 @@ export interface SubmitTopicMessageCoreActionResult {
   topicId?: string;
   /** The message length in bytes. */
   messageBytes?: number;
+}
+
+/** Optional scheduling parameters. */
+export interface TransferErc20RawParamsSchedulingParams {
+  /** If true, the transaction will be created as a scheduled transaction. */
+  isScheduled?: boolean;
+  /** Admin key that can delete or modify the scheduled transaction before execution; true means the operator/user key. */
+  adminKey?: boolean | string;
+  /** Account that will pay the transaction fee when the scheduled transaction executes. */
+  payerAccountId?: string;
+  /** Time when the scheduled transaction will expire, ISO 8601. */
+  expirationTime?: string;
+  /** If true, the scheduled transaction executes at its expiration time. */
+  waitForExpiry?: boolean;
+}
+
+export interface TransferErc20RawParams {
+  /** Optional scheduling parameters. */
+  schedulingParams?: TransferErc20RawParamsSchedulingParams;
+  /** The id of the ERC20 contract. */
+  contractId: string;
+  /** Address to which the tokens will be transferred. */
+  recipientAddress: string;
+  /** The amount of tokens to transfer. Given in display units. */
+  amount: number;
+}
+
+/**
+ * Normalised params: the token contract, the recipient (its EVM address and account) and
+ * the amount in base units.
+ */
+export interface TransferErc20NormalisedParams {
+  contractId: string;
+  recipient: Party;
+  /** Base units, a decimal string (a `uint256`). */
+  amount: string;
+  gas: number;
+  schedulingParams: Scheduling;
+}
+
+/** The unsigned transaction's summary (present when a plugin sees post-core-action). */
+export interface TransferErc20CoreActionResult {
+  /** The SDK class of the built transaction, e.g. `TransferTransaction`. */
+  type: string;
+  /** The transaction memo ("" for none). */
+  memo: string;
+  /** The maximum fee, in tinybars, as a decimal string. */
+  maxTransactionFee: string;
+  /** The nodes the transaction is built for. */
+  nodeAccountIds: string[];
+  /** When scheduled: the SDK class of the scheduled (inner) transaction. */
+  scheduledType?: string;
+  /** When scheduled: the memo of the scheduled (inner) transaction. */
+  scheduledMemo?: string;
+  /** The ERC-20 contract called. */
+  contractId?: string;
+  /** Who receives the tokens (EVM address). */
+  recipientAddress?: string;
+  /** Base units, a decimal string. */
+  amount?: string;
+  /** The ABI-encoded call, 0x hex. */
+  functionParameters?: string;
+}
+
+/** Optional scheduling parameters. */
+export interface TransferErc721RawParamsSchedulingParams {
+  /** If true, the transaction will be created as a scheduled transaction. */
+  isScheduled?: boolean;
+  /** Admin key that can delete or modify the scheduled transaction before execution; true means the operator/user key. */
+  adminKey?: boolean | string;
+  /** Account that will pay the transaction fee when the scheduled transaction executes. */
+  payerAccountId?: string;
+  /** Time when the scheduled transaction will expire, ISO 8601. */
+  expirationTime?: string;
+  /** If true, the scheduled transaction executes at its expiration time. */
+  waitForExpiry?: boolean;
+}
+
+export interface TransferErc721RawParams {
+  /** Optional scheduling parameters. */
+  schedulingParams?: TransferErc721RawParamsSchedulingParams;
+  /** The id of the ERC721 contract. */
+  contractId: string;
+  /** Address from which the token will be transferred. */
+  fromAddress?: string;
+  /** Address to which the token will be transferred. */
+  toAddress: string;
+  /** The ID of the token to transfer. */
+  tokenId: number;
+}
+
+/** Normalised params: the collection, both ends (EVM address and account), the serial. */
+export interface TransferErc721NormalisedParams {
+  contractId: string;
+  from: Party;
+  to: Party;
+  tokenId: number;
+  gas: number;
+  schedulingParams: Scheduling;
+}
+
+/** The unsigned transaction's summary (present when a plugin sees post-core-action). */
+export interface TransferErc721CoreActionResult {
+  /** The SDK class of the built transaction, e.g. `TransferTransaction`. */
+  type: string;
+  /** The transaction memo ("" for none). */
+  memo: string;
+  /** The maximum fee, in tinybars, as a decimal string. */
+  maxTransactionFee: string;
+  /** The nodes the transaction is built for. */
+  nodeAccountIds: string[];
+  /** When scheduled: the SDK class of the scheduled (inner) transaction. */
+  scheduledType?: string;
+  /** When scheduled: the memo of the scheduled (inner) transaction. */
+  scheduledMemo?: string;
+  /** The ERC-721 contract called. */
+  contractId?: string;
+  /** The holder (EVM address). */
+  fromAddress?: string;
+  /** Who receives the token (EVM address). */
+  toAddress?: string;
+  /** The serial moved. */
+  tokenId?: number;
+  /** The ABI-encoded call, 0x hex. */
+  functionParameters?: string;
 }
 
 /** Optional scheduling parameters. */
@@ -1641,6 +1947,16 @@ export interface ToolShapes {
     normalisedParams: CreateAccountNormalisedParams;
     coreActionResult: CreateAccountCoreActionResult;
   };
+  create_erc20_tool: {
+    rawParams: CreateErc20RawParams;
+    normalisedParams: CreateErc20NormalisedParams;
+    coreActionResult: CreateErc20CoreActionResult;
+  };
+  create_erc721_tool: {
+    rawParams: CreateErc721RawParams;
+    normalisedParams: CreateErc721NormalisedParams;
+    coreActionResult: CreateErc721CoreActionResult;
+  };
   create_fungible_token_tool: {
     rawParams: CreateFungibleTokenRawParams;
     normalisedParams: CreateFungibleTokenNormalisedParams;
@@ -1736,6 +2052,11 @@ export interface ToolShapes {
     normalisedParams: GetTransactionRecordQueryNormalisedParams;
     coreActionResult: GetTransactionRecordQueryCoreActionResult;
   };
+  mint_erc721_tool: {
+    rawParams: MintErc721RawParams;
+    normalisedParams: MintErc721NormalisedParams;
+    coreActionResult: MintErc721CoreActionResult;
+  };
   mint_fungible_token_tool: {
     rawParams: MintFungibleTokenRawParams;
     normalisedParams: MintFungibleTokenNormalisedParams;
@@ -1760,6 +2081,16 @@ export interface ToolShapes {
     rawParams: SubmitTopicMessageRawParams;
     normalisedParams: SubmitTopicMessageNormalisedParams;
     coreActionResult: SubmitTopicMessageCoreActionResult;
+  };
+  transfer_erc20_tool: {
+    rawParams: TransferErc20RawParams;
+    normalisedParams: TransferErc20NormalisedParams;
+    coreActionResult: TransferErc20CoreActionResult;
+  };
+  transfer_erc721_tool: {
+    rawParams: TransferErc721RawParams;
+    normalisedParams: TransferErc721NormalisedParams;
+    coreActionResult: TransferErc721CoreActionResult;
   };
   transfer_fungible_token_tool: {
     rawParams: TransferFungibleTokenRawParams;

@@ -133,6 +133,21 @@ pub fn account_id(field: &str, value: &str) -> Result<AccountId, ToolError> {
     Ok(AccountId::new(shard, realm, num))
 }
 
+/// The text the agent named an account by, when it was an EVM address (the kit echoes it in
+/// query results; hak queries by the number it encodes).
+pub fn written_as_address(value: &str) -> Option<String> {
+    let hex = value.strip_prefix("0x").unwrap_or(value);
+    (hex.len() == 40).then(|| value.to_owned())
+}
+
+/// How a query result names `account`: as the agent wrote it (`written`), when that still
+/// encodes the account (a hook may have replaced the id), else as `0.0.N`.
+pub fn echo_account(account: &AccountId, written: Option<&str>) -> String {
+    written
+        .filter(|text| account_id("accountId", text).ok().as_ref() == Some(account))
+        .map_or_else(|| account.to_string(), str::to_owned)
+}
+
 /// Parse a topic id (the JS SDK's `TopicId.fromString`).
 pub fn topic_id(field: &str, value: &str) -> Result<hedera::TopicId, ToolError> {
     let (shard, realm, num) = entity_id(value).map_err(|e| e.in_field(field))?;

@@ -14,6 +14,9 @@ pub struct GetAccountNormalised {
     #[serde(with = "serde_as::string")]
     #[schemars(with = "String")]
     pub account_id: AccountId,
+    /// The EVM address the agent wrote for the account, echoed in the result as the kit does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_as: Option<String>,
 }
 
 /// JavaScript's `${value}` for the JSON values the mirror returns.
@@ -65,6 +68,7 @@ Parameters:
         let id = raw["accountId"].as_str().unwrap_or_default();
         Ok(GetAccountNormalised {
             account_id: normalise::account_id("accountId", id)?,
+            written_as: normalise::written_as_address(id),
         })
     }
 
@@ -109,7 +113,7 @@ Parameters:
             js(&account["deleted"]),
         );
         Ok(CoreOutput::Query(
-            json!({"raw": {"accountId": id, "account": account}, "humanMessage": message}),
+            json!({"raw": {"accountId": normalise::echo_account(&n.account_id, n.written_as.as_deref()), "account": account}, "humanMessage": message}),
         ))
     }
 }

@@ -14,6 +14,9 @@ pub struct GetHbarBalanceNormalised {
     #[serde(with = "serde_as::string")]
     #[schemars(with = "String")]
     pub account_id: AccountId,
+    /// The EVM address the agent wrote for the account, echoed in the result as the kit does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_as: Option<String>,
 }
 
 impl Tool for GetHbarBalance {
@@ -52,7 +55,10 @@ Parameters:
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
         let provided = raw.get("accountId").and_then(Value::as_str);
         let account_id = normalise::resolve_account("accountId", provided, ctx)?;
-        Ok(GetHbarBalanceNormalised { account_id })
+        Ok(GetHbarBalanceNormalised {
+            account_id,
+            written_as: provided.and_then(normalise::written_as_address),
+        })
     }
 
     fn core_action(
@@ -60,10 +66,11 @@ Parameters:
         n: &Self::Normalised,
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
+        let shown = normalise::echo_account(&n.account_id, n.written_as.as_deref());
         let id = n.account_id;
         let failed = |detail: String| {
             ToolError::message(format!(
-                "Failed to fetch hbar balance for {id}: Error: {detail}"
+                "Failed to fetch hbar balance for {shown}: Error: {detail}"
             ))
         };
         let account = ctx.mirror.account(id).map_err(|e| failed(e.to_string()))?;
@@ -75,8 +82,8 @@ Parameters:
             .ok_or_else(|| failed("the mirror's balance is not an integer".into()))?;
         let hbar = normalise::tinybars_to_hbar_string(tinybars);
         Ok(CoreOutput::Query(json!({
-            "raw": {"accountId": id.to_string(), "hbarBalance": hbar},
-            "humanMessage": format!("Account {id} has a balance of {hbar} HBAR"),
+            "humanMessage": format!("Account {shown} has a balance of {hbar} HBAR"),
+            "raw": {"accountId": shown, "hbarBalance": hbar},
         })))
     }
 }

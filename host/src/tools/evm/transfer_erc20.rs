@@ -53,16 +53,16 @@ fn decimals(contract: &ContractId, ctx: &ToolContext<'_>) -> Result<u32, ToolErr
     let what = format!("Failed to read decimals of ERC20 contract {contract}");
     let data = format!("0x{}", hex::encode(Erc20::decimalsCall::SELECTOR));
     let result = ctx.mirror.contract_call(to, &data, &what)?;
-    let hex = result.trim_start_matches("0x");
-    let value = if hex.is_empty() {
-        Some(U256::ZERO)
-    } else {
-        U256::from_str_radix(hex, 16).ok()
-    };
-    value
-        .filter(|d| *d <= U256::from(u8::MAX))
+    // An empty answer (no `decimals()` there) is no number of decimals.
+    U256::from_str_radix(result.trim_start_matches("0x"), 16)
+        .ok()
+        .filter(|d| !result.trim_start_matches("0x").is_empty() && *d <= U256::from(u8::MAX))
         .map(|d| d.to::<u32>())
-        .ok_or_else(|| ToolError::message(format!("{what}: {result} is not a uint8")))
+        .ok_or_else(|| {
+            ToolError::message(format!(
+                "{what}: it answered {result:?}, not a uint8 (is it an ERC-20?)"
+            ))
+        })
 }
 
 impl Tool for TransferErc20 {
