@@ -279,3 +279,90 @@ fn a_hook_cannot_make_the_payload_pay_another_address_than_the_account_judged() 
     );
     assert_eq!(balance_of(&host, &gold, long_zero(1002)), U256::ZERO);
 }
+
+/// The flow both sides run: an ERC-20 (2 decimals, 1,000 to 0.0.1003) with 1.5 to 0.0.1002;
+/// an ERC-721 with serial 0 minted to 0.0.1003 and moved to 0.0.1004. hak's side.
+fn hak_flow(host: &hak_host::Host) -> (String, String) {
+    let (gold, _) = gold(host);
+    succeeded(&call(
+        host,
+        "transfer_erc20_tool",
+        json!({"contractId": gold, "recipientAddress": "0.0.1002", "amount": 1.5}),
+    ));
+    let out = call(
+        host,
+        "create_erc721_tool",
+        json!({"tokenName": "Art", "tokenSymbol": "ART", "baseURI": "ipfs://art/"}),
+    );
+    let art = out["erc721Address"].as_str().unwrap().to_owned();
+    succeeded(&call(host, "mint_erc721_tool", json!({"contractId": art})));
+    succeeded(&call(
+        host,
+        "transfer_erc721_tool",
+        json!({"contractId": art, "toAddress": "0.0.1004", "tokenId": 0}),
+    ));
+    (gold, art)
+}
+
+#[test]
+#[ignore = "needs node and the JS kit (npm ci in tests/conformance); scripts/test.sh runs it"]
+fn the_kits_own_evm_tools_and_haks_run_the_same_flow_on_the_local_network() {
+    let (host, _) = start(ECDSA_LOCAL);
+    let info = host.local_network().unwrap().connection_json().to_string();
+    let out = std::process::Command::new("node")
+        .arg("kit-evm.mjs")
+        .arg(&info)
+        .current_dir(kit_dir())
+        .output()
+        .expect("run node");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answers: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 5, "{stdout}");
+    for answer in &answers {
+        assert_eq!(answer["status"], "SUCCESS", "the kit: {answer}");
+    }
+    let kit_gold = answers[0]["erc20Address"].as_str().unwrap().to_owned();
+    let kit_art = answers[2]["erc721Address"].as_str().unwrap().to_owned();
+    assert_eq!(
+        answers[0]["humanMessage"],
+        format!("ERC20 token created successfully at address {kit_gold}")
+    );
+    let (hak_gold, hak_art) = hak_flow(&host);
+    // The same balances and owners, read with `balanceOf` / `ownerOf`, on both sides' tokens.
+    for gold in [&kit_gold, &hak_gold] {
+        assert_eq!(
+            balance_of(&host, gold, long_zero(1002)),
+            U256::from(150),
+            "{gold}"
+        );
+        assert_eq!(
+            balance_of(&host, gold, long_zero(1003)),
+            U256::from(99_850),
+            "{gold}"
+        );
+    }
+    for art in [&kit_art, &hak_art] {
+        assert_eq!(owner_of(&host, art, 0), long_zero(1004), "{art}");
+    }
+    // And the mirror lists the same calls on each: one transfer per ERC-20, a mint and a
+    // transfer per ERC-721, all successful.
+    for (token, calls) in [(&kit_gold, 1), (&hak_gold, 1), (&kit_art, 2), (&hak_art, 2)] {
+        let results = host
+            .mirror_get(&format!("/contracts/{token}/results"))
+            .unwrap();
+        let results = results["results"].as_array().unwrap();
+        assert_eq!(results.len(), calls, "{token}: {results:?}");
+        assert!(
+            results.iter().all(|r| r["result"] == "SUCCESS"),
+            "{results:?}"
+        );
+    }
+}
