@@ -3,6 +3,8 @@
 //! means the first attempt went through: its receipt is the answer, not an error. When no
 //! receipt comes, the mirror is asked for the transaction (a few tries, for its lag); only if
 //! it does not know it either is the outcome unknown (`StrategyError::Unknown`, with the id).
+//! A tool that reports what its contract call returned (the EVM factories' new address) gets
+//! the record read after the receipt; a record that cannot be read never fails the call.
 
 use super::{SecondaryResult, StrategyEnv, StrategyError, TransactionStrategy};
 use crate::blocking::block_on;
