@@ -469,15 +469,12 @@ fn contract_account_json(ledger: &Ledger, num: u64) -> Option<Value> {
 /// `CONTRACT_REVERT_EXECUTED` and the revert data.
 async fn contract_call(State(node): Shared, Json(body): Json<Value>) -> Response {
     let field = |name: &str| body[name].as_str().map(str::to_owned);
-    let hex_field = |name: &str| -> Result<Vec<u8>, Response> {
-        match field(name) {
-            None => Ok(Vec::new()),
-            Some(text) => hex::decode(text.trim_start_matches("0x")).map_err(|_| bad_request(name)),
-        }
-    };
-    let data = match hex_field("data") {
-        Ok(data) => data,
-        Err(refused) => return refused,
+    let data = match field("data") {
+        None => Vec::new(),
+        Some(text) => match hex::decode(text.trim_start_matches("0x")) {
+            Ok(data) => data,
+            Err(_) => return bad_request("data"),
+        },
     };
     let gas = body["gas"].as_u64().unwrap_or(crate::evm::MAX_GAS);
     if gas > crate::evm::MAX_GAS {

@@ -26,6 +26,9 @@ function readAmount(v, method) {
 /** The kit's `_isRecipient`: no amount (an NFT) counts; otherwise it must be above zero. */
 const isRecipient = (e, method) => e?.amount === undefined || e.amount === null || readAmount(e.amount, method) > 0n;
 
+// Counted from the host's facts when listed in additionalTools (not among the kit's defaults).
+const FACT_COUNTED = ['transfer_erc20_tool', 'transfer_erc721_tool', 'mint_erc721_tool'];
+
 function countWithRule(rule, normalised, method) {
   if (rule.count !== undefined) return rule.count;
   let at = normalised;
@@ -73,6 +76,8 @@ export default definePlugin({
       let count;
       if (custom[input.method]) {
         count = countWithRule(custom[input.method], input.normalisedParams, input.method);
+      } else if (FACT_COUNTED.includes(input.method)) {
+        count = input.movements.length;
       } else {
         const field = FIELD[input.method];
         if (!field) {

@@ -1,6 +1,7 @@
 //! The same policy written in Rust, JavaScript and Go must decide alike: over a generated corpus
 //! of ≥ 1 000 stage inputs (zero, negative and > 2^53 amounts, the extremes of int64, empty
-//! lists, unknown and custom tools, new accounts, allowances of every kind), each pair returns
+//! lists, unknown and custom tools, new accounts, allowances of every kind, ERC-20/721
+//! transfers and mints), each pair returns
 //! the same verdict, block message, code and details, or both fail.
 
 use hak_host::manifest::PluginSpec;
@@ -29,7 +30,7 @@ const AMOUNTS: [&str; 14] = [
 const EXTREMES: [&str; 2] = ["-9223372036854775808", "18446744073709551615"];
 const ACCOUNTS: [&str; 5] = ["0.0.1002", "0.0.1003", "0.0.1666", "0.0.2001", "0.0.1001"];
 const TOKENS: [&str; 3] = ["0.0.5005", "0.0.5006", "0.0.7"];
-const METHODS: [&str; 17] = [
+const METHODS: [&str; 20] = [
     "transfer_hbar_tool",
     "transfer_hbar_with_allowance_tool",
     "transfer_fungible_token_tool",
@@ -45,6 +46,9 @@ const METHODS: [&str; 17] = [
     "create_account_tool",
     "delete_account_tool",
     "delete_non_fungible_token_allowance_tool",
+    "transfer_erc20_tool",
+    "transfer_erc721_tool",
+    "mint_erc721_tool",
     "my_custom_tool",
     "unknown_tool",
 ];
@@ -68,6 +72,17 @@ fn entries(r: &mut Rng, with_token: bool) -> Value {
             e
         })
         .collect()
+}
+
+/// One end of an ERC-20/721 movement: an account's long-zero address, or an address no
+/// account holds.
+fn party(r: &mut Rng) -> Value {
+    if r.below(5) == 0 {
+        return json!({"evmAddress": "0x7f3b1c2d4e5f60718293a4b5c6d7e8f901234567"});
+    }
+    let account = *r.pick(&ACCOUNTS);
+    let num: u64 = account.rsplit('.').next().unwrap().parse().unwrap();
+    json!({"evmAddress": format!("0x{num:040x}"), "accountId": account})
 }
 
 /// Normalised params in hak's shape for `method`.
@@ -115,6 +130,15 @@ fn normalised(r: &mut Rng, method: &str) -> Value {
         }
         "delete_non_fungible_token_allowance_tool" => {
             json!({"ownerAccountId": "0.0.1001", "tokenId": token, "serialNumbers": [1]})
+        }
+        "transfer_erc20_tool" => {
+            json!({"contractId": token, "recipient": party(r), "amount": amount(r).trim_start_matches('-'), "gas": 100000})
+        }
+        "transfer_erc721_tool" => {
+            json!({"contractId": token, "from": party(r), "to": party(r), "tokenId": r.below(3), "gas": 100000})
+        }
+        "mint_erc721_tool" => {
+            json!({"contractId": token, "to": party(r), "gas": 100000})
         }
         "my_custom_tool" => {
             let n = r.below(5);
@@ -179,7 +203,7 @@ fn rust_js_and_go_policies_decide_alike_over_a_generated_corpus() {
     let pairs = [
         (
             "max-recipients",
-            "maxRecipients = 2\nadditionalTools = [\"my_custom_tool\"]\ncustomCounts = { my_custom_tool = { field = \"payouts\", amountField = \"amount\" } }",
+            "maxRecipients = 2\nadditionalTools = [\"my_custom_tool\", \"transfer_erc20_tool\", \"transfer_erc721_tool\", \"mint_erc721_tool\"]\ncustomCounts = { my_custom_tool = { field = \"payouts\", amountField = \"amount\" } }",
         ),
         ("recipient-allowlist", "accounts = [\"0.0.1002\", \"0.0.1003\", \"0.0.1001\"]"),
         (

@@ -181,8 +181,15 @@ func digitsSign(s string) (int, bool) {
 	return 1, true
 }
 
+// factCounted are counted from the host's facts when listed in additionalTools (not among
+// the kit's defaults).
+var factCounted = map[string]bool{"transfer_erc20_tool": true, "transfer_erc721_tool": true, "mint_erc721_tool": true}
+
 // countBuiltin reads only normalisedParams.<field>[].amount from the params text.
 func countBuiltin(in *guest.StageInput) (uint64, error) {
+	if factCounted[in.Method] {
+		return uint64(len(in.Movements())), nil
+	}
 	f, ok := field[in.Method]
 	if !ok {
 		return 0, fmt.Errorf("MaxRecipientsPolicy: Unhandled tool '%s'. Provide a custom strategy in the constructor.", in.Method)

@@ -5,7 +5,9 @@
 //! Config (the kit's constructor parameters): `{"maxRecipients": 2, "additionalTools": ["my_tool"],
 //! "customCounts": {"my_tool": {"field": "payouts", "amountField": "amount"}, "other": {"count": 3}}}`.
 //! A custom count overrides the built-in rule, as in the kit. A relevant tool with no rule fails
-//! the call with the kit's "Unhandled tool" error.
+//! the call with the kit's "Unhandled tool" error. The EVM tools (`transfer_erc20_tool`,
+//! `transfer_erc721_tool`, `mint_erc721_tool`) are not among the kit's defaults; listed in
+//! `additionalTools` they count the recipients of the host's facts, with no rule needed.
 
 use hak_guest::serde_json::{self, Value};
 use hak_guest::{
@@ -23,6 +25,14 @@ const DEFAULT_TOOLS: [&str; 7] = [
     "transfer_fungible_token_with_allowance_tool",
     "transfer_non_fungible_token_with_allowance_tool",
     "transfer_non_fungible_token_tool",
+];
+
+/// Tools counted from the host's facts (their recipients are EVM addresses in an ABI
+/// payload, not a list in the params).
+const FACT_COUNTED: [&str; 3] = [
+    "transfer_erc20_tool",
+    "transfer_erc721_tool",
+    "mint_erc721_tool",
 ];
 
 /// A declarative counting rule (the kit takes a function; a sandboxed config takes data).
@@ -96,6 +106,7 @@ impl Plugin for MaxRecipients {
     fn should_block_post_params_normalization(&self, input: &StageInput) -> PolicyOutcome {
         let count = match self.custom.get(&input.method) {
             Some(rule) => count_with_rule(rule, input)?,
+            None if FACT_COUNTED.contains(&input.method.as_str()) => input.movements().len() as u64,
             None => count_builtin(input)?,
         };
         if count > self.max {

@@ -54,7 +54,7 @@ pub(super) fn small_integer(raw: &Value, field: &str, default: u64) -> Result<u6
         None | Some(Value::Null) => Ok(default),
         Some(v) => v
             .as_u64()
-            .filter(|n| *n <= (1 << 53) - 1)
+            .filter(|n| *n < (1 << 53))
             .ok_or_else(|| ToolError::invalid_field(field, "Expected a safe non-negative integer")),
     }
 }
