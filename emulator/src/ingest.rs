@@ -237,9 +237,12 @@ pub fn settle(
     let result = Code::try_from(outcome.receipt.status)
         .map_or("UNKNOWN", |c| c.as_str_name())
         .to_owned();
-    ledger.receipts.insert(id.to_string(), outcome.receipt);
+    let mut receipt = outcome.receipt;
+    receipt.consensus_seconds = consensus.seconds;
+    ledger.receipts.insert(id.to_string(), receipt);
     ledger.records.push(TxRecord {
         id,
+        new_pending_airdrops: outcome.new_pending_airdrops,
         consensus,
         name: kind.mirror_name().to_owned(),
         result,

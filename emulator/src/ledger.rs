@@ -361,6 +361,32 @@ pub struct Receipt {
     pub scheduled_transaction_id: Option<TxId>,
     #[serde(default)]
     pub contract_id: Option<u64>,
+    /// The consensus second of the transaction (the receipt's exchange rates expire at the
+    /// hour after it).
+    #[serde(default)]
+    pub consensus_seconds: i64,
+}
+
+/// HBAR in US cents the network states: 30,000 ℏ = 360,000 ¢ (12 ¢ per ℏ), as the fee
+/// schedule and the mirror's `/network/exchangerate` use.
+pub const HBAR_EQUIVALENT: i32 = 30_000;
+pub const CENT_EQUIVALENT: i32 = 360_000;
+
+/// The exchange rates in force at `seconds`: the current one expiring at the next hour, the
+/// next one the hour after (a real network's receipts carry both).
+pub fn exchange_rates(seconds: i64) -> proto::ExchangeRateSet {
+    let expiry = (seconds / 3600 + 1) * 3600;
+    let rate = |expiration_time: i64| proto::ExchangeRate {
+        hbar_equiv: HBAR_EQUIVALENT,
+        cent_equiv: CENT_EQUIVALENT,
+        expiration_time: Some(proto::TimestampSeconds {
+            seconds: expiration_time,
+        }),
+    };
+    proto::ExchangeRateSet {
+        current_rate: Some(rate(expiry)),
+        next_rate: Some(rate(expiry + 3600)),
+    }
 }
 
 impl Receipt {
@@ -382,6 +408,8 @@ impl Receipt {
             schedule_id: self.schedule_id.map(schedule_id),
             scheduled_transaction_id: self.scheduled_transaction_id.map(TxId::to_proto),
             contract_id: self.contract_id.map(contract_id),
+            exchange_rate: (self.consensus_seconds > 0)
+                .then(|| exchange_rates(self.consensus_seconds)),
             ..Default::default()
         }
     }
@@ -391,6 +419,9 @@ impl Receipt {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TxRecord {
     pub id: TxId,
+    /// Airdrops the transaction left pending.
+    #[serde(default)]
+    pub new_pending_airdrops: Vec<PendingAirdrop>,
     pub consensus: Ts,
     /// The mirror's transaction type name, e.g. `CRYPTOTRANSFER`.
     pub name: String,

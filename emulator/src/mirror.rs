@@ -852,7 +852,7 @@ async fn topic_messages(
 async fn exchange_rate(State(node): Shared) -> Response {
     let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     let expiry = (ledger.last_consensus.seconds / 3600 + 1) * 3600;
-    let rate = |exp: i64| json!({"cent_equivalent": 360000, "expiration_time": exp, "hbar_equivalent": 30000});
+    let rate = |exp: i64| json!({"cent_equivalent": crate::ledger::CENT_EQUIVALENT, "expiration_time": exp, "hbar_equivalent": crate::ledger::HBAR_EQUIVALENT});
     Json(json!({
         "current_rate": rate(expiry),
         "next_rate": rate(expiry + 3600),

@@ -335,6 +335,11 @@ fn record(
             account_amounts: r.transfers.iter().map(|&(a, v)| amount(a, v)).collect(),
         }),
         token_transfer_lists: token_lists,
+        new_pending_airdrops: r
+            .new_pending_airdrops
+            .iter()
+            .map(pending_airdrop_record)
+            .collect(),
         body: r.contract_result.as_ref().map(|c| {
             let result = function_result(&ledger, c);
             if r.name == "CONTRACTCREATEINSTANCE" {
@@ -352,6 +357,8 @@ fn record(
     }
 }
 
+// `token_balances` is deprecated in the protobufs, yet the network fills it and the SDKs read it.
+#[allow(deprecated)]
 fn balance(
     node: &Node,
     q: &proto::CryptoGetAccountBalanceQuery,
@@ -376,9 +383,65 @@ fn balance(
             header: header(Code::Ok, response_type),
             account_id: Some(account_id(a.num)),
             balance: a.balance.max(0) as u64,
-            ..Default::default()
+            // Deprecated on the network but still filled, and read by the SDKs.
+            token_balances: token_relationships(&ledger, a.num)
+                .into_iter()
+                .map(|r| proto::TokenBalance {
+                    token_id: r.token_id,
+                    balance: r.balance,
+                    decimals: r.decimals,
+                })
+                .collect(),
         },
     }
+}
+
+/// A pending airdrop as a record lists it: its id and, for a fungible one, the amount.
+fn pending_airdrop_record(p: &crate::ledger::PendingAirdrop) -> proto::PendingAirdropRecord {
+    use proto::pending_airdrop_id::TokenReference;
+    let token = token_id(p.token);
+    proto::PendingAirdropRecord {
+        pending_airdrop_id: Some(proto::PendingAirdropId {
+            sender_id: Some(account_id(p.sender)),
+            receiver_id: Some(account_id(p.receiver)),
+            token_reference: Some(match p.serial {
+                Some(serial_number) => TokenReference::NonFungibleToken(proto::NftId {
+                    token_id: Some(token),
+                    serial_number,
+                }),
+                None => TokenReference::FungibleTokenType(token),
+            }),
+        }),
+        pending_airdrop_value: p.serial.is_none().then_some(proto::PendingAirdropValue {
+            amount: p.amount.max(0) as u64,
+        }),
+    }
+}
+
+/// An account's token relationships, as balance and info queries list them.
+fn token_relationships(ledger: &Ledger, account: u64) -> Vec<proto::TokenRelationship> {
+    let Some(rels) = ledger.rels.get(&account) else {
+        return Vec::new();
+    };
+    rels.iter()
+        .filter_map(|(&num, rel)| {
+            let token = ledger.tokens.get(&num)?;
+            let applicable = |key: &Option<KeyBytes>, on: bool, off: i32| match key {
+                None => 0,
+                Some(_) if on => 1,
+                Some(_) => off,
+            };
+            Some(proto::TokenRelationship {
+                token_id: Some(token_id(num)),
+                symbol: token.symbol.clone(),
+                balance: rel.balance.max(0) as u64,
+                kyc_status: applicable(&token.kyc_key, rel.kyc_granted, 2),
+                freeze_status: applicable(&token.freeze_key, rel.frozen, 2),
+                decimals: token.decimals,
+                automatic_association: rel.automatic,
+            })
+        })
+        .collect()
 }
 
 fn receipt(
@@ -422,6 +485,8 @@ fn receipt(
     }
 }
 
+// `token_relationships` is deprecated in the protobufs, yet the SDKs read it.
+#[allow(deprecated)]
 fn account_info(node: &Node, q: &proto::CryptoGetInfoQuery) -> proto::CryptoGetInfoResponse {
     let response_type = q.header.as_ref().map_or(0, |h| h.response_type);
     if response_type == proto::ResponseType::CostAnswer as i32 {
@@ -460,6 +525,13 @@ fn account_info(node: &Node, q: &proto::CryptoGetInfoQuery) -> proto::CryptoGetI
         memo: account.memo.clone(),
         max_automatic_token_associations: account.max_automatic_token_associations,
         ledger_id: vec![3],
+        token_relationships: token_relationships(&ledger, account.num),
+        owned_nfts: ledger
+            .nfts
+            .values()
+            .flat_map(|serials| serials.values())
+            .filter(|nft| nft.owner == account.num)
+            .count() as i64,
         ..Default::default()
     };
     proto::CryptoGetInfoResponse {

@@ -142,6 +142,7 @@ pub fn airdrop(
     }
     let plan = plan_transfer(ledger, ctx, &[], &direct_lists, Rules::default())?;
     let outcome = apply_transfer(ledger, ctx, plan);
+    let mut new_pending = Vec::new();
     for (receiver, token, nft, amount) in pending {
         let (sender, serial) = match nft {
             Some((sender, serial)) => (sender, Some(serial)),
@@ -160,6 +161,14 @@ pub fn airdrop(
                 (sender, None)
             }
         };
+        let added = PendingAirdrop {
+            sender,
+            receiver,
+            token,
+            serial,
+            amount,
+            created: ctx.consensus,
+        };
         match ledger.pending_airdrops.iter_mut().find(|p| {
             p.sender == sender
                 && p.receiver == receiver
@@ -168,16 +177,13 @@ pub fn airdrop(
                 && p.serial.is_none()
         }) {
             Some(existing) => existing.amount += amount,
-            None => ledger.pending_airdrops.push(PendingAirdrop {
-                sender,
-                receiver,
-                token,
-                serial,
-                amount,
-                created: ctx.consensus,
-            }),
+            None => ledger.pending_airdrops.push(added.clone()),
         }
+        // The record lists what this airdrop added (an amount added to a pending one too).
+        new_pending.push(added);
     }
+    let mut outcome = outcome;
+    outcome.new_pending_airdrops = new_pending;
     Ok(outcome)
 }
 
@@ -209,6 +215,22 @@ fn find(ledger: &Ledger, id: &proto::PendingAirdropId) -> Result<usize, Code> {
             p.sender == sender && p.receiver == receiver && p.token == token && p.serial == serial
         })
         .ok_or(Code::InvalidPendingAirdropId)
+}
+
+/// The network's pure checks of a claim or cancel: 1 to 10 distinct ids, refused at
+/// precheck (`EMPTY_PENDING_AIRDROP_ID_LIST`, `PENDING_AIRDROP_ID_LIST_TOO_LONG`,
+/// `PENDING_AIRDROP_ID_REPEATED`).
+pub fn pure_check_ids(ids: &[proto::PendingAirdropId]) -> Result<(), Code> {
+    if ids.is_empty() {
+        return Err(Code::EmptyPendingAirdropIdList);
+    }
+    if ids.len() > 10 {
+        return Err(Code::PendingAirdropIdListTooLong);
+    }
+    if ids.iter().enumerate().any(|(i, id)| ids[..i].contains(id)) {
+        return Err(Code::PendingAirdropIdRepeated);
+    }
+    Ok(())
 }
 
 pub fn claim(

@@ -66,6 +66,8 @@ pub struct Outcome {
     pub entity: Option<String>,
     /// What the EVM did (contract creates and calls).
     pub contract_result: Option<crate::ledger::ContractResult>,
+    /// Airdrops this transaction left pending (the record's `newPendingAirdrops`).
+    pub new_pending_airdrops: Vec<crate::ledger::PendingAirdrop>,
 }
 
 impl Outcome {
@@ -85,6 +87,7 @@ impl Outcome {
             nft_transfers: Vec::new(),
             entity: None,
             contract_result: None,
+            new_pending_airdrops: Vec::new(),
         }
     }
 
@@ -206,6 +209,8 @@ pub fn pure_check(data: &Data) -> Result<(), Code> {
     match data {
         Data::CryptoTransfer(body) => crypto::pure_check_transfer(body),
         Data::ConsensusSubmitMessage(body) => consensus::pure_check_submit(body),
+        Data::TokenClaimAirdrop(body) => airdrop::pure_check_ids(&body.pending_airdrops),
+        Data::TokenCancelAirdrop(body) => airdrop::pure_check_ids(&body.pending_airdrops),
         _ => Ok(()),
     }
 }

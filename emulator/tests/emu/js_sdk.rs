@@ -36,7 +36,10 @@ async fn the_js_sdk_transfers_creates_and_submits_against_the_emulator() {
             "balance 100200000000",
             "account 0.0.1006",
             "message 1",
-            "token SUCCESS"
+            "token SUCCESS",
+            "relationship 5",
+            "token balance 5",
+            "exchange rate 30000 360000"
         ]
     );
     emu.shutdown();

@@ -6,6 +6,7 @@
 mod common;
 
 mod evm;
+mod fidelity;
 mod js_sdk;
 mod queries;
 mod schedules;

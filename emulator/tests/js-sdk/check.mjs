@@ -3,6 +3,7 @@
 import {
   Client, PrivateKey, TransferTransaction, AccountBalanceQuery, Hbar,
   TopicCreateTransaction, TopicMessageSubmitTransaction, AccountCreateTransaction, TokenCreateTransaction,
+  AccountInfoQuery,
 } from '@hiero-ledger/sdk';
 
 const info = JSON.parse(process.argv[2]);
@@ -26,4 +27,10 @@ console.log('message', message.topicSequenceNumber.toString());
 const token = await (await new TokenCreateTransaction().setTokenName('JS').setTokenSymbol('JS').setInitialSupply(5)
   .setTreasuryAccountId('0.0.1001').execute(client)).getReceipt(client);
 console.log('token', token.status.toString());
+// The treasury's relationship and balance, as a real network lists them.
+const treasury = await new AccountInfoQuery().setAccountId('0.0.1001').execute(client);
+console.log('relationship', treasury.tokenRelationships.get(token.tokenId).balance.toString());
+const held = await new AccountBalanceQuery().setAccountId('0.0.1001').execute(client);
+console.log('token balance', held.tokens.get(token.tokenId).toString());
+console.log('exchange rate', token.exchangeRate.hbars, token.exchangeRate.cents);
 process.exit(0);
