@@ -32,6 +32,7 @@ pub fn answer(node: &Node, query: &proto::Query) -> Option<proto::Response> {
         Q::ScheduleGetInfo(q) => R::ScheduleGetInfo(schedule_info(node, q)),
         Q::TransactionGetRecord(q) => R::TransactionGetRecord(record(node, q)),
         Q::ContractCallLocal(q) => R::ContractCallLocal(call_local(node, q)),
+        Q::TokenGetNftInfo(q) => R::TokenGetNftInfo(nft_info(node, q)),
         other => not_supported(other)?,
     };
     Some(proto::Response {
@@ -64,7 +65,6 @@ fn not_supported(query: &Q) -> Option<R> {
         TransactionGetFastRecord => TransactionGetFastRecord(TransactionGetFastRecordResponse),
         NetworkGetVersionInfo => NetworkGetVersionInfo(NetworkGetVersionInfoResponse),
         TokenGetAccountNftInfos => TokenGetAccountNftInfos(TokenGetAccountNftInfosResponse),
-        TokenGetNftInfo => TokenGetNftInfo(TokenGetNftInfoResponse),
         TokenGetNftInfos => TokenGetNftInfos(TokenGetNftInfosResponse),
         NetworkGetExecutionTime => NetworkGetExecutionTime(NetworkGetExecutionTimeResponse),
     )
@@ -75,6 +75,54 @@ fn not_supported(query: &Q) -> Option<R> {
 fn asked(h: Option<&proto::QueryHeader>) -> (i32, bool) {
     let t = h.map_or(0, |h| h.response_type);
     (t, t == proto::ResponseType::CostAnswer as i32)
+}
+
+/// `TokenGetNftInfo`: one serial's owner, metadata, creation time and spender.
+fn nft_info(node: &Node, q: &proto::TokenGetNftInfoQuery) -> proto::TokenGetNftInfoResponse {
+    let (t, cost) = asked(q.header.as_ref());
+    if cost {
+        return proto::TokenGetNftInfoResponse {
+            header: header(Code::Ok, t),
+            ..Default::default()
+        };
+    }
+    let failed = |code: Code| proto::TokenGetNftInfoResponse {
+        header: header(code, t),
+        ..Default::default()
+    };
+    let Some(id) = q.nft_id.as_ref() else {
+        return failed(Code::InvalidNftId);
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(token) = id.token_id.as_ref().and_then(token_num) else {
+        return failed(Code::InvalidTokenId);
+    };
+    match ledger.tokens.get(&token) {
+        None => return failed(Code::InvalidTokenId),
+        Some(t) if !t.nft => return failed(Code::NotSupported),
+        Some(_) => {}
+    }
+    if id.serial_number <= 0 {
+        return failed(Code::InvalidTokenNftSerialNumber);
+    }
+    let Some(nft) = ledger
+        .nfts
+        .get(&token)
+        .and_then(|n| n.get(&id.serial_number))
+    else {
+        return failed(Code::InvalidNftId);
+    };
+    proto::TokenGetNftInfoResponse {
+        header: header(Code::Ok, t),
+        nft: Some(proto::TokenNftInfo {
+            nft_id: Some(id.clone()),
+            account_id: Some(account_id(nft.owner)),
+            creation_time: Some(nft.created.to_proto()),
+            metadata: nft.metadata.clone(),
+            ledger_id: vec![3],
+            spender_id: nft.spender.map(account_id),
+        }),
+    }
 }
 
 fn topic_info(

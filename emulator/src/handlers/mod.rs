@@ -8,6 +8,7 @@ pub mod contract;
 mod crypto;
 mod schedule;
 mod token;
+mod token_admin;
 
 use crate::keys::ActiveKeys;
 use crate::ledger::{KeyBytes, Ledger, Receipt, Ts, TxId};
@@ -118,6 +119,15 @@ pub enum Kind {
     TokenClaimAirdrop,
     TokenCancelAirdrop,
     TokenUpdate,
+    TokenFreeze,
+    TokenUnfreeze,
+    TokenGrantKyc,
+    TokenRevokeKyc,
+    TokenPause,
+    TokenUnpause,
+    TokenBurn,
+    TokenWipe,
+    TokenDelete,
     ScheduleCreate,
     ScheduleSign,
     ScheduleDelete,
@@ -146,6 +156,15 @@ impl Kind {
             Data::TokenClaimAirdrop(_) => Kind::TokenClaimAirdrop,
             Data::TokenCancelAirdrop(_) => Kind::TokenCancelAirdrop,
             Data::TokenUpdate(_) => Kind::TokenUpdate,
+            Data::TokenFreeze(_) => Kind::TokenFreeze,
+            Data::TokenUnfreeze(_) => Kind::TokenUnfreeze,
+            Data::TokenGrantKyc(_) => Kind::TokenGrantKyc,
+            Data::TokenRevokeKyc(_) => Kind::TokenRevokeKyc,
+            Data::TokenPause(_) => Kind::TokenPause,
+            Data::TokenUnpause(_) => Kind::TokenUnpause,
+            Data::TokenBurn(_) => Kind::TokenBurn,
+            Data::TokenWipe(_) => Kind::TokenWipe,
+            Data::TokenDeletion(_) => Kind::TokenDelete,
             Data::ScheduleCreate(_) => Kind::ScheduleCreate,
             Data::ScheduleSign(_) => Kind::ScheduleSign,
             Data::ScheduleDelete(_) => Kind::ScheduleDelete,
@@ -169,6 +188,14 @@ impl Kind {
             Kind::TokenAirdrop | Kind::TokenClaimAirdrop | Kind::TokenCancelAirdrop => 10_000_000,
             Kind::ScheduleCreate | Kind::ScheduleSign | Kind::ScheduleDelete => 1_000_000,
             Kind::TokenUpdate => 5_000_000,
+            Kind::TokenFreeze
+            | Kind::TokenUnfreeze
+            | Kind::TokenGrantKyc
+            | Kind::TokenRevokeKyc
+            | Kind::TokenPause
+            | Kind::TokenUnpause
+            | Kind::TokenDelete => 5_000_000,
+            Kind::TokenBurn | Kind::TokenWipe => 5_000_000,
             Kind::ContractCreate => 50_000_000,
             Kind::ContractCall => 5_000_000,
         }
@@ -195,6 +222,15 @@ impl Kind {
             Kind::TokenClaimAirdrop => "TOKENCLAIMAIRDROP",
             Kind::TokenCancelAirdrop => "TOKENCANCELAIRDROP",
             Kind::TokenUpdate => "TOKENUPDATE",
+            Kind::TokenFreeze => "TOKENFREEZE",
+            Kind::TokenUnfreeze => "TOKENUNFREEZE",
+            Kind::TokenGrantKyc => "TOKENGRANTKYC",
+            Kind::TokenRevokeKyc => "TOKENREVOKEKYC",
+            Kind::TokenPause => "TOKENPAUSE",
+            Kind::TokenUnpause => "TOKENUNPAUSE",
+            Kind::TokenBurn => "TOKENBURN",
+            Kind::TokenWipe => "TOKENWIPE",
+            Kind::TokenDelete => "TOKENDELETION",
             Kind::ScheduleCreate => "SCHEDULECREATE",
             Kind::ScheduleSign => "SCHEDULESIGN",
             Kind::ScheduleDelete => "SCHEDULEDELETE",
@@ -238,6 +274,23 @@ pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome
         Data::TokenClaimAirdrop(body) => airdrop::claim(ledger, ctx, body),
         Data::TokenCancelAirdrop(body) => airdrop::cancel(ledger, ctx, body),
         Data::TokenUpdate(body) => token::update(ledger, ctx, body),
+        Data::TokenFreeze(b) => {
+            token_admin::set_frozen(ledger, ctx, b.token.as_ref(), b.account.as_ref(), true)
+        }
+        Data::TokenUnfreeze(b) => {
+            token_admin::set_frozen(ledger, ctx, b.token.as_ref(), b.account.as_ref(), false)
+        }
+        Data::TokenGrantKyc(b) => {
+            token_admin::set_kyc(ledger, ctx, b.token.as_ref(), b.account.as_ref(), true)
+        }
+        Data::TokenRevokeKyc(b) => {
+            token_admin::set_kyc(ledger, ctx, b.token.as_ref(), b.account.as_ref(), false)
+        }
+        Data::TokenPause(b) => token_admin::set_paused(ledger, ctx, b.token.as_ref(), true),
+        Data::TokenUnpause(b) => token_admin::set_paused(ledger, ctx, b.token.as_ref(), false),
+        Data::TokenBurn(body) => token_admin::burn(ledger, ctx, body),
+        Data::TokenWipe(body) => token_admin::wipe(ledger, ctx, body),
+        Data::TokenDeletion(body) => token_admin::delete(ledger, ctx, body),
         Data::ScheduleCreate(body) => schedule::create(ledger, ctx, body),
         Data::ScheduleSign(body) => schedule::sign(ledger, ctx, body),
         Data::ScheduleDelete(body) => schedule::delete(ledger, ctx, body),

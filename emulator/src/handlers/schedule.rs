@@ -37,6 +37,15 @@ fn inner_data(data: S) -> Option<T> {
         S::TokenAirdrop(b) => T::TokenAirdrop(b),
         S::TokenClaimAirdrop(b) => T::TokenClaimAirdrop(b),
         S::TokenCancelAirdrop(b) => T::TokenCancelAirdrop(b),
+        S::TokenFreeze(b) => T::TokenFreeze(b),
+        S::TokenUnfreeze(b) => T::TokenUnfreeze(b),
+        S::TokenGrantKyc(b) => T::TokenGrantKyc(b),
+        S::TokenRevokeKyc(b) => T::TokenRevokeKyc(b),
+        S::TokenPause(b) => T::TokenPause(b),
+        S::TokenUnpause(b) => T::TokenUnpause(b),
+        S::TokenBurn(b) => T::TokenBurn(b),
+        S::TokenWipe(b) => T::TokenWipe(b),
+        S::TokenDeletion(b) => T::TokenDeletion(b),
         _ => return None,
     })
 }

@@ -12,7 +12,7 @@ const DEFAULT_AUTO_RENEW_SECONDS: i64 = 7_776_000;
 /// Longest name or symbol, in bytes.
 const MAX_NAME_BYTES: usize = 100;
 /// Most NFTs minted in one transaction, and most metadata bytes per NFT.
-const MAX_MINT_BATCH: usize = 10;
+pub const MAX_MINT_BATCH: usize = 10;
 const MAX_NFT_METADATA_BYTES: usize = 100;
 
 /// A fresh relationship between an account and `token`.

@@ -1,6 +1,7 @@
 //! Behaviours of a real network the official SDKs' own tests rely on (issue 19), driven by the
 //! Rust SDK: token balances in balance queries, the pending airdrops an airdrop's record
-//! lists, claim and cancel lists checked at precheck, exchange rates in receipts.
+//! lists, claim and cancel lists checked at precheck, exchange rates in receipts, and what a
+//! token's keys do (freeze, KYC, pause, wipe, burn, delete).
 
 use crate::common::start;
 use hedera::{
@@ -142,5 +143,288 @@ async fn receipts_carry_the_exchange_rates() {
     assert_eq!(
         rates.next_rate.expiration_time - expires,
         time::Duration::hours(1)
+    );
+}
+
+/// A fungible token with every key the operator's, and 0.0.1002 holding 100 of it.
+async fn keyed_token(client: &Client) -> TokenId {
+    let key = client.get_operator_public_key().unwrap();
+    let token = run!(
+        TokenCreateTransaction::new()
+            .name("Keyed")
+            .symbol("KEY")
+            .initial_supply(1000)
+            .treasury_account_id(id(1001))
+            .admin_key(key)
+            .supply_key(key)
+            .freeze_key(key)
+            .kyc_key(key)
+            .wipe_key(key)
+            .pause_key(key),
+        client,
+    )
+    .unwrap()
+    .token_id
+    .unwrap();
+    run!(
+        hedera::TokenGrantKycTransaction::new()
+            .token_id(token)
+            .account_id(id(1002)),
+        client
+    )
+    .unwrap_err(); // not associated yet
+    run!(
+        hedera::TokenAssociateTransaction::new()
+            .account_id(id(1002))
+            .token_ids([token])
+            .freeze_with(client)
+            .unwrap()
+            .sign(hak_emu::genesis::dev_key(
+                hak_emu::genesis::KeyKind::Ed25519,
+                0x10,
+                0x02
+            )),
+        client
+    )
+    .unwrap();
+    run!(
+        hedera::TokenGrantKycTransaction::new()
+            .token_id(token)
+            .account_id(id(1002)),
+        client
+    )
+    .unwrap();
+    run!(
+        TransferTransaction::new()
+            .token_transfer(token, id(1001), -100)
+            .token_transfer(token, id(1002), 100),
+        client
+    )
+    .unwrap();
+    token
+}
+
+fn send(token: TokenId, amount: i64) -> TransferTransaction {
+    let mut tx = TransferTransaction::new();
+    tx.token_transfer(token, id(1001), -amount)
+        .token_transfer(token, id(1002), amount);
+    tx
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tokens_keys_freeze_kyc_pause_wipe_burn_and_delete() {
+    let (_emu, client) = start().await;
+    let token = keyed_token(&client).await;
+    let account = |tx: &mut hedera::TokenFreezeTransaction| {
+        tx.token_id(token).account_id(id(1002));
+    };
+    // Frozen: no transfers to or from the account, until unfrozen.
+    let mut freeze = hedera::TokenFreezeTransaction::new();
+    account(&mut freeze);
+    run!(freeze, &client).unwrap();
+    assert_eq!(
+        run!(send(token, 1), &client).unwrap_err(),
+        Status::AccountFrozenForToken
+    );
+    run!(
+        hedera::TokenUnfreezeTransaction::new()
+            .token_id(token)
+            .account_id(id(1002)),
+        &client
+    )
+    .unwrap();
+    run!(send(token, 1), &client).unwrap();
+    // KYC revoked: refused, as the network refuses it.
+    run!(
+        hedera::TokenRevokeKycTransaction::new()
+            .token_id(token)
+            .account_id(id(1002)),
+        &client
+    )
+    .unwrap();
+    assert_eq!(
+        run!(send(token, 1), &client).unwrap_err(),
+        Status::AccountKycNotGrantedForToken
+    );
+    run!(
+        hedera::TokenGrantKycTransaction::new()
+            .token_id(token)
+            .account_id(id(1002)),
+        &client
+    )
+    .unwrap();
+    // Paused: nothing moves, nothing is minted or burned.
+    run!(
+        hedera::TokenPauseTransaction::new().token_id(token),
+        &client
+    )
+    .unwrap();
+    assert_eq!(
+        run!(send(token, 1), &client).unwrap_err(),
+        Status::TokenIsPaused
+    );
+    assert_eq!(
+        run!(
+            hedera::TokenBurnTransaction::new()
+                .token_id(token)
+                .amount(1u64),
+            &client
+        )
+        .unwrap_err(),
+        Status::TokenIsPaused
+    );
+    run!(
+        hedera::TokenUnpauseTransaction::new().token_id(token),
+        &client
+    )
+    .unwrap();
+    // Wiped from the holder (not from the treasury), burned from the treasury.
+    let wiped = run!(
+        hedera::TokenWipeTransaction::new()
+            .token_id(token)
+            .account_id(id(1002))
+            .amount(2u64),
+        &client
+    )
+    .unwrap();
+    assert_eq!(wiped.total_supply, 998);
+    assert_eq!(
+        run!(
+            hedera::TokenWipeTransaction::new()
+                .token_id(token)
+                .account_id(id(1001))
+                .amount(1u64),
+            &client
+        )
+        .unwrap_err(),
+        Status::CannotWipeTokenTreasuryAccount
+    );
+    assert_eq!(
+        run!(
+            hedera::TokenWipeTransaction::new()
+                .token_id(token)
+                .account_id(id(1002))
+                .amount(1_000u64),
+            &client
+        )
+        .unwrap_err(),
+        Status::InvalidWipingAmount
+    );
+    let burned = run!(
+        hedera::TokenBurnTransaction::new()
+            .token_id(token)
+            .amount(98u64),
+        &client
+    )
+    .unwrap();
+    assert_eq!(burned.total_supply, 900);
+    let balances = AccountBalanceQuery::new()
+        .account_id(id(1002))
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(
+        balances.tokens.get(&token),
+        Some(&99),
+        "101 received, 2 wiped"
+    );
+    // Deleted: every later use is refused.
+    run!(
+        hedera::TokenDeleteTransaction::new().token_id(token),
+        &client
+    )
+    .unwrap();
+    assert_eq!(
+        run!(send(token, 1), &client).unwrap_err(),
+        Status::TokenWasDeleted
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_a_token_lacks_are_named_in_the_status() {
+    let (_emu, client) = start().await;
+    let plain = token(&client, 0).await;
+    assert_eq!(
+        run!(
+            hedera::TokenPauseTransaction::new().token_id(plain),
+            &client
+        )
+        .unwrap_err(),
+        Status::TokenHasNoPauseKey
+    );
+    assert_eq!(
+        run!(
+            hedera::TokenBurnTransaction::new()
+                .token_id(plain)
+                .amount(1u64),
+            &client
+        )
+        .unwrap_err(),
+        Status::TokenHasNoSupplyKey
+    );
+    assert_eq!(
+        run!(
+            hedera::TokenDeleteTransaction::new().token_id(plain),
+            &client
+        )
+        .unwrap_err(),
+        Status::TokenIsImmutable
+    );
+    assert_eq!(
+        run!(
+            hedera::TokenFreezeTransaction::new()
+                .token_id(plain)
+                .account_id(id(1001)),
+            &client
+        )
+        .unwrap_err(),
+        Status::TokenHasNoFreezeKey
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nft_info_queries_answer_owner_and_metadata() {
+    let (_emu, client) = start().await;
+    let key = client.get_operator_public_key().unwrap();
+    let art = run!(
+        TokenCreateTransaction::new()
+            .name("Art")
+            .symbol("ART")
+            .token_type(hedera::TokenType::NonFungibleUnique)
+            .treasury_account_id(id(1001))
+            .supply_key(key),
+        &client
+    )
+    .unwrap()
+    .token_id
+    .unwrap();
+    run!(
+        hedera::TokenMintTransaction::new()
+            .token_id(art)
+            .metadata([b"ipfs://one".to_vec()]),
+        &client
+    )
+    .unwrap();
+    let info = hedera::TokenNftInfoQuery::new()
+        .nft_id(art.nft(1))
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(info.account_id, id(1001));
+    assert_eq!(info.metadata, b"ipfs://one");
+    let missing = hedera::TokenNftInfoQuery::new()
+        .nft_id(art.nft(2))
+        .execute(&client)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            missing,
+            hedera::Error::QueryPaymentPreCheckStatus {
+                status: Status::InvalidNftId,
+                ..
+            }
+        ),
+        "{missing:?}"
     );
 }

@@ -1,0 +1,251 @@
+//! What a token's keys do after its creation: freeze and unfreeze an account (freeze key),
+//! grant and revoke KYC (KYC key), pause and unpause (pause key), burn from the treasury
+//! (supply key), wipe from an account (wipe key) and delete (admin key), with the network's
+//! statuses. Transfers already honour what these set (frozen, KYC, paused, deleted).
+
+use super::token::live_token;
+use super::{Ctx, Outcome};
+use crate::ledger::{account_num, KeyBytes, Ledger};
+use hedera_proto::services as proto;
+use proto::ResponseCodeEnum as Code;
+
+/// The token, its key for this action (or `missing`), signed for.
+fn keyed(
+    ledger: &Ledger,
+    ctx: &Ctx<'_>,
+    token: Option<&proto::TokenId>,
+    key: fn(&crate::ledger::Token) -> &Option<KeyBytes>,
+    missing: Code,
+) -> Result<u64, Code> {
+    let token = live_token(ledger, token)?;
+    let key = key(token).as_ref().ok_or(missing)?;
+    ctx.require(key)?;
+    Ok(token.num)
+}
+
+/// The account a per-account action names, live and associated with `token`.
+fn associated(
+    ledger: &Ledger,
+    account: Option<&proto::AccountId>,
+    token: u64,
+) -> Result<u64, Code> {
+    let num = account
+        .and_then(account_num)
+        .ok_or(Code::InvalidAccountId)?;
+    if ledger.live_account(num).is_none() {
+        return Err(if ledger.accounts.contains_key(&num) {
+            Code::AccountDeleted
+        } else {
+            Code::InvalidAccountId
+        });
+    }
+    ledger
+        .rel(num, token)
+        .ok_or(Code::TokenNotAssociatedToAccount)?;
+    Ok(num)
+}
+
+/// Freeze (`frozen = true`) or unfreeze an account's relationship.
+pub fn set_frozen(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    token: Option<&proto::TokenId>,
+    account: Option<&proto::AccountId>,
+    frozen: bool,
+) -> Result<Outcome, Code> {
+    let num = keyed(
+        ledger,
+        ctx,
+        token,
+        |t| &t.freeze_key,
+        Code::TokenHasNoFreezeKey,
+    )?;
+    let account = associated(ledger, account, num)?;
+    ledger.rel_mut(account, num).expect("checked").frozen = frozen;
+    Ok(Outcome::success())
+}
+
+/// Grant (`granted = true`) or revoke an account's KYC.
+pub fn set_kyc(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    token: Option<&proto::TokenId>,
+    account: Option<&proto::AccountId>,
+    granted: bool,
+) -> Result<Outcome, Code> {
+    let num = keyed(ledger, ctx, token, |t| &t.kyc_key, Code::TokenHasNoKycKey)?;
+    let account = associated(ledger, account, num)?;
+    ledger.rel_mut(account, num).expect("checked").kyc_granted = granted;
+    Ok(Outcome::success())
+}
+
+/// Pause (`paused = true`) or unpause the token.
+pub fn set_paused(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    token: Option<&proto::TokenId>,
+    paused: bool,
+) -> Result<Outcome, Code> {
+    let num = keyed(
+        ledger,
+        ctx,
+        token,
+        |t| &t.pause_key,
+        Code::TokenHasNoPauseKey,
+    )?;
+    let token = ledger.tokens.get_mut(&num).expect("checked");
+    token.paused = paused;
+    token.modified = ctx.consensus;
+    Ok(Outcome::success())
+}
+
+/// Delete the token (its admin key signs; without one it is immutable).
+pub fn delete(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    body: &proto::TokenDeleteTransactionBody,
+) -> Result<Outcome, Code> {
+    let num = keyed(
+        ledger,
+        ctx,
+        body.token.as_ref(),
+        |t| &t.admin_key,
+        Code::TokenIsImmutable,
+    )?;
+    let token = ledger.tokens.get_mut(&num).expect("checked");
+    token.deleted = true;
+    token.modified = ctx.consensus;
+    Ok(Outcome::success())
+}
+
+/// Take `amount` units or `serials` out of `holder`'s balance and the total supply.
+fn remove(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    num: u64,
+    holder: u64,
+    amount: u64,
+    serials: &[i64],
+    not_owned: Code,
+    bad_amount: Code,
+) -> Result<Outcome, Code> {
+    let token = &ledger.tokens[&num];
+    if token.paused {
+        return Err(Code::TokenIsPaused);
+    }
+    let mut outcome = Outcome::success();
+    let removed = if token.nft {
+        if amount != 0 {
+            return Err(Code::InvalidTransactionBody);
+        }
+        if serials.is_empty() {
+            return Err(bad_amount);
+        }
+        if serials.len() > super::token::MAX_MINT_BATCH {
+            return Err(Code::BatchSizeLimitExceeded);
+        }
+        let owned = ledger.nfts.get(&num);
+        for (i, serial) in serials.iter().enumerate() {
+            if serials[..i].contains(serial) {
+                return Err(Code::InvalidNftId);
+            }
+            match owned.and_then(|n| n.get(serial)) {
+                None => return Err(Code::InvalidNftId),
+                Some(nft) if nft.owner != holder => return Err(not_owned),
+                Some(_) => {}
+            }
+        }
+        let nfts = ledger.nfts.get_mut(&num).expect("checked");
+        for serial in serials {
+            nfts.remove(serial);
+            outcome.nft_transfers.push((num, holder, 0, *serial));
+        }
+        serials.len() as i64
+    } else {
+        if !serials.is_empty() {
+            return Err(Code::InvalidTransactionBody);
+        }
+        let amount = i64::try_from(amount).map_err(|_| bad_amount)?;
+        if amount <= 0 {
+            return Err(bad_amount);
+        }
+        let held = ledger.rel(holder, num).map_or(0, |r| r.balance);
+        if amount > held {
+            return Err(if bad_amount == Code::InvalidWipingAmount {
+                bad_amount
+            } else {
+                Code::InsufficientTokenBalance
+            });
+        }
+        outcome.token_transfers.push((num, holder, -amount));
+        amount
+    };
+    if let Some(rel) = ledger.rel_mut(holder, num) {
+        rel.balance -= removed;
+    }
+    let token = ledger.tokens.get_mut(&num).expect("checked");
+    token.total_supply -= removed;
+    token.modified = ctx.consensus;
+    outcome.receipt.new_total_supply = token.total_supply.max(0) as u64;
+    Ok(outcome.entity(num))
+}
+
+/// Burn from the treasury (the supply key signs).
+pub fn burn(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    body: &proto::TokenBurnTransactionBody,
+) -> Result<Outcome, Code> {
+    let num = keyed(
+        ledger,
+        ctx,
+        body.token.as_ref(),
+        |t| &t.supply_key,
+        Code::TokenHasNoSupplyKey,
+    )?;
+    let treasury = ledger.tokens[&num].treasury;
+    let bad_amount = if ledger.tokens[&num].nft {
+        Code::InvalidTokenBurnMetadata
+    } else {
+        Code::InvalidTokenBurnAmount
+    };
+    remove(
+        ledger,
+        ctx,
+        num,
+        treasury,
+        body.amount,
+        &body.serial_numbers,
+        Code::TreasuryMustOwnBurnedNft,
+        bad_amount,
+    )
+}
+
+/// Wipe from an account other than the treasury (the wipe key signs).
+pub fn wipe(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    body: &proto::TokenWipeAccountTransactionBody,
+) -> Result<Outcome, Code> {
+    let num = keyed(
+        ledger,
+        ctx,
+        body.token.as_ref(),
+        |t| &t.wipe_key,
+        Code::TokenHasNoWipeKey,
+    )?;
+    let account = associated(ledger, body.account.as_ref(), num)?;
+    if account == ledger.tokens[&num].treasury {
+        return Err(Code::CannotWipeTokenTreasuryAccount);
+    }
+    remove(
+        ledger,
+        ctx,
+        num,
+        account,
+        body.amount,
+        &body.serial_numbers,
+        Code::AccountDoesNotOwnWipedNft,
+        Code::InvalidWipingAmount,
+    )
+}
