@@ -372,11 +372,25 @@ pub fn transfer(
     Ok(apply_transfer(ledger, ctx, plan))
 }
 
+/// The auto-renew periods the network accepts for an account: 30 days to about 92.6 days
+/// (`ledger.autoRenewPeriod.minDuration` / `maxDuration`).
+const AUTO_RENEW_SECONDS: std::ops::RangeInclusive<i64> = 2_592_000..=8_000_001;
+
+fn check_auto_renew(period: Option<&proto::Duration>) -> Result<(), Code> {
+    match period {
+        Some(d) if !AUTO_RENEW_SECONDS.contains(&d.seconds) => {
+            Err(Code::AutorenewDurationNotInRange)
+        }
+        _ => Ok(()),
+    }
+}
+
 pub fn create(
     ledger: &mut Ledger,
     ctx: &Ctx<'_>,
     body: &proto::CryptoCreateTransactionBody,
 ) -> Result<Outcome, Code> {
+    check_auto_renew(body.auto_renew_period.as_ref())?;
     let key = body
         .key
         .as_ref()
@@ -448,6 +462,7 @@ pub fn update(
     if body.memo.as_ref().is_some_and(|m| m.len() > 100) {
         return Err(Code::MemoTooLong);
     }
+    check_auto_renew(body.auto_renew_period.as_ref())?;
     if let Some(max) = body.max_automatic_token_associations {
         if max < -1 || (max >= 0 && (max as usize) < ledger.automatic_associations(num)) {
             return Err(Code::ExistingAutomaticAssociationsExceedGivenLimit);

@@ -14,6 +14,8 @@ use proto::transaction_body::Data as T;
 use proto::ResponseCodeEnum as Code;
 
 /// How long a schedule lives by default (the network's 30 minutes).
+/// How far ahead a schedule may expire (the network's 62 days).
+const MAX_EXPIRY_SECONDS: i64 = 5_356_800;
 const DEFAULT_EXPIRY_SECONDS: i64 = 1800;
 
 /// The inner transaction as a transaction body, if it is one this network can schedule.
@@ -95,6 +97,10 @@ pub fn create(
             let t = Ts::from_proto(&t);
             if t <= ctx.consensus {
                 return Err(Code::ScheduleExpirationTimeMustBeHigherThanConsensusTime);
+            }
+            // `ledger.schedule.maxExpirationFutureSeconds`: 62 days.
+            if t.seconds > ctx.consensus.seconds + MAX_EXPIRY_SECONDS {
+                return Err(Code::ScheduleExpirationTimeTooFarInFuture);
             }
             t
         }

@@ -428,3 +428,49 @@ async fn nft_info_queries_answer_owner_and_metadata() {
         "{missing:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_renew_periods_and_schedule_expiries_are_bounded_as_on_the_network() {
+    let (_emu, client) = start().await;
+    let key = PrivateKey::generate_ed25519().public_key();
+    assert_eq!(
+        run!(
+            AccountCreateTransaction::new()
+                .set_key_without_alias(key)
+                .auto_renew_period(time::Duration::days(1)),
+            &client
+        )
+        .unwrap_err(),
+        Status::AutorenewDurationNotInRange
+    );
+    run!(
+        AccountCreateTransaction::new()
+            .set_key_without_alias(key)
+            .auto_renew_period(time::Duration::days(90)),
+        &client
+    )
+    .unwrap();
+    let mut transfer = TransferTransaction::new();
+    transfer
+        .hbar_transfer(id(1001), Hbar::new(-1))
+        .hbar_transfer(id(1002), Hbar::new(1));
+    let far = time::OffsetDateTime::now_utc() + time::Duration::days(365);
+    assert_eq!(
+        run!(
+            hedera::ScheduleCreateTransaction::new()
+                .scheduled_transaction(transfer.clone())
+                .expiration_time(far),
+            &client
+        )
+        .unwrap_err(),
+        Status::ScheduleExpirationTimeTooFarInFuture
+    );
+    let near = time::OffsetDateTime::now_utc() + time::Duration::days(30);
+    run!(
+        hedera::ScheduleCreateTransaction::new()
+            .scheduled_transaction(transfer)
+            .expiration_time(near),
+        &client
+    )
+    .unwrap();
+}
