@@ -403,6 +403,7 @@ pub fn run(
                         created: ledger.last_consensus,
                         decline_reward: false,
                         evm_address: Some(hex::encode(address.as_slice())),
+                        key_alias: None,
                     },
                 );
                 num

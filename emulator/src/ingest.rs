@@ -102,7 +102,9 @@ impl Node {
         if payer.deleted {
             return Code::AccountDeleted;
         }
-        if !active.satisfies(&payer.key.to_proto()) {
+        // A hollow payer signed by the ECDSA key of its address is completed (in `apply`).
+        let completes = handlers::alias::completing_key(payer, active.keys()).is_some();
+        if !completes && !active.satisfies(&payer.key.to_proto()) {
             return Code::InvalidSignature;
         }
         let fee = kind.fee();
@@ -192,6 +194,16 @@ impl Node {
         let Some(kind) = Kind::of(data) else {
             return;
         };
+        // A hollow payer that signed with the ECDSA key of its address gets that key now
+        // (HIP-583's completion), before its transaction runs; replays do the same.
+        let completion = ledger
+            .accounts
+            .get(&id.payer)
+            .and_then(|payer| handlers::alias::completing_key(payer, active.keys()));
+        if let Some(key) = completion {
+            let payer = ledger.accounts.get_mut(&id.payer).expect("found");
+            payer.key = crate::ledger::KeyBytes::from_proto(&key);
+        }
         let fee_legs = charge_fee(ledger, id.payer, self.account, fee);
         let ctx = Ctx {
             payer: id.payer,

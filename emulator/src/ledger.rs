@@ -105,10 +105,13 @@ pub struct Account {
     pub auto_renew_period: i64,
     pub created: Ts,
     pub decline_reward: bool,
-    /// The EVM address of a hollow account (created by value sent to that address), 40 hex
-    /// digits; it has no key until completed.
+    /// The account's EVM address alias, 40 hex digits: a hollow account's (created by value
+    /// sent to that address; no key until completed) or one set at creation.
     #[serde(default)]
     pub evm_address: Option<String>,
+    /// The public-key alias it was auto-created for (the `Key` protobuf, hex).
+    #[serde(default)]
+    pub key_alias: Option<String>,
 }
 
 impl Contract {
@@ -545,6 +548,24 @@ impl Ledger {
 
     pub fn live_account(&self, num: u64) -> Option<&Account> {
         self.accounts.get(&num).filter(|a| !a.deleted)
+    }
+
+    /// The account an id names: `0.0.N`, or an alias — a public key (`Key` protobuf bytes) or
+    /// a 20-byte EVM address.
+    pub fn resolve_account(&self, id: &proto::AccountId) -> Option<u64> {
+        match (&id.shard_num, &id.realm_num, &id.account) {
+            (0, 0, Some(proto::account_id::Account::Alias(bytes))) => {
+                let text = hex::encode(bytes);
+                self.accounts
+                    .values()
+                    .find(|a| {
+                        a.key_alias.as_deref() == Some(text.as_str())
+                            || a.evm_address.as_deref() == Some(text.as_str())
+                    })
+                    .map(|a| a.num)
+            }
+            _ => account_num(id),
+        }
     }
 
     pub fn rel(&self, account: u64, token: u64) -> Option<&TokenRel> {

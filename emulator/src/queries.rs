@@ -413,11 +413,11 @@ fn balance(
 ) -> proto::CryptoGetAccountBalanceResponse {
     use proto::crypto_get_account_balance_query::BalanceSource;
     let response_type = q.header.as_ref().map_or(0, |h| h.response_type);
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     let num = match &q.balance_source {
-        Some(BalanceSource::AccountId(id)) => account_num(id),
+        Some(BalanceSource::AccountId(id)) => ledger.resolve_account(id),
         _ => None,
     };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     match num.and_then(|n| ledger.accounts.get(&n)) {
         None => proto::CryptoGetAccountBalanceResponse {
             header: header(Code::InvalidAccountId, response_type),
@@ -548,7 +548,7 @@ fn account_info(node: &Node, q: &proto::CryptoGetInfoQuery) -> proto::CryptoGetI
     let Some(account) = q
         .account_id
         .as_ref()
-        .and_then(account_num)
+        .and_then(|id| ledger.resolve_account(id))
         .and_then(|n| ledger.accounts.get(&n))
     else {
         return proto::CryptoGetInfoResponse {
@@ -558,7 +558,17 @@ fn account_info(node: &Node, q: &proto::CryptoGetInfoQuery) -> proto::CryptoGetI
     };
     let info = proto::crypto_get_info_response::AccountInfo {
         account_id: Some(account_id(account.num)),
-        contract_account_id: format!("{:040x}", account.num),
+        contract_account_id: account
+            .evm_address
+            .clone()
+            .unwrap_or_else(|| format!("{:040x}", account.num)),
+        // A key alias only: the SDKs decode it as a `Key` (an EVM alias shows in
+        // `contract_account_id`).
+        alias: account
+            .key_alias
+            .as_deref()
+            .and_then(|a| hex::decode(a).ok())
+            .unwrap_or_default(),
         deleted: account.deleted,
         key: Some(account.key.to_proto()),
         balance: account.balance.max(0) as u64,

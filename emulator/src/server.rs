@@ -108,6 +108,7 @@ pub fn genesis_ledger() -> Ledger {
                 created,
                 decline_reward: false,
                 evm_address: None,
+                key_alias: None,
             },
         );
     }

@@ -334,6 +334,12 @@ fn kit_bug(tool: &str, params: &Value, difference: &str) -> Option<&'static str>
     if kit.contains("code=INVALID_ARGUMENT") && hak.contains("Invalid parameters: Field") {
         return Some("both refuse an ABI argument: ethers' words, hak names the field");
     }
+    if kit.contains("public key cannot be decoded from bytes") && hak.contains("Invalid public key")
+    {
+        return Some(
+            "both refuse a malformed key: the JS SDK's decoder's words, hak names the field",
+        );
+    }
     if kit.contains("Cannot convert 0x to a BigInt") && hak.contains("not a uint8") {
         return Some("the kit's BigInt of an empty decimals() answer: hak names the contract");
     }

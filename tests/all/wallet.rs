@@ -36,6 +36,45 @@ struct World {
     /// A schedule that waits for the user's signature, and one the user's admin key may delete.
     to_sign: String,
     to_delete: String,
+    /// An ERC-20 (2 decimals, 1,000 to the user) and an ERC-721 the user owns, from the
+    /// factories, by contract id.
+    erc20: String,
+    erc721: String,
+}
+
+alloy_sol_types::sol! {
+    function deployToken(string name_, string symbol_, uint8 decimals_, uint256 initialSupply_) external returns (address);
+}
+
+mod erc721_factory {
+    alloy_sol_types::sol! {
+        function deployToken(string name_, string symbol_, string baseURI_) external returns (address);
+    }
+}
+
+/// Call a factory as the user with the Rust SDK: the new token's contract id (the mirror's
+/// `created_contract_ids`).
+fn deploy(host: &Host, factory: u64, data: Vec<u8>) -> String {
+    let (user, key) = host.local_network().unwrap().operator();
+    let id = with_client_as(host, user, key, |client, _, _| async move {
+        let response = hedera::ContractExecuteTransaction::new()
+            .contract_id(hedera::ContractId::new(0, 0, factory))
+            .gas(3_000_000)
+            .function_parameters(data)
+            .execute(&client)
+            .await
+            .unwrap();
+        response.get_receipt(&client).await.unwrap();
+        response.transaction_id
+    });
+    let id = hak_host::mirror::mirror_transaction_id(&id);
+    let result = host
+        .mirror_get(&format!("/contracts/results/{id}"))
+        .unwrap();
+    result["created_contract_ids"][0]
+        .as_str()
+        .unwrap_or_else(|| panic!("{result}"))
+        .to_owned()
 }
 
 fn genesis_key(num: u64) -> PrivateKey {
@@ -192,7 +231,31 @@ fn seed(host: &Host) -> World {
             &json!({"tokenIds": [to_dissociate]}).to_string(),
         )
         .unwrap());
+    use alloy_sol_types::SolCall;
+    let erc20 = deploy(
+        host,
+        hak_emu::genesis::ERC20_FACTORY,
+        deployTokenCall {
+            name_: "Wallet Gold".into(),
+            symbol_: "WGLD".into(),
+            decimals_: 2,
+            initialSupply_: alloy_primitives::U256::from(1000),
+        }
+        .abi_encode(),
+    );
+    let erc721 = deploy(
+        host,
+        hak_emu::genesis::ERC721_FACTORY,
+        erc721_factory::deployTokenCall {
+            name_: "Wallet Art".into(),
+            symbol_: "WART".into(),
+            baseURI_: "ipfs://wallet/".into(),
+        }
+        .abi_encode(),
+    );
     World {
+        erc20,
+        erc721,
         ft,
         nft,
         admin_ft,
@@ -229,6 +292,8 @@ fn calls(w: &World) -> Vec<(&'static str, Value)> {
         to_dissociate,
         to_sign,
         to_delete,
+        erc20,
+        erc721,
     } = w;
     vec![
         (
@@ -335,6 +400,24 @@ fn calls(w: &World) -> Vec<(&'static str, Value)> {
             json!({"topicId": topic, "topicMemo": "renamed in a wallet"}),
         ),
         ("delete_topic_tool", json!({"topicId": doomed_topic})),
+        (
+            "create_erc20_tool",
+            json!({"tokenName": "Wallet Silver", "tokenSymbol": "WSLV", "initialSupply": 5}),
+        ),
+        (
+            "create_erc721_tool",
+            json!({"tokenName": "Wallet Prints", "tokenSymbol": "WPRT"}),
+        ),
+        (
+            "transfer_erc20_tool",
+            json!({"contractId": erc20, "recipientAddress": "0.0.1002", "amount": 2.5}),
+        ),
+        // Minted to the user (serial 0), then moved: the bytes are submitted in this order.
+        ("mint_erc721_tool", json!({"contractId": erc721})),
+        (
+            "transfer_erc721_tool",
+            json!({"contractId": erc721, "toAddress": "0.0.1002", "tokenId": 0}),
+        ),
         (
             "submit_topic_message_tool",
             json!({"topicId": topic, "message": "short"}),

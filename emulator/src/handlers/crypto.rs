@@ -29,10 +29,11 @@ fn legs(amounts: &[proto::AccountAmount], unbalanced: Code) -> Result<Vec<Leg>, 
     let mut net: i128 = 0;
     let mut out = Vec::with_capacity(amounts.len());
     for leg in amounts {
-        let account = leg
-            .account_id
-            .as_ref()
-            .and_then(account_num)
+        let id = leg.account_id.as_ref().ok_or(Code::InvalidAccountId)?;
+        // An alias (resolved before a transfer is planned) stands for an account number in
+        // precheck's shape checks: one number per alias, far above any entity's.
+        let account = account_num(id)
+            .or_else(|| super::alias::is_alias(id).then(|| alias_placeholder(id)))
             .ok_or(Code::InvalidAccountId)?;
         if !seen.insert(account) {
             return Err(Code::AccountRepeatedInAccountAmounts);
@@ -48,6 +49,13 @@ fn legs(amounts: &[proto::AccountAmount], unbalanced: Code) -> Result<Vec<Leg>, 
         return Err(unbalanced);
     }
     Ok(out)
+}
+
+fn alias_placeholder(id: &proto::AccountId) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.account.hash(&mut h);
+    h.finish() | (1 << 63)
 }
 
 fn hbar_legs(body: &proto::CryptoTransferTransactionBody) -> Result<Vec<Leg>, Code> {
@@ -362,14 +370,21 @@ pub fn transfer(
     body: &proto::CryptoTransferTransactionBody,
 ) -> Result<Outcome, Code> {
     pure_check_transfer(body)?;
-    let plan = plan_transfer(
-        ledger,
-        ctx,
-        &hbar_legs(body)?,
-        &body.token_transfers,
-        Rules::default(),
-    )?;
-    Ok(apply_transfer(ledger, ctx, plan))
+    let (resolved, created) = match super::alias::resolve_transfer(ledger, ctx, body)? {
+        Some((resolved, created)) => (Some(resolved), created),
+        None => (None, Vec::new()),
+    };
+    let body = resolved.as_ref().unwrap_or(body);
+    let planned = hbar_legs(body).and_then(|legs| {
+        plan_transfer(ledger, ctx, &legs, &body.token_transfers, Rules::default())
+    });
+    match planned {
+        Ok(plan) => Ok(apply_transfer(ledger, ctx, plan)),
+        Err(code) => {
+            super::alias::undo(ledger, &created);
+            Err(code)
+        }
+    }
 }
 
 /// The auto-renew periods the network accepts for an account: 30 days to about 92.6 days
@@ -396,9 +411,29 @@ pub fn create(
         .as_ref()
         .filter(|k| k.key.is_some())
         .ok_or(Code::KeyRequired)?;
-    if !body.alias.is_empty() {
-        return Err(Code::NotSupported);
-    }
+    // An EVM address alias (HIP-583): signed by the ECDSA key it derives from, unused.
+    let evm_address = match body.alias.len() {
+        0 => None,
+        20 => {
+            let alias = hex::encode(&body.alias);
+            let signed =
+                ctx.active.keys().iter().any(|raw| {
+                    super::alias::ecdsa_evm_address(raw).as_deref() == Some(alias.as_str())
+                });
+            if !signed {
+                return Err(Code::InvalidSignature);
+            }
+            if ledger
+                .accounts
+                .values()
+                .any(|a| a.evm_address.as_deref() == Some(alias.as_str()))
+            {
+                return Err(Code::AliasAlreadyAssigned);
+            }
+            Some(alias)
+        }
+        _ => return Err(Code::InvalidAliasKey),
+    };
     if body.memo.len() > 100 {
         return Err(Code::MemoTooLong);
     }
@@ -430,7 +465,8 @@ pub fn create(
                 .map_or(DEFAULT_AUTO_RENEW_SECONDS, |d| d.seconds),
             created: ctx.consensus,
             decline_reward: body.decline_reward,
-            evm_address: None,
+            evm_address,
+            key_alias: None,
         },
     );
     let mut outcome = Outcome::success().entity(num);

@@ -2,6 +2,7 @@
 //! then changes the ledger, so a failed transaction changes nothing but the fee.
 
 mod airdrop;
+pub mod alias;
 mod allowance;
 mod consensus;
 pub mod contract;

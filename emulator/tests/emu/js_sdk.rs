@@ -39,7 +39,11 @@ async fn the_js_sdk_transfers_creates_and_submits_against_the_emulator() {
             "token SUCCESS",
             "relationship 5",
             "token balance 5",
-            "exchange rate 30000 360000"
+            "exchange rate 30000 360000",
+            "hollow SUCCESS",
+            "hollow key none",
+            "completing SUCCESS",
+            "completed true"
         ]
     );
     emu.shutdown();

@@ -5,6 +5,7 @@
 #[macro_use]
 mod common;
 
+mod aliases;
 mod evm;
 mod fidelity;
 mod js_sdk;

@@ -3,7 +3,7 @@
 import {
   Client, PrivateKey, TransferTransaction, AccountBalanceQuery, Hbar,
   TopicCreateTransaction, TopicMessageSubmitTransaction, AccountCreateTransaction, TokenCreateTransaction,
-  AccountInfoQuery,
+  AccountInfoQuery, AccountId, TransactionId,
 } from '@hiero-ledger/sdk';
 
 const info = JSON.parse(process.argv[2]);
@@ -33,4 +33,23 @@ console.log('relationship', treasury.tokenRelationships.get(token.tokenId).balan
 const held = await new AccountBalanceQuery().setAccountId('0.0.1001').execute(client);
 console.log('token balance', held.tokens.get(token.tokenId).toString());
 console.log('exchange rate', token.exchangeRate.hbars, token.exchangeRate.cents);
+// An EVM address as a recipient: a hollow account, completed by its first signed transaction.
+const evmKey = PrivateKey.generateECDSA();
+const evmAddress = evmKey.publicKey.toEvmAddress();
+const lazy = await (await new TransferTransaction()
+  .addHbarTransfer('0.0.1001', new Hbar(-3))
+  .addHbarTransfer(AccountId.fromEvmAddress(0, 0, evmAddress), new Hbar(3))
+  .execute(client)).getReceipt(client);
+console.log('hollow', lazy.status.toString());
+const hollow = await new AccountInfoQuery().setAccountId(AccountId.fromEvmAddress(0, 0, evmAddress)).execute(client);
+console.log('hollow key', hollow.key.toString() === '[]' || hollow.key._keys?.length === 0 ? 'none' : hollow.key.toString());
+const first = await new TransferTransaction()
+  .addHbarTransfer(hollow.accountId, new Hbar(-1))
+  .addHbarTransfer('0.0.1001', new Hbar(1))
+  .setTransactionId(TransactionId.generate(hollow.accountId))
+  .freezeWith(client)
+  .sign(evmKey);
+console.log('completing', (await (await first.execute(client)).getReceipt(client)).status.toString());
+const completed = await new AccountInfoQuery().setAccountId(hollow.accountId).execute(client);
+console.log('completed', completed.key.toStringRaw() === evmKey.publicKey.toStringRaw());
 process.exit(0);

@@ -9,7 +9,7 @@ mod client;
 mod resources;
 
 pub use client::{MirrorClient, MirrorError};
-pub use resources::{Account, MirrorFailure, Token, TopicMessagesQuery};
+pub use resources::{mirror_transaction_id, Account, MirrorFailure, Token, TopicMessagesQuery};
 
 use serde_json::Value;
 use tokio::runtime::Handle;

@@ -179,7 +179,16 @@ impl Schema {
     ) {
         if !self.types.is_empty() && !self.types.iter().any(|t| t.matches(value)) {
             issues.push((path.clone(), self.type_mismatch(value)));
-            return;
+            // zod's `z.number().int()` runs its other checks (`min`) on a fraction too.
+            let fraction = value.is_number()
+                && !self.union
+                && self
+                    .types
+                    .iter()
+                    .all(|t| matches!(t, JsonType::Integer | JsonType::Null));
+            if !fraction {
+                return;
+            }
         }
         if let Some(options) = &self.enum_values {
             if !options.contains(value) {
@@ -426,6 +435,12 @@ mod tests {
         assert_eq!(
             validate(&s, &json!({"a":"éé","b":1.5,"c":1})).unwrap_err(),
             "Invalid parameters: Field \"b\" - Expected integer, received float"
+        );
+        // A negative fraction fails both of `z.number().int().min(0)`'s checks.
+        let min = json!({"type":"object","properties":{"n":{"type":"integer","minimum":0}}});
+        assert_eq!(
+            validate(&min, &json!({"n":-0.5})).unwrap_err(),
+            "Invalid parameters: Field \"n\" - Expected integer, received float; Field \"n\" - Number must be greater than or equal to 0"
         );
     }
 

@@ -152,8 +152,10 @@ pub fn contract_id(
             })?
             .to_owned()
     };
-    ContractId::from_str(&id)
-        .map_err(|_| ToolError::invalid_field(field, format!("Invalid contract ID: {id}")))
+    // The JS SDK's grammar and words (`failed to parse entity id: 0.0.x`).
+    let (shard, realm, num) =
+        crate::tools::normalise::entity_id(&id).map_err(|e| e.in_field(field))?;
+    Ok(ContractId::new(shard, realm, num))
 }
 
 /// How facts name the holder of an address: `0.0.N` for a long-zero address (exactly that

@@ -119,12 +119,12 @@ Example: "Transfer 1000000 ERC20 tokens 0.0.1234 to 0.0.5678" means transferring
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
         call::assert_ecdsa_operator(ctx)?;
         let scheduling = scheduling::raw_from(raw)?;
-        // The kit's order: the recipient, the contract, its decimals.
-        let recipient = Party::resolve(
-            "recipientAddress",
-            raw["recipientAddress"].as_str().unwrap_or_default(),
-            ctx,
-        )?;
+        // The kit's order: a Hedera-id recipient looked up, the contract, its decimals, the
+        // amount, and only then an EVM-address recipient checked (by the ABI encoder).
+        let given = raw["recipientAddress"].as_str().unwrap_or_default();
+        let looked_up = address::is_hedera_id(given)
+            .then(|| Party::resolve("recipientAddress", given, ctx))
+            .transpose()?;
         let contract_id = address::contract_id(
             "contractId",
             raw["contractId"].as_str().unwrap_or_default(),
@@ -137,6 +137,10 @@ Example: "Transfer 1000000 ERC20 tokens 0.0.1234 to 0.0.5678" means transferring
             .ok_or_else(|| {
                 ToolError::invalid_field("amount", "Number must be greater than or equal to 0")
             })?;
+        let recipient = match looked_up {
+            Some(party) => party,
+            None => Party::resolve("recipientAddress", given, ctx)?,
+        };
         let normalised = TransferErc20Normalised {
             contract_id,
             recipient,
