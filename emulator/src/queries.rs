@@ -115,7 +115,7 @@ fn nft_info(node: &Node, q: &proto::TokenGetNftInfoQuery) -> proto::TokenGetNftI
     proto::TokenGetNftInfoResponse {
         header: header(Code::Ok, t),
         nft: Some(proto::TokenNftInfo {
-            nft_id: Some(id.clone()),
+            nft_id: Some(*id),
             account_id: Some(account_id(nft.owner)),
             creation_time: Some(nft.created.to_proto()),
             metadata: nft.metadata.clone(),

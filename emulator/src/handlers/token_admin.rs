@@ -118,17 +118,25 @@ pub fn delete(
     Ok(Outcome::success())
 }
 
-/// Take `amount` units or `serials` out of `holder`'s balance and the total supply.
-fn remove(
-    ledger: &mut Ledger,
-    ctx: &Ctx<'_>,
-    num: u64,
+/// What a burn or wipe takes out, from whom, and its statuses for serials the holder lacks and
+/// for a bad amount.
+struct Removal<'b> {
     holder: u64,
     amount: u64,
-    serials: &[i64],
+    serials: &'b [i64],
     not_owned: Code,
     bad_amount: Code,
-) -> Result<Outcome, Code> {
+}
+
+/// Take the units or serials out of the holder's balance and the total supply.
+fn remove(ledger: &mut Ledger, ctx: &Ctx<'_>, num: u64, r: Removal<'_>) -> Result<Outcome, Code> {
+    let Removal {
+        holder,
+        amount,
+        serials,
+        not_owned,
+        bad_amount,
+    } = r;
     let token = &ledger.tokens[&num];
     if token.paused {
         return Err(Code::TokenIsPaused);
@@ -209,16 +217,14 @@ pub fn burn(
     } else {
         Code::InvalidTokenBurnAmount
     };
-    remove(
-        ledger,
-        ctx,
-        num,
-        treasury,
-        body.amount,
-        &body.serial_numbers,
-        Code::TreasuryMustOwnBurnedNft,
+    let removal = Removal {
+        holder: treasury,
+        amount: body.amount,
+        serials: &body.serial_numbers,
+        not_owned: Code::TreasuryMustOwnBurnedNft,
         bad_amount,
-    )
+    };
+    remove(ledger, ctx, num, removal)
 }
 
 /// Wipe from an account other than the treasury (the wipe key signs).
@@ -238,14 +244,12 @@ pub fn wipe(
     if account == ledger.tokens[&num].treasury {
         return Err(Code::CannotWipeTokenTreasuryAccount);
     }
-    remove(
-        ledger,
-        ctx,
-        num,
-        account,
-        body.amount,
-        &body.serial_numbers,
-        Code::AccountDoesNotOwnWipedNft,
-        Code::InvalidWipingAmount,
-    )
+    let removal = Removal {
+        holder: account,
+        amount: body.amount,
+        serials: &body.serial_numbers,
+        not_owned: Code::AccountDoesNotOwnWipedNft,
+        bad_amount: Code::InvalidWipingAmount,
+    };
+    remove(ledger, ctx, num, removal)
 }

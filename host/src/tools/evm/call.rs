@@ -60,16 +60,26 @@ pub fn factory(factory: Factory, network: NetworkName) -> Result<ContractId, Too
     Ok(ContractId::new(0, 0, num))
 }
 
-/// The `ContractExecuteTransaction` of `data` on `contract` with `gas`, wrapped in a schedule
-/// when the params ask.
+/// One EVM tool call's transaction: `data` on `contract` with `gas`, wrapped in a schedule
+/// when the params ask, as the core action's output. When a plugin will see the summary it
+/// names the contract, the tool's `fields` and the encoded `functionParameters`.
 pub fn execute(
     contract: ContractId,
     gas: u64,
     data: Vec<u8>,
     scheduling: &Scheduling,
-    details: Map<String, Value>,
+    fields: impl FnOnce() -> Vec<(&'static str, Value)>,
     ctx: &ToolContext<'_>,
 ) -> Result<BuiltTransaction, ToolError> {
+    let mut details = Map::new();
+    if ctx.wants_summary {
+        details.insert("contractId".into(), contract.to_string().into());
+        details.extend(fields().into_iter().map(|(k, v)| (k.to_owned(), v)));
+        details.insert(
+            "functionParameters".into(),
+            format!("0x{}", hex::encode(&data)).into(),
+        );
+    }
     let mut tx = ContractExecuteTransaction::new();
     tx.contract_id(contract).gas(gas).function_parameters(data);
     ctx.pin_nodes(&mut tx);
@@ -80,9 +90,53 @@ pub fn execute(
     ))
 }
 
+/// A factory's `deployToken` call as a core action's output: the executing strategy reads
+/// the new token's address from the record (unless the call is scheduled: its record is the
+/// schedule's).
+pub fn deploy(
+    factory: ContractId,
+    gas: u64,
+    data: Vec<u8>,
+    scheduling: &Scheduling,
+    ctx: &ToolContext<'_>,
+) -> Result<CoreOutput, ToolError> {
+    let built = execute(factory, gas, data, scheduling, Vec::new, ctx)?;
+    Ok(output(if scheduling.is_scheduled {
+        built
+    } else {
+        built.reading_call_result()
+    }))
+}
+
+/// The kit's message after a factory call: `<ERC20|ERC721> token created successfully at
+/// address <address|unknown>`, or the scheduled one.
+pub fn created_message(erc: &str, raw: &crate::tools::RawTransactionResponse) -> String {
+    scheduled_message(&format!("creation of {erc}"), raw).unwrap_or_else(|| {
+        format!(
+            "{erc} token created successfully at address {}",
+            created_address(raw).unwrap_or_else(|| "unknown".into())
+        )
+    })
+}
+
 /// [`execute`] as a core action's output.
 pub fn output(built: BuiltTransaction) -> CoreOutput {
     CoreOutput::Transaction(Box::new(built))
+}
+
+/// The kit's message after an executed ERC-721 mint or transfer (its four-space indent too),
+/// or after a scheduled one.
+pub fn done_message(
+    scheduled_what: &str,
+    done: &str,
+    raw: &crate::tools::RawTransactionResponse,
+) -> String {
+    scheduled_message(scheduled_what, raw).unwrap_or_else(|| {
+        format!(
+            "{done} successfully.\n    Transaction ID: {}",
+            raw.transaction_id
+        )
+    })
 }
 
 /// The kit's message after a scheduled EVM call (`Scheduled <what> of <ERC20|ERC721>

@@ -135,37 +135,11 @@ Parameters:
         ctx: &ToolContext<'_>,
     ) -> Result<CoreOutput, ToolError> {
         let data = n.call_data();
-        let mut details = Map::new();
-        if ctx.wants_summary {
-            details.insert("contractId".into(), n.contract_id.to_string().into());
-            details.insert(
-                "functionParameters".into(),
-                format!("0x{}", hex::encode(&data)).into(),
-            );
-        }
-        let built = call::execute(
-            n.contract_id,
-            n.gas,
-            data,
-            &n.scheduling_params,
-            details,
-            ctx,
-        )?;
-        let built = if n.scheduling_params.is_scheduled {
-            built
-        } else {
-            built.reading_call_result()
-        };
-        Ok(call::output(built))
+        call::deploy(n.contract_id, n.gas, data, &n.scheduling_params, ctx)
     }
 
     fn post_process(&self, raw: &RawTransactionResponse) -> String {
-        call::scheduled_message("creation of ERC20", raw).unwrap_or_else(|| {
-            format!(
-                "ERC20 token created successfully at address {}",
-                call::created_address(raw).unwrap_or_else(|| "unknown".into())
-            )
-        })
+        call::created_message("ERC20", raw)
     }
 
     fn result_fields(&self, raw: &RawTransactionResponse) -> Map<String, Value> {

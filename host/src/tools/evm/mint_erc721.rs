@@ -12,7 +12,7 @@ use crate::tools::{CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolEr
 use alloy_sol_types::SolCall;
 use hedera::ContractId;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 pub struct MintErc721;
 
@@ -125,32 +125,18 @@ NOTE: the 'toAddress' parameter is optional. If not provided, the minting will b
             to: n.to.address("to", ctx)?,
         }
         .abi_encode();
-        let mut details = Map::new();
-        if ctx.wants_summary {
-            details.insert("contractId".into(), n.contract_id.to_string().into());
-            details.insert("toAddress".into(), n.to.evm_address.clone().into());
-            details.insert(
-                "functionParameters".into(),
-                format!("0x{}", hex::encode(&data)).into(),
-            );
-        }
         let built = call::execute(
             n.contract_id,
             n.gas,
             data,
             &n.scheduling_params,
-            details,
+            || vec![("toAddress", n.to.evm_address.clone().into())],
             ctx,
         )?;
         Ok(call::output(built))
     }
 
     fn post_process(&self, raw: &RawTransactionResponse) -> String {
-        call::scheduled_message("minting of ERC721", raw).unwrap_or_else(|| {
-            format!(
-                "ERC721 token minted successfully.\n    Transaction ID: {}",
-                raw.transaction_id
-            )
-        })
+        call::done_message("minting of ERC721", "ERC721 token minted", raw)
     }
 }

@@ -15,7 +15,7 @@ use alloy_primitives::U256;
 use alloy_sol_types::SolCall;
 use hedera::ContractId;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::str::FromStr;
 
 pub struct TransferErc20;
@@ -183,25 +183,17 @@ Example: "Transfer 1000000 ERC20 tokens 0.0.1234 to 0.0.5678" means transferring
             amount: base_units("amount", &n.amount)?,
         }
         .abi_encode();
-        let mut details = Map::new();
-        if ctx.wants_summary {
-            details.insert("contractId".into(), n.contract_id.to_string().into());
-            details.insert(
-                "recipientAddress".into(),
-                n.recipient.evm_address.clone().into(),
-            );
-            details.insert("amount".into(), n.amount.clone().into());
-            details.insert(
-                "functionParameters".into(),
-                format!("0x{}", hex::encode(&data)).into(),
-            );
-        }
         let built = call::execute(
             n.contract_id,
             n.gas,
             data,
             &n.scheduling_params,
-            details,
+            || {
+                vec![
+                    ("recipientAddress", n.recipient.evm_address.clone().into()),
+                    ("amount", n.amount.clone().into()),
+                ]
+            },
             ctx,
         )?;
         Ok(call::output(built))

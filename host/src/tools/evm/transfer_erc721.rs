@@ -13,7 +13,7 @@ use alloy_primitives::U256;
 use alloy_sol_types::SolCall;
 use hedera::ContractId;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 pub struct TransferErc721;
 
@@ -162,34 +162,24 @@ Example:
             tokenId: U256::from(n.token_id),
         }
         .abi_encode();
-        let mut details = Map::new();
-        if ctx.wants_summary {
-            details.insert("contractId".into(), n.contract_id.to_string().into());
-            details.insert("fromAddress".into(), n.from.evm_address.clone().into());
-            details.insert("toAddress".into(), n.to.evm_address.clone().into());
-            details.insert("tokenId".into(), n.token_id.into());
-            details.insert(
-                "functionParameters".into(),
-                format!("0x{}", hex::encode(&data)).into(),
-            );
-        }
         let built = call::execute(
             n.contract_id,
             n.gas,
             data,
             &n.scheduling_params,
-            details,
+            || {
+                vec![
+                    ("fromAddress", n.from.evm_address.clone().into()),
+                    ("toAddress", n.to.evm_address.clone().into()),
+                    ("tokenId", n.token_id.into()),
+                ]
+            },
             ctx,
         )?;
         Ok(call::output(built))
     }
 
     fn post_process(&self, raw: &RawTransactionResponse) -> String {
-        call::scheduled_message("transfer of ERC721", raw).unwrap_or_else(|| {
-            format!(
-                "ERC721 token transferred successfully.\n    Transaction ID: {}",
-                raw.transaction_id
-            )
-        })
+        call::done_message("transfer of ERC721", "ERC721 token transferred", raw)
     }
 }
