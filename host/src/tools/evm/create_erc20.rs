@@ -49,7 +49,7 @@ impl CreateErc20Normalised {
 
 /// `decimals` and `initialSupply` as the schema lets them be given (JSON integers ≥ 0), or
 /// their defaults; `decimals` must fit the ABI's `uint8`.
-pub(super) fn small_integer(raw: &Value, field: &str, default: u64) -> Result<u64, ToolError> {
+fn small_integer(raw: &Value, field: &str, default: u64) -> Result<u64, ToolError> {
     match raw.get(field) {
         None | Some(Value::Null) => Ok(default),
         Some(v) => v

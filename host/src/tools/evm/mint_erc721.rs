@@ -5,7 +5,7 @@
 use super::abi::Erc721;
 use super::address::{self, Party};
 use super::call::{self, TOKEN_GAS};
-use crate::facts::{Asset, Facts, Movement, Via};
+use crate::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType};
@@ -107,12 +107,7 @@ NOTE: the 'toAddress' parameter is optional. If not provided, the minting will b
         let mut f = Facts::default();
         f.token(n.contract_id);
         // A new serial for `to`: who receives what, like any transfer.
-        f.movements.push(Movement {
-            asset: Asset::Nft(n.contract_id.to_string()),
-            to: Some(n.to.holder()),
-            amount: 1,
-            via: Via::Transfer,
-        });
+        f.credit(Asset::Nft(n.contract_id.to_string()), n.to.holder(), 1);
         f.with_memo(None, n.scheduling_params.is_scheduled)
     }
 

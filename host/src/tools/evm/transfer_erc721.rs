@@ -5,7 +5,7 @@
 use super::abi::Erc721;
 use super::address::{self, Party};
 use super::call::{self, TOKEN_GAS};
-use crate::facts::{Asset, Facts, Movement, Via};
+use crate::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType};
@@ -33,7 +33,7 @@ pub struct TransferErc721Normalised {
 }
 
 /// The serial as the ABI takes it: a JSON number that is a non-negative safe integer.
-pub(super) fn serial(raw: &Value) -> Result<u64, ToolError> {
+fn serial(raw: &Value) -> Result<u64, ToolError> {
     let n = raw["tokenId"].as_f64().unwrap_or(f64::NAN);
     if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 {
         Ok(n as u64)
@@ -142,12 +142,7 @@ Example:
         let mut f = Facts::default();
         f.token(n.contract_id);
         f.from(n.from.holder());
-        f.movements.push(Movement {
-            asset: Asset::Nft(n.contract_id.to_string()),
-            to: Some(n.to.holder()),
-            amount: 1,
-            via: Via::Transfer,
-        });
+        f.credit(Asset::Nft(n.contract_id.to_string()), n.to.holder(), 1);
         f.with_memo(None, n.scheduling_params.is_scheduled)
     }
 
