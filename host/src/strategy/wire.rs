@@ -11,8 +11,9 @@
 //!   `{initial id, total, number}`; a one-chunk message carries the trivial chunk info too.
 //!   (The Rust SDK's `to_bytes` writes only the first chunk.)
 //!
-//! This is the one place return-bytes output is serialised. It starts from the SDK's frozen
-//! bodies (whose data encoding the SDK owns) and only re-lays them out.
+//! This is the one place return-bytes output is serialised. It starts from the SDK's encoded
+//! signed transactions (whose data encoding the SDK owns) and only lays them out; the list is
+//! written once and hex-encoded once (by the strategy).
 
 use crate::tools::consensus::chunking::{chunk_count, too_many_chunks, CHUNK_SIZE};
 use hedera::{AnyTransaction, TopicMessageSubmitTransaction};
@@ -20,17 +21,11 @@ use hedera_proto::services;
 use prost::Message;
 
 /// Serialise a frozen transaction as the JS SDK would (see the module doc).
+///
+/// Each `SignedTransaction` the SDK encodes is kept as it is (never decoded and re-encoded);
+/// for one node the SDK builds and encodes the body exactly once. Only a topic message's
+/// bodies are read back, to lay out its chunks.
 pub fn wallet_bytes(tx: &AnyTransaction, type_name: &str) -> Result<Vec<u8>, String> {
-    let sdk_bytes = tx
-        .to_bytes()
-        .map_err(|e| format!("cannot serialise transaction: {e}"))?;
-    let list = hedera_proto::sdk::TransactionList::decode(sdk_bytes.as_slice())
-        .map_err(|e| format!("cannot read the SDK's transaction list: {e}"))?;
-    let signed: Vec<services::SignedTransaction> = list
-        .transaction_list
-        .into_iter()
-        .map(signed_of)
-        .collect::<Result<_, _>>()?;
     let message = if type_name == "TopicMessageSubmitTransaction" {
         tx.clone()
             .downcast::<TopicMessageSubmitTransaction>()
@@ -39,45 +34,61 @@ pub fn wallet_bytes(tx: &AnyTransaction, type_name: &str) -> Result<Vec<u8>, Str
     } else {
         None
     };
+    let signed = signed_per_node(tx)?;
     let signed = match message {
-        Some(message) => chunked(signed, &message)?,
+        Some(message) => chunked(&signed, &message)?,
         None => signed,
     };
+    Ok(transaction_list(signed))
+}
+
+/// The encoded `SignedTransaction` of every node the SDK froze the transaction for.
+fn signed_per_node(tx: &AnyTransaction) -> Result<Vec<Vec<u8>>, String> {
+    let cannot = |e: hedera::Error| format!("cannot serialise transaction: {e}");
+    if tx
+        .get_node_account_ids()
+        .is_some_and(|nodes| nodes.len() == 1)
+    {
+        return Ok(vec![tx.to_signed_transaction_bytes().map_err(cannot)?]);
+    }
+    let sdk_bytes = tx.to_bytes().map_err(cannot)?;
+    let list = hedera_proto::sdk::TransactionList::decode(sdk_bytes.as_slice())
+        .map_err(|e| format!("cannot read the SDK's transaction list: {e}"))?;
+    list.transaction_list
+        .into_iter()
+        .map(|entry| {
+            if entry.signed_transaction_bytes.is_empty() {
+                Err("the SDK wrote a transaction without signed transaction bytes".to_owned())
+            } else {
+                Ok(entry.signed_transaction_bytes)
+            }
+        })
+        .collect()
+}
+
+/// A `TransactionList` whose entries carry only `signedTransactionBytes`, each moved in.
+fn transaction_list(signed: Vec<Vec<u8>>) -> Vec<u8> {
     let transaction_list = signed
         .into_iter()
-        .map(|s| services::Transaction {
-            signed_transaction_bytes: s.encode_to_vec(),
+        .map(|signed_transaction_bytes| services::Transaction {
+            signed_transaction_bytes,
             ..Default::default()
         })
         .collect();
-    Ok(hedera_proto::sdk::TransactionList { transaction_list }.encode_to_vec())
-}
-
-/// The signed transaction of one SDK list entry, whichever of the two forms it uses.
-#[allow(deprecated)]
-fn signed_of(entry: services::Transaction) -> Result<services::SignedTransaction, String> {
-    if !entry.signed_transaction_bytes.is_empty() {
-        return services::SignedTransaction::decode(entry.signed_transaction_bytes.as_slice())
-            .map_err(|e| format!("cannot read the SDK's signed transaction: {e}"));
-    }
-    Ok(services::SignedTransaction {
-        body_bytes: entry.body_bytes,
-        sig_map: Some(entry.sig_map.unwrap_or_default()),
-        ..Default::default()
-    })
+    hedera_proto::sdk::TransactionList { transaction_list }.encode_to_vec()
 }
 
 /// Every chunk of a topic message, for every node the SDK froze the transaction for.
-fn chunked(
-    per_node: Vec<services::SignedTransaction>,
-    message: &[u8],
-) -> Result<Vec<services::SignedTransaction>, String> {
+fn chunked(per_node: &[Vec<u8>], message: &[u8]) -> Result<Vec<Vec<u8>>, String> {
     if let Some(refusal) = too_many_chunks(message.len()) {
         return Err(refusal);
     }
     let bodies: Vec<services::TransactionBody> = per_node
         .iter()
-        .map(|s| services::TransactionBody::decode(s.body_bytes.as_slice()))
+        .map(|signed| {
+            let signed = services::SignedTransaction::decode(signed.as_slice())?;
+            services::TransactionBody::decode(signed.body_bytes.as_slice())
+        })
         .collect::<Result<_, _>>()
         .map_err(|e| format!("cannot read the SDK's transaction body: {e}"))?;
     let total = chunk_count(message.len()).max(1);
@@ -104,11 +115,14 @@ fn chunked(
                 total: total as i32,
                 number: number as i32 + 1,
             });
-            out.push(services::SignedTransaction {
-                body_bytes: body.encode_to_vec(),
-                sig_map: Some(services::SignatureMap::default()),
-                ..Default::default()
-            });
+            out.push(
+                services::SignedTransaction {
+                    body_bytes: body.encode_to_vec(),
+                    sig_map: Some(services::SignatureMap::default()),
+                    ..Default::default()
+                }
+                .encode_to_vec(),
+            );
         }
     }
     Ok(out)
