@@ -26,6 +26,8 @@ pub struct Node {
     pub account: u64,
     /// Where the ledger is saved after every transaction, when persistent.
     pub state: Option<crate::persist::StateDir>,
+    /// Bumped after every transaction that reaches consensus: topic subscriptions wait on it.
+    pub consensus: tokio::sync::watch::Sender<u64>,
 }
 
 impl Node {
@@ -134,6 +136,7 @@ impl Node {
             fee,
             duration,
         );
+        self.consensus.send_modify(|n| *n += 1);
         if let Some(state) = &self.state {
             if state.wants_snapshot() {
                 if let Err(e) = state.snapshot(&ledger) {

@@ -166,8 +166,42 @@ pub struct Topic {
     pub messages: Vec<TopicMessage>,
 }
 
-/// A smart contract entity. The emulator runs no EVM: a contract is created from inline
-/// initcode (kept as its `bytecode`), with no runtime bytecode and no state.
+/// A file of the file service.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct File {
+    pub num: u64,
+    /// The file's keys as one `Key` holding a `KeyList`; `None` when created without keys
+    /// (immutable: no append, update or delete).
+    pub keys: Option<KeyBytes>,
+    #[serde(with = "hex_bytes")]
+    pub contents: Vec<u8>,
+    pub memo: String,
+    /// Expiration, in seconds since the epoch.
+    pub expiration: i64,
+    pub deleted: bool,
+}
+
+impl File {
+    /// The file's key list (empty when it has none).
+    pub fn key_list(&self) -> proto::KeyList {
+        match self
+            .keys
+            .as_ref()
+            .map(KeyBytes::to_proto)
+            .and_then(|k| k.key)
+        {
+            Some(proto::key::Key::KeyList(list)) => list,
+            _ => proto::KeyList::default(),
+        }
+    }
+
+    /// Whether the file has at least one key (only such files can change).
+    pub fn is_mutable(&self) -> bool {
+        !self.key_list().keys.is_empty()
+    }
+}
+
+/// A smart contract entity: its runtime bytecode and storage, as the EVM (`evm`) left them.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Contract {
     pub num: u64,
@@ -364,6 +398,8 @@ pub struct Receipt {
     pub scheduled_transaction_id: Option<TxId>,
     #[serde(default)]
     pub contract_id: Option<u64>,
+    #[serde(default)]
+    pub file_id: Option<u64>,
     /// The consensus second of the transaction (the receipt's exchange rates expire at the
     /// hour after it).
     #[serde(default)]
@@ -411,6 +447,7 @@ impl Receipt {
             schedule_id: self.schedule_id.map(schedule_id),
             scheduled_transaction_id: self.scheduled_transaction_id.map(TxId::to_proto),
             contract_id: self.contract_id.map(contract_id),
+            file_id: self.file_id.map(file_id),
             exchange_rate: (self.consensus_seconds > 0)
                 .then(|| exchange_rates(self.consensus_seconds)),
             ..Default::default()
@@ -504,6 +541,10 @@ pub struct Ledger {
     pub schedules: BTreeMap<u64, Schedule>,
     #[serde(default)]
     pub contracts: BTreeMap<u64, Contract>,
+    /// Files created by transactions, and system files once a transaction changed them (until
+    /// then a system file is its genesis contents: `handlers::file::system_file`).
+    #[serde(default)]
+    pub files: BTreeMap<u64, File>,
     /// HBAR allowances: owner → spender → tinybars.
     #[serde(default)]
     pub hbar_allowances: BTreeMap<u64, BTreeMap<u64, i64>>,
@@ -518,6 +559,9 @@ pub struct Ledger {
     pub records: Vec<TxRecord>,
     pub next_entity: u64,
     pub last_consensus: Ts,
+    /// Where the node listens (the address book lists it); set at start, never persisted.
+    #[serde(skip)]
+    pub node_endpoint: Option<std::net::SocketAddr>,
 }
 
 impl Ledger {
@@ -639,6 +683,19 @@ pub fn contract_id(num: u64) -> proto::ContractId {
         realm_num: 0,
         contract: Some(proto::contract_id::Contract::ContractNum(num as i64)),
     }
+}
+
+pub fn file_id(num: u64) -> proto::FileId {
+    proto::FileId {
+        shard_num: 0,
+        realm_num: 0,
+        file_num: num as i64,
+    }
+}
+
+/// The number of a `0.0.num` file id.
+pub fn file_num(id: &proto::FileId) -> Option<u64> {
+    (id.shard_num == 0 && id.realm_num == 0 && id.file_num > 0).then_some(id.file_num as u64)
 }
 
 pub fn token_num(id: &proto::TokenId) -> Option<u64> {

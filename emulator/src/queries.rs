@@ -3,8 +3,8 @@
 
 use crate::ingest::Node;
 use crate::ledger::{
-    account_id, account_num, contract_id, schedule_id, schedule_num, token_id, token_num, topic_id,
-    topic_num, ContractResult, KeyBytes, Ledger, TxId,
+    account_id, account_num, contract_id, file_num, schedule_id, schedule_num, token_id, token_num,
+    topic_id, topic_num, ContractResult, KeyBytes, Ledger, TxId,
 };
 use hedera_proto::services as proto;
 use proto::query::Query as Q;
@@ -33,6 +33,8 @@ pub fn answer(node: &Node, query: &proto::Query) -> Option<proto::Response> {
         Q::TransactionGetRecord(q) => R::TransactionGetRecord(record(node, q)),
         Q::ContractCallLocal(q) => R::ContractCallLocal(call_local(node, q)),
         Q::TokenGetNftInfo(q) => R::TokenGetNftInfo(nft_info(node, q)),
+        Q::FileGetContents(q) => R::FileGetContents(file_contents(node, q)),
+        Q::FileGetInfo(q) => R::FileGetInfo(file_info(node, q)),
         other => not_supported(other)?,
     };
     Some(proto::Response {
@@ -60,8 +62,6 @@ fn not_supported(query: &Q) -> Option<R> {
         CryptoGetAccountRecords => CryptoGetAccountRecords(CryptoGetAccountRecordsResponse),
         CryptoGetLiveHash => CryptoGetLiveHash(CryptoGetLiveHashResponse),
         CryptoGetProxyStakers => CryptoGetProxyStakers(CryptoGetStakersResponse),
-        FileGetContents => FileGetContents(FileGetContentsResponse),
-        FileGetInfo => FileGetInfo(FileGetInfoResponse),
         TransactionGetFastRecord => TransactionGetFastRecord(TransactionGetFastRecordResponse),
         NetworkGetVersionInfo => NetworkGetVersionInfo(NetworkGetVersionInfoResponse),
         TokenGetAccountNftInfos => TokenGetAccountNftInfos(TokenGetAccountNftInfosResponse),
@@ -75,6 +75,67 @@ fn not_supported(query: &Q) -> Option<R> {
 fn asked(h: Option<&proto::QueryHeader>) -> (i32, bool) {
     let t = h.map_or(0, |h| h.response_type);
     (t, t == proto::ResponseType::CostAnswer as i32)
+}
+
+/// `FileGetContents`: a file's bytes (empty once deleted); a system file's genesis contents
+/// until a transaction changed it.
+fn file_contents(node: &Node, q: &proto::FileGetContentsQuery) -> proto::FileGetContentsResponse {
+    let (t, cost) = asked(q.header.as_ref());
+    let failed = |code: Code| proto::FileGetContentsResponse {
+        header: header(code, t),
+        ..Default::default()
+    };
+    let Some(id) = q.file_id.as_ref() else {
+        return failed(Code::InvalidFileId);
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(file) = file_num(id).and_then(|n| crate::handlers::file::file(&ledger, n)) else {
+        return failed(Code::InvalidFileId);
+    };
+    if cost {
+        return failed(Code::Ok);
+    }
+    proto::FileGetContentsResponse {
+        header: header(Code::Ok, t),
+        file_contents: Some(proto::file_get_contents_response::FileContents {
+            file_id: Some(*id),
+            contents: file.contents,
+        }),
+    }
+}
+
+/// `FileGetInfo`: size, expiry, deleted flag, keys and memo.
+fn file_info(node: &Node, q: &proto::FileGetInfoQuery) -> proto::FileGetInfoResponse {
+    let (t, cost) = asked(q.header.as_ref());
+    let failed = |code: Code| proto::FileGetInfoResponse {
+        header: header(code, t),
+        ..Default::default()
+    };
+    let Some(id) = q.file_id.as_ref() else {
+        return failed(Code::InvalidFileId);
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(file) = file_num(id).and_then(|n| crate::handlers::file::file(&ledger, n)) else {
+        return failed(Code::InvalidFileId);
+    };
+    if cost {
+        return failed(Code::Ok);
+    }
+    proto::FileGetInfoResponse {
+        header: header(Code::Ok, t),
+        file_info: Some(proto::file_get_info_response::FileInfo {
+            file_id: Some(*id),
+            size: file.contents.len() as i64,
+            expiration_time: Some(proto::Timestamp {
+                seconds: file.expiration,
+                nanos: 0,
+            }),
+            deleted: file.deleted,
+            keys: Some(file.key_list()),
+            memo: file.memo.clone(),
+            ledger_id: vec![3],
+        }),
+    }
 }
 
 /// `TokenGetNftInfo`: one serial's owner, metadata, creation time and spender.

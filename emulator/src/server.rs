@@ -6,6 +6,7 @@ use crate::grpc::GrpcNode;
 use crate::ingest::Node;
 use crate::keys;
 use crate::ledger::{Account, KeyBytes, Ledger, Ts};
+use crate::mirror_grpc::{MirrorNetwork, TopicSubscriptions};
 use hedera::PrivateKey;
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
@@ -21,16 +22,20 @@ use tokio_stream::wrappers::TcpListenerStream;
 pub struct EmulatorConfig {
     pub grpc: SocketAddr,
     pub mirror: SocketAddr,
+    /// The mirror's gRPC API (topic subscriptions, the address book).
+    pub mirror_grpc: SocketAddr,
     /// Keep the ledger in this directory across restarts (memory only when `None`).
     pub state_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for EmulatorConfig {
-    /// Ephemeral loopback ports (tests); `hak emu` uses the local-node defaults 50211 / 38081.
+    /// Ephemeral loopback ports (tests); `hak emu` uses the local node's ports 50211 (node),
+    /// 5551 (mirror REST) and 5600 (mirror gRPC), those `Client.forLocalNode()` dials.
     fn default() -> Self {
         EmulatorConfig {
             grpc: ([127, 0, 0, 1], 0).into(),
             mirror: ([127, 0, 0, 1], 0).into(),
+            mirror_grpc: ([127, 0, 0, 1], 0).into(),
             state_dir: None,
         }
     }
@@ -85,6 +90,7 @@ impl Faults {
 pub struct Emulator {
     pub grpc_addr: SocketAddr,
     pub mirror_addr: SocketAddr,
+    pub mirror_grpc_addr: SocketAddr,
     pub node: Arc<Node>,
     shutdown: Vec<tokio::sync::oneshot::Sender<()>>,
 }
@@ -126,15 +132,17 @@ pub fn genesis_ledger() -> Ledger {
         nft_approvals_for_all: BTreeMap::new(),
         receipts: HashMap::new(),
         records: Vec::new(),
+        files: BTreeMap::new(),
         next_entity: FIRST_USER_ENTITY,
         last_consensus: created,
+        node_endpoint: None,
     };
     genesis::deploy_factories(&mut ledger, created);
     ledger
 }
 
 impl Emulator {
-    /// Bind both servers and start serving on the current tokio runtime.
+    /// Bind the servers and start serving on the current tokio runtime.
     pub async fn start(config: EmulatorConfig) -> anyhow::Result<Self> {
         let (state, saved, replay) = match &config.state_dir {
             Some(dir) => {
@@ -148,6 +156,7 @@ impl Emulator {
             faults: Mutex::new(Faults::default()),
             account: NODE_ACCOUNT,
             state,
+            consensus: tokio::sync::watch::channel(0).0,
         });
         if let Some(state) = &node.state {
             let mut ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
@@ -160,8 +169,14 @@ impl Emulator {
         }
         let grpc_listener = TcpListener::bind(config.grpc).await?;
         let mirror_listener = TcpListener::bind(config.mirror).await?;
+        let mirror_grpc_listener = TcpListener::bind(config.mirror_grpc).await?;
         let grpc_addr = grpc_listener.local_addr()?;
         let mirror_addr = mirror_listener.local_addr()?;
+        let mirror_grpc_addr = mirror_grpc_listener.local_addr()?;
+        node.ledger
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .node_endpoint = Some(grpc_addr);
 
         let (grpc_stop, grpc_stopped) = tokio::sync::oneshot::channel::<()>();
         let service = Arc::new(GrpcNode(node.clone()));
@@ -209,6 +224,22 @@ impl Emulator {
             }
         });
 
+        let (mirror_grpc_stop, mirror_grpc_stopped) = tokio::sync::oneshot::channel::<()>();
+        let mirror_grpc = tonic::transport::Server::builder()
+            .add_service(TopicSubscriptions::new(node.clone()))
+            .add_service(MirrorNetwork::new(node.clone()));
+        tokio::spawn(async move {
+            let incoming = TcpListenerStream::new(mirror_grpc_listener);
+            if let Err(e) = mirror_grpc
+                .serve_with_incoming_shutdown(incoming, async {
+                    let _ = mirror_grpc_stopped.await;
+                })
+                .await
+            {
+                tracing::error!("hak-emu mirror gRPC server stopped: {e}");
+            }
+        });
+
         let (mirror_stop, mirror_stopped) = tokio::sync::oneshot::channel::<()>();
         let app = crate::mirror::router(node.clone());
         tokio::spawn(async move {
@@ -223,12 +254,13 @@ impl Emulator {
         Ok(Emulator {
             grpc_addr,
             mirror_addr,
+            mirror_grpc_addr,
             node,
-            shutdown: vec![grpc_stop, mirror_stop],
+            shutdown: vec![grpc_stop, mirror_stop, mirror_grpc_stop],
         })
     }
 
-    /// The mirror REST base URL, e.g. `http://127.0.0.1:38081/api/v1`.
+    /// The mirror REST base URL, e.g. `http://127.0.0.1:5551/api/v1`.
     pub fn mirror_url(&self) -> String {
         format!("http://{}/api/v1", self.mirror_addr)
     }
@@ -246,6 +278,7 @@ impl Emulator {
         serde_json::json!({
             "grpc": self.grpc_addr.to_string(),
             "mirror": format!("http://{}", self.mirror_addr),
+            "mirrorGrpc": self.mirror_grpc_addr.to_string(),
             "operatorId": format!("0.0.{OPERATOR_ACCOUNT}"),
             "operatorKey": genesis::operator_key().to_string_der(),
             "nodeAccountId": format!("0.0.{NODE_ACCOUNT}"),
@@ -257,7 +290,7 @@ impl Emulator {
         edit(&mut self.node.faults.lock().unwrap_or_else(|e| e.into_inner()));
     }
 
-    /// Stop both servers.
+    /// Stop the servers.
     pub fn shutdown(mut self) {
         for stop in self.shutdown.drain(..) {
             let _ = stop.send(());

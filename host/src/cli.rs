@@ -189,8 +189,11 @@ struct EmuArgs {
     #[arg(long, default_value = "127.0.0.1:50211")]
     grpc: std::net::SocketAddr,
     /// Address of the mirror REST API (served under /api/v1).
-    #[arg(long, default_value = "127.0.0.1:38081")]
+    #[arg(long, default_value = "127.0.0.1:5551")]
     mirror: std::net::SocketAddr,
+    /// Address of the mirror gRPC API (topic subscriptions, the address book).
+    #[arg(long, default_value = "127.0.0.1:5600")]
+    mirror_grpc: std::net::SocketAddr,
     /// Keep the ledger in this directory across restarts.
     #[arg(long)]
     state: Option<PathBuf>,
@@ -697,6 +700,7 @@ fn run_emulator(args: EmuArgs) -> anyhow::Result<()> {
         let config = hak_emu::EmulatorConfig {
             grpc: args.grpc,
             mirror: args.mirror,
+            mirror_grpc: args.mirror_grpc,
             state_dir: args.state,
         };
         let emu = hak_emu::Emulator::start(config).await?;

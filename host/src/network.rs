@@ -34,7 +34,7 @@ pub struct Network {
 }
 
 /// Where a running `hak emu` serves its mirror API by default.
-pub const LOCAL_MIRROR_URL: &str = "http://127.0.0.1:38081/api/v1";
+pub const LOCAL_MIRROR_URL: &str = "http://127.0.0.1:5551/api/v1";
 
 impl Network {
     pub fn from_manifest(manifest: &Manifest) -> anyhow::Result<Self> {

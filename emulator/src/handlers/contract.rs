@@ -45,6 +45,23 @@ fn outcome_of(run: evm::Run, contract: u64, created: bool) -> Outcome {
     outcome
 }
 
+/// The initcode a file holds: hex digits (an optional `0x`, surrounding whitespace allowed).
+fn initcode_from_file(ledger: &Ledger, id: &proto::FileId) -> Result<Vec<u8>, Code> {
+    let file = crate::ledger::file_num(id)
+        .and_then(|n| super::file::file(ledger, n))
+        .ok_or(Code::InvalidFileId)?;
+    if file.deleted {
+        return Err(Code::FileDeleted);
+    }
+    if file.contents.is_empty() {
+        return Err(Code::ContractFileEmpty);
+    }
+    let text = std::str::from_utf8(&file.contents).map_err(|_| Code::ErrorDecodingBytestring)?;
+    let text = text.trim();
+    let text = text.strip_prefix("0x").unwrap_or(text);
+    hex::decode(text).map_err(|_| Code::ErrorDecodingBytestring)
+}
+
 pub fn create(
     ledger: &mut Ledger,
     ctx: &Ctx<'_>,
@@ -56,8 +73,8 @@ pub fn create(
     let mut initcode = match &body.initcode_source {
         Some(InitcodeSource::Initcode(code)) if !code.is_empty() => code.clone(),
         Some(InitcodeSource::Initcode(_)) => return Err(Code::ContractBytecodeEmpty),
-        // The emulator has no file service: a file id never names a file here.
-        Some(InitcodeSource::FileId(_)) => return Err(Code::InvalidFileId),
+        // A file holds the initcode as hex text (what `ContractCreateFlow` uploads).
+        Some(InitcodeSource::FileId(id)) => initcode_from_file(ledger, id)?,
         None => return Err(Code::InvalidFileId),
     };
     let gas = check_gas_and_value(ledger, ctx, body.gas, body.initial_balance)?;

@@ -7,6 +7,7 @@ mod allowance;
 mod consensus;
 pub mod contract;
 mod crypto;
+pub mod file;
 mod schedule;
 mod token;
 mod token_admin;
@@ -134,9 +135,95 @@ pub enum Kind {
     ScheduleDelete,
     ContractCreate,
     ContractCall,
+    FileCreate,
+    FileAppend,
+    FileUpdate,
+    FileDelete,
 }
 
 impl Kind {
+    /// Every kind, in declaration order.
+    pub const ALL: [Kind; 36] = [
+        Kind::CryptoTransfer,
+        Kind::CryptoCreate,
+        Kind::CryptoUpdate,
+        Kind::CryptoDelete,
+        Kind::TopicCreate,
+        Kind::TopicUpdate,
+        Kind::TopicDelete,
+        Kind::TopicSubmit,
+        Kind::TokenCreate,
+        Kind::TokenAssociate,
+        Kind::TokenDissociate,
+        Kind::TokenMint,
+        Kind::AllowanceApprove,
+        Kind::AllowanceDelete,
+        Kind::TokenAirdrop,
+        Kind::TokenClaimAirdrop,
+        Kind::TokenCancelAirdrop,
+        Kind::TokenUpdate,
+        Kind::TokenFreeze,
+        Kind::TokenUnfreeze,
+        Kind::TokenGrantKyc,
+        Kind::TokenRevokeKyc,
+        Kind::TokenPause,
+        Kind::TokenUnpause,
+        Kind::TokenBurn,
+        Kind::TokenWipe,
+        Kind::TokenDelete,
+        Kind::ScheduleCreate,
+        Kind::ScheduleSign,
+        Kind::ScheduleDelete,
+        Kind::ContractCreate,
+        Kind::ContractCall,
+        Kind::FileCreate,
+        Kind::FileAppend,
+        Kind::FileUpdate,
+        Kind::FileDelete,
+    ];
+
+    /// The `HederaFunctionality` of this kind (the fee schedule's key).
+    pub fn functionality(self) -> proto::HederaFunctionality {
+        match self {
+            Kind::CryptoTransfer => proto::HederaFunctionality::CryptoTransfer,
+            Kind::CryptoCreate => proto::HederaFunctionality::CryptoCreate,
+            Kind::CryptoUpdate => proto::HederaFunctionality::CryptoUpdate,
+            Kind::CryptoDelete => proto::HederaFunctionality::CryptoDelete,
+            Kind::TopicCreate => proto::HederaFunctionality::ConsensusCreateTopic,
+            Kind::TopicUpdate => proto::HederaFunctionality::ConsensusUpdateTopic,
+            Kind::TopicDelete => proto::HederaFunctionality::ConsensusDeleteTopic,
+            Kind::TopicSubmit => proto::HederaFunctionality::ConsensusSubmitMessage,
+            Kind::TokenCreate => proto::HederaFunctionality::TokenCreate,
+            Kind::TokenAssociate => proto::HederaFunctionality::TokenAssociateToAccount,
+            Kind::TokenDissociate => proto::HederaFunctionality::TokenDissociateFromAccount,
+            Kind::TokenMint => proto::HederaFunctionality::TokenMint,
+            Kind::AllowanceApprove => proto::HederaFunctionality::CryptoApproveAllowance,
+            Kind::AllowanceDelete => proto::HederaFunctionality::CryptoDeleteAllowance,
+            Kind::TokenAirdrop => proto::HederaFunctionality::TokenAirdrop,
+            Kind::TokenClaimAirdrop => proto::HederaFunctionality::TokenClaimAirdrop,
+            Kind::TokenCancelAirdrop => proto::HederaFunctionality::TokenCancelAirdrop,
+            Kind::TokenUpdate => proto::HederaFunctionality::TokenUpdate,
+            Kind::TokenFreeze => proto::HederaFunctionality::TokenFreezeAccount,
+            Kind::TokenUnfreeze => proto::HederaFunctionality::TokenUnfreezeAccount,
+            Kind::TokenGrantKyc => proto::HederaFunctionality::TokenGrantKycToAccount,
+            Kind::TokenRevokeKyc => proto::HederaFunctionality::TokenRevokeKycFromAccount,
+            Kind::TokenPause => proto::HederaFunctionality::TokenPause,
+            Kind::TokenUnpause => proto::HederaFunctionality::TokenUnpause,
+            Kind::TokenBurn => proto::HederaFunctionality::TokenBurn,
+            Kind::TokenWipe => proto::HederaFunctionality::TokenAccountWipe,
+            Kind::TokenDelete => proto::HederaFunctionality::TokenDelete,
+            Kind::ScheduleCreate => proto::HederaFunctionality::ScheduleCreate,
+            Kind::ScheduleSign => proto::HederaFunctionality::ScheduleSign,
+            Kind::ScheduleDelete => proto::HederaFunctionality::ScheduleDelete,
+            Kind::ContractCreate => proto::HederaFunctionality::ContractCreate,
+            Kind::ContractCall => proto::HederaFunctionality::ContractCall,
+            Kind::FileCreate => proto::HederaFunctionality::FileCreate,
+            Kind::FileAppend => proto::HederaFunctionality::FileAppend,
+            Kind::FileUpdate => proto::HederaFunctionality::FileUpdate,
+            Kind::FileDelete => proto::HederaFunctionality::FileDelete,
+        }
+    }
+
     pub fn of(data: &Data) -> Option<Self> {
         Some(match data {
             Data::CryptoTransfer(_) => Kind::CryptoTransfer,
@@ -171,6 +258,10 @@ impl Kind {
             Data::ScheduleDelete(_) => Kind::ScheduleDelete,
             Data::ContractCreateInstance(_) => Kind::ContractCreate,
             Data::ContractCall(_) => Kind::ContractCall,
+            Data::FileCreate(_) => Kind::FileCreate,
+            Data::FileAppend(_) => Kind::FileAppend,
+            Data::FileUpdate(_) => Kind::FileUpdate,
+            Data::FileDelete(_) => Kind::FileDelete,
             _ => return None,
         })
     }
@@ -199,6 +290,8 @@ impl Kind {
             Kind::TokenBurn | Kind::TokenWipe => 5_000_000,
             Kind::ContractCreate => 50_000_000,
             Kind::ContractCall => 5_000_000,
+            Kind::FileCreate | Kind::FileAppend | Kind::FileUpdate => 5_000_000,
+            Kind::FileDelete => 1_000_000,
         }
     }
 
@@ -237,6 +330,10 @@ impl Kind {
             Kind::ScheduleDelete => "SCHEDULEDELETE",
             Kind::ContractCreate => "CONTRACTCREATEINSTANCE",
             Kind::ContractCall => "CONTRACTCALL",
+            Kind::FileCreate => "FILECREATE",
+            Kind::FileAppend => "FILEAPPEND",
+            Kind::FileUpdate => "FILEUPDATE",
+            Kind::FileDelete => "FILEDELETE",
         }
     }
 }
@@ -248,6 +345,10 @@ pub fn pure_check(data: &Data) -> Result<(), Code> {
         Data::ConsensusSubmitMessage(body) => consensus::pure_check_submit(body),
         Data::TokenClaimAirdrop(body) => airdrop::pure_check_ids(&body.pending_airdrops),
         Data::TokenCancelAirdrop(body) => airdrop::pure_check_ids(&body.pending_airdrops),
+        Data::FileCreate(body) => file::pure_check_create(body),
+        Data::FileAppend(body) => file::pure_check_target(body.file_id.as_ref()),
+        Data::FileUpdate(body) => file::pure_check_target(body.file_id.as_ref()),
+        Data::FileDelete(body) => file::pure_check_target(body.file_id.as_ref()),
         _ => Ok(()),
     }
 }
@@ -295,6 +396,10 @@ pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome
         Data::ScheduleCreate(body) => schedule::create(ledger, ctx, body),
         Data::ScheduleSign(body) => schedule::sign(ledger, ctx, body),
         Data::ScheduleDelete(body) => schedule::delete(ledger, ctx, body),
+        Data::FileCreate(body) => file::create(ledger, ctx, body),
+        Data::FileAppend(body) => file::append(ledger, ctx, body),
+        Data::FileUpdate(body) => file::update(ledger, ctx, body),
+        Data::FileDelete(body) => file::delete(ledger, ctx, body),
         _ => Err(Code::NotSupported),
     }
 }

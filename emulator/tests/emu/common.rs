@@ -11,6 +11,8 @@ macro_rules! run {
             Err(hedera::Error::TransactionPreCheckStatus { status, .. }) => {
                 Err::<hedera::TransactionReceipt, hedera::Status>(status)
             }
+            // Chunked bodies (file append, long messages) wait for each chunk's receipt.
+            Err(hedera::Error::ReceiptStatus { status, .. }) => Err(status),
             Err(e) => panic!("{e:?}"),
             Ok(response) => match response.get_receipt(client).await {
                 Ok(receipt) => Ok(receipt),

@@ -43,7 +43,13 @@ async fn the_js_sdk_transfers_creates_and_submits_against_the_emulator() {
             "hollow SUCCESS",
             "hollow key none",
             "completing SUCCESS",
-            "completed true"
+            "completed true",
+            "subscription hi chunked-whole",
+            "file hello, world",
+            "file size 12",
+            "fee schedule true",
+            "exchange rates 30000 360000",
+            "address book 1 0.0.3"
         ]
     );
     emu.shutdown();

@@ -8,6 +8,7 @@ mod common;
 mod aliases;
 mod evm;
 mod fidelity;
+mod files;
 mod js_sdk;
 mod queries;
 mod schedules;

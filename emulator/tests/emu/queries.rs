@@ -3,9 +3,9 @@
 
 use crate::common::start;
 use hedera::{
-    AccountId, FileContentsQuery, FileId, Hbar, ScheduleCreateTransaction, ScheduleInfoQuery,
-    Status, TokenCreateTransaction, TokenInfoQuery, TopicCreateTransaction, TopicInfoQuery,
-    TopicMessageSubmitTransaction, TransactionRecordQuery, TransferTransaction,
+    AccountId, Hbar, ScheduleCreateTransaction, ScheduleInfoQuery, Status, TokenCreateTransaction,
+    TokenInfoQuery, TopicCreateTransaction, TopicInfoQuery, TopicMessageSubmitTransaction,
+    TransactionRecordQuery, TransferTransaction,
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -113,8 +113,8 @@ async fn info_and_record_queries_answer_from_the_ledger() {
     assert_eq!(info.creator_account_id, AccountId::new(0, 0, 1001));
     assert!(info.executed_at.is_none());
 
-    let err = FileContentsQuery::new()
-        .file_id(FileId::new(0, 0, 150))
+    let err = hedera::ContractBytecodeQuery::new()
+        .contract_id(hedera::ContractId::new(0, 0, 1012))
         .execute(&client)
         .await
         .unwrap_err();

@@ -164,7 +164,7 @@ async fn accounts_are_created_with_their_key_and_balance() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn contracts_are_entities_the_mirror_describes_and_file_ids_are_refused() {
+async fn contracts_are_entities_the_mirror_describes_and_file_initcode_must_be_hex() {
     let (emu, client) = start().await;
     let key = PrivateKey::generate_ed25519();
     let contract = ContractCreateTransaction::new()
@@ -214,7 +214,7 @@ async fn contracts_are_entities_the_mirror_describes_and_file_ids_are_refused() 
         ),
         "{unsigned}"
     );
-    // No file service here: initcode from a file is refused, not faked.
+    // A file's initcode is hex text: the fee schedule file's protobuf is not.
     let from_file = ContractCreateTransaction::new()
         .bytecode_file_id(FileId::new(0, 0, 111))
         .gas(50_000)
@@ -228,7 +228,7 @@ async fn contracts_are_entities_the_mirror_describes_and_file_ids_are_refused() 
         matches!(
             from_file,
             hedera::Error::ReceiptStatus {
-                status: Status::InvalidFileId,
+                status: Status::ErrorDecodingBytestring,
                 ..
             }
         ),
@@ -468,8 +468,7 @@ async fn precheck_refuses_duplicates_bad_time_boxes_unknown_bodies_and_answers_i
     let err = tx.execute(&client).await.unwrap_err();
     assert_eq!(precheck(err), Status::DuplicateTransaction);
     // Bodies the emulator does not model are NOT_SUPPORTED, never a silent success.
-    let err = hedera::FileCreateTransaction::new()
-        .contents(b"x".to_vec())
+    let err = hedera::PrngTransaction::new()
         .execute(&client)
         .await
         .unwrap_err();

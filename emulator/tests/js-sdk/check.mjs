@@ -3,7 +3,9 @@
 import {
   Client, PrivateKey, TransferTransaction, AccountBalanceQuery, Hbar,
   TopicCreateTransaction, TopicMessageSubmitTransaction, AccountCreateTransaction, TokenCreateTransaction,
-  AccountInfoQuery, AccountId, TransactionId,
+  AccountInfoQuery, AccountId, TransactionId, TopicMessageQuery, FileCreateTransaction,
+  FileAppendTransaction, FileContentsQuery, FileInfoQuery, AddressBookQuery, FeeSchedules, ExchangeRates,
+  Timestamp,
 } from '@hiero-ledger/sdk';
 
 const info = JSON.parse(process.argv[2]);
@@ -52,4 +54,31 @@ const first = await new TransferTransaction()
 console.log('completing', (await (await first.execute(client)).getReceipt(client)).status.toString());
 const completed = await new AccountInfoQuery().setAccountId(hollow.accountId).execute(client);
 console.log('completed', completed.key.toStringRaw() === evmKey.publicKey.toStringRaw());
+// The mirror's gRPC stream: a subscription sees history and then a chunked message whole.
+client.setMirrorNetwork([info.mirrorGrpc]);
+const long = 'x'.repeat(2500);
+const seen = new Promise((resolve, reject) => {
+  const texts = [];
+  const handle = new TopicMessageQuery().setTopicId(topic.topicId).setStartTime(Timestamp.fromDate(new Date(0)))
+    .subscribe(client, (_m, e) => reject(e), (m) => {
+      texts.push(Buffer.from(m.contents).toString());
+      if (texts.length === 2) { handle.unsubscribe(); resolve(texts); }
+    });
+});
+await (await new TopicMessageSubmitTransaction().setTopicId(topic.topicId).setMessage(long).execute(client)).getReceipt(client);
+const texts = await seen;
+console.log('subscription', texts[0], texts[1] === long ? 'chunked-whole' : `${texts[1].length} bytes`);
+// The file service, and the system files an SDK reads.
+const operatorKey = PrivateKey.fromStringDer(info.operatorKey);
+const file = (await (await new FileCreateTransaction().setKeys([operatorKey.publicKey]).setContents('hello')
+  .execute(client)).getReceipt(client)).fileId;
+await (await new FileAppendTransaction().setFileId(file).setContents(', world').execute(client)).getReceipt(client);
+console.log('file', Buffer.from(await new FileContentsQuery().setFileId(file).execute(client)).toString());
+console.log('file size', (await new FileInfoQuery().setFileId(file).execute(client)).size.toString());
+const fees = FeeSchedules.fromBytes(await new FileContentsQuery().setFileId('0.0.111').execute(client));
+console.log('fee schedule', fees.current.transactionFeeSchedule.length > 30);
+const rates = ExchangeRates.fromBytes(await new FileContentsQuery().setFileId('0.0.112').execute(client));
+console.log('exchange rates', rates.currentRate.hbars, rates.currentRate.cents);
+const book = await new AddressBookQuery().setFileId('0.0.102').execute(client);
+console.log('address book', book.nodeAddresses.length, book.nodeAddresses[0].accountId.toString());
 process.exit(0);
