@@ -52,3 +52,26 @@ pub fn schedule_file(now: i64) -> proto::CurrentAndNextFeeSchedule {
         next_fee_schedule: Some(schedule(next_hour + 3600)),
     }
 }
+
+/// Tinybars for $0.0001 at the emulator's rate (12 cents an HBAR): an info query's price.
+const TEN_THOUSANDTH_DOLLAR: u64 = 83_334;
+
+/// What a query costs, in tinybars: a ten-thousandth of a dollar for info, contents and
+/// record queries, ten times that for a local contract call (the network's prices, rounded);
+/// nothing for the free ones (balance, receipt) and for those the emulator does not model
+/// (they answer `NOT_SUPPORTED`).
+pub fn query_cost(query: &proto::query::Query) -> u64 {
+    use proto::query::Query as Q;
+    match query {
+        Q::CryptoGetInfo(_)
+        | Q::ConsensusGetTopicInfo(_)
+        | Q::TokenGetInfo(_)
+        | Q::ScheduleGetInfo(_)
+        | Q::TransactionGetRecord(_)
+        | Q::TokenGetNftInfo(_)
+        | Q::FileGetContents(_)
+        | Q::FileGetInfo(_) => TEN_THOUSANDTH_DOLLAR,
+        Q::ContractCallLocal(_) => 10 * TEN_THOUSANDTH_DOLLAR,
+        _ => 0,
+    }
+}

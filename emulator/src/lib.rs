@@ -2,7 +2,7 @@
 //! (plaintext h2c, as to any consensus node) and agents read it through a mirror-node REST API;
 //! both share one in-memory ledger.
 //!
-//! - [`fees`]: what each transaction kind costs, and the fee schedule file (0.0.111).
+//! - [`fees`]: what each transaction kind and query costs, and the fee schedule file (0.0.111).
 //! - [`genesis`]: the deterministic starting state and its documented dev keys.
 //! - [`ledger`]: the state model (accounts, topics, receipts, the mirror's transaction log).
 //! - [`keys`]: signature verification and key satisfaction (ed25519, ECDSA secp256k1, lists, thresholds).
@@ -13,6 +13,7 @@
 //! - [`grpc`]: the tonic services (routing by transaction body, never by RPC name).
 //! - [`mirror`]: the REST API (`/api/v1/...`) with the mirror node's JSON shapes.
 //! - [`mirror_grpc`]: the mirror's gRPC API (topic subscriptions, the address book).
+//! - [`payment`]: paying for queries (the payment checked, then submitted as a transaction).
 //! - [`persist`]: the optional on-disk state (`--state DIR`), written crash-safely.
 //! - [`server`]: [`Emulator::start`], binding the node and both mirror APIs.
 
@@ -26,6 +27,7 @@ pub mod keys;
 pub mod ledger;
 pub mod mirror;
 pub mod mirror_grpc;
+pub mod payment;
 pub mod persist;
 pub mod queries;
 pub mod server;

@@ -1,11 +1,13 @@
 //! Queries the SDK sends to a node: account balance (free; also the SDK's ping), receipts
-//! (free; polled until known) and account info (paid: a cost query first, then the answer).
+//! (free; polled until known), and the paid ones (info, records, contents, local calls: a
+//! cost query first, then the answer with its payment; `payment` checks and submits it).
 
 use crate::ingest::Node;
 use crate::ledger::{
     account_id, account_num, contract_id, file_num, schedule_id, schedule_num, token_id, token_num,
     topic_id, topic_num, ContractResult, KeyBytes, Ledger, TxId,
 };
+use crate::payment;
 use hedera_proto::services as proto;
 use proto::query::Query as Q;
 use proto::response::Response as R;
@@ -20,10 +22,27 @@ fn header(code: Code, response_type: i32) -> Option<proto::ResponseHeader> {
     })
 }
 
-/// Answer a query. Queries this emulator does not model answer `NOT_SUPPORTED` in their
-/// own response type; `None` only for a query without a response type.
+/// Answer a query. A paid query's payment is checked and submitted first (`payment`); a
+/// cost answer is the full answer's status with the cost and no body, so asking the cost of
+/// a deleted or missing entity fails as asking for it does. Queries this emulator does not
+/// model answer `NOT_SUPPORTED` in their own response type; `None` only for a query without
+/// a response type.
 pub fn answer(node: &Node, query: &proto::Query) -> Option<proto::Response> {
-    let response = match query.query.as_ref()? {
+    let q = query.query.as_ref()?;
+    let asked = payment::query_header(q);
+    let t = response_type(asked);
+    let cost_only = t == proto::ResponseType::CostAnswer as i32;
+    let cost = crate::fees::query_cost(q);
+    if !cost_only && cost > 0 {
+        if let Err(code) = payment::pay(node, asked, cost) {
+            let mut refused = payment::empty_response(q, header(code, t))?;
+            if let Some(h) = payment::response_header_mut(&mut refused) {
+                h.cost = cost;
+            }
+            return Some(respond(refused));
+        }
+    }
+    let mut response = match q {
         Q::CryptogetAccountBalance(q) => R::CryptogetAccountBalance(balance(node, q)),
         Q::TransactionGetReceipt(q) => R::TransactionGetReceipt(receipt(node, q)),
         Q::CryptoGetInfo(q) => R::CryptoGetInfo(account_info(node, q)),
@@ -35,52 +54,38 @@ pub fn answer(node: &Node, query: &proto::Query) -> Option<proto::Response> {
         Q::TokenGetNftInfo(q) => R::TokenGetNftInfo(nft_info(node, q)),
         Q::FileGetContents(q) => R::FileGetContents(file_contents(node, q)),
         Q::FileGetInfo(q) => R::FileGetInfo(file_info(node, q)),
-        other => not_supported(other)?,
+        other => payment::empty_response(other, header(Code::NotSupported, t))?,
     };
-    Some(proto::Response {
-        response: Some(response),
-    })
-}
-
-/// `NOT_SUPPORTED` in the response type that matches the query.
-fn not_supported(query: &Q) -> Option<R> {
-    let h = header(Code::NotSupported, 0);
-    macro_rules! ns {
-        ($($q:ident => $r:ident($t:ident)),* $(,)?) => {
-            match query {
-                $(Q::$q(_) => Some(R::$r(proto::$t { header: h, ..Default::default() })),)*
-                _ => None,
-            }
-        };
+    if cost_only {
+        let code = payment::response_header(&response)
+            .map_or(Code::Ok as i32, |h| h.node_transaction_precheck_code);
+        let mut h = header(Code::Ok, t);
+        if let Some(h) = h.as_mut() {
+            h.node_transaction_precheck_code = code;
+        }
+        response = payment::empty_response(q, h)?;
     }
-    ns!(
-        GetByKey => GetByKey(GetByKeyResponse),
-        GetBySolidityId => GetBySolidityId(GetBySolidityIdResponse),
-        ContractGetInfo => ContractGetInfo(ContractGetInfoResponse),
-        ContractGetBytecode => ContractGetBytecodeResponse(ContractGetBytecodeResponse),
-        ContractGetRecords => ContractGetRecordsResponse(ContractGetRecordsResponse),
-        CryptoGetAccountRecords => CryptoGetAccountRecords(CryptoGetAccountRecordsResponse),
-        CryptoGetLiveHash => CryptoGetLiveHash(CryptoGetLiveHashResponse),
-        CryptoGetProxyStakers => CryptoGetProxyStakers(CryptoGetStakersResponse),
-        TransactionGetFastRecord => TransactionGetFastRecord(TransactionGetFastRecordResponse),
-        NetworkGetVersionInfo => NetworkGetVersionInfo(NetworkGetVersionInfoResponse),
-        TokenGetAccountNftInfos => TokenGetAccountNftInfos(TokenGetAccountNftInfosResponse),
-        TokenGetNftInfos => TokenGetNftInfos(TokenGetNftInfosResponse),
-        NetworkGetExecutionTime => NetworkGetExecutionTime(NetworkGetExecutionTimeResponse),
-    )
+    if let Some(h) = payment::response_header_mut(&mut response) {
+        h.cost = cost;
+    }
+    Some(respond(response))
 }
 
-/// The response type asked for, and whether it is only the cost (paid queries cost 0 here,
-/// so no payment is needed).
-fn asked(h: Option<&proto::QueryHeader>) -> (i32, bool) {
-    let t = h.map_or(0, |h| h.response_type);
-    (t, t == proto::ResponseType::CostAnswer as i32)
+fn respond(response: R) -> proto::Response {
+    proto::Response {
+        response: Some(response),
+    }
+}
+
+/// The response type asked for (the handlers answer in full; `answer` strips a cost answer).
+fn response_type(h: Option<&proto::QueryHeader>) -> i32 {
+    h.map_or(0, |h| h.response_type)
 }
 
 /// `FileGetContents`: a file's bytes (empty once deleted); a system file's genesis contents
 /// until a transaction changed it.
 fn file_contents(node: &Node, q: &proto::FileGetContentsQuery) -> proto::FileGetContentsResponse {
-    let (t, cost) = asked(q.header.as_ref());
+    let t = response_type(q.header.as_ref());
     let failed = |code: Code| proto::FileGetContentsResponse {
         header: header(code, t),
         ..Default::default()
@@ -92,9 +97,6 @@ fn file_contents(node: &Node, q: &proto::FileGetContentsQuery) -> proto::FileGet
     let Some(file) = file_num(id).and_then(|n| crate::handlers::file::file(&ledger, n)) else {
         return failed(Code::InvalidFileId);
     };
-    if cost {
-        return failed(Code::Ok);
-    }
     proto::FileGetContentsResponse {
         header: header(Code::Ok, t),
         file_contents: Some(proto::file_get_contents_response::FileContents {
@@ -106,7 +108,7 @@ fn file_contents(node: &Node, q: &proto::FileGetContentsQuery) -> proto::FileGet
 
 /// `FileGetInfo`: size, expiry, deleted flag, keys and memo.
 fn file_info(node: &Node, q: &proto::FileGetInfoQuery) -> proto::FileGetInfoResponse {
-    let (t, cost) = asked(q.header.as_ref());
+    let t = response_type(q.header.as_ref());
     let failed = |code: Code| proto::FileGetInfoResponse {
         header: header(code, t),
         ..Default::default()
@@ -118,9 +120,6 @@ fn file_info(node: &Node, q: &proto::FileGetInfoQuery) -> proto::FileGetInfoResp
     let Some(file) = file_num(id).and_then(|n| crate::handlers::file::file(&ledger, n)) else {
         return failed(Code::InvalidFileId);
     };
-    if cost {
-        return failed(Code::Ok);
-    }
     proto::FileGetInfoResponse {
         header: header(Code::Ok, t),
         file_info: Some(proto::file_get_info_response::FileInfo {
@@ -140,13 +139,7 @@ fn file_info(node: &Node, q: &proto::FileGetInfoQuery) -> proto::FileGetInfoResp
 
 /// `TokenGetNftInfo`: one serial's owner, metadata, creation time and spender.
 fn nft_info(node: &Node, q: &proto::TokenGetNftInfoQuery) -> proto::TokenGetNftInfoResponse {
-    let (t, cost) = asked(q.header.as_ref());
-    if cost {
-        return proto::TokenGetNftInfoResponse {
-            header: header(Code::Ok, t),
-            ..Default::default()
-        };
-    }
+    let t = response_type(q.header.as_ref());
     let failed = |code: Code| proto::TokenGetNftInfoResponse {
         header: header(code, t),
         ..Default::default()
@@ -190,13 +183,7 @@ fn topic_info(
     node: &Node,
     q: &proto::ConsensusGetTopicInfoQuery,
 ) -> proto::ConsensusGetTopicInfoResponse {
-    let (t, cost) = asked(q.header.as_ref());
-    if cost {
-        return proto::ConsensusGetTopicInfoResponse {
-            header: header(Code::Ok, t),
-            ..Default::default()
-        };
-    }
+    let t = response_type(q.header.as_ref());
     let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     let Some(topic) = q
         .topic_id
@@ -235,13 +222,7 @@ fn topic_info(
 }
 
 fn token_info(node: &Node, q: &proto::TokenGetInfoQuery) -> proto::TokenGetInfoResponse {
-    let (t, cost) = asked(q.header.as_ref());
-    if cost {
-        return proto::TokenGetInfoResponse {
-            header: header(Code::Ok, t),
-            ..Default::default()
-        };
-    }
+    let t = response_type(q.header.as_ref());
     let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     let Some(token) = q
         .token
@@ -311,13 +292,7 @@ fn token_info(node: &Node, q: &proto::TokenGetInfoQuery) -> proto::TokenGetInfoR
 
 fn schedule_info(node: &Node, q: &proto::ScheduleGetInfoQuery) -> proto::ScheduleGetInfoResponse {
     use prost::Message;
-    let (t, cost) = asked(q.header.as_ref());
-    if cost {
-        return proto::ScheduleGetInfoResponse {
-            header: header(Code::Ok, t),
-            ..Default::default()
-        };
-    }
+    let t = response_type(q.header.as_ref());
     let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     let Some(s) = q
         .schedule_id
@@ -372,13 +347,7 @@ fn record(
     node: &Node,
     q: &proto::TransactionGetRecordQuery,
 ) -> proto::TransactionGetRecordResponse {
-    let (t, cost) = asked(q.header.as_ref());
-    if cost {
-        return proto::TransactionGetRecordResponse {
-            header: header(Code::Ok, t),
-            ..Default::default()
-        };
-    }
+    let t = response_type(q.header.as_ref());
     let Some(id) = q.transaction_id.as_ref().and_then(TxId::from_proto) else {
         return proto::TransactionGetRecordResponse {
             header: header(Code::InvalidTransactionId, t),
@@ -598,13 +567,6 @@ fn receipt(
 #[allow(deprecated)]
 fn account_info(node: &Node, q: &proto::CryptoGetInfoQuery) -> proto::CryptoGetInfoResponse {
     let response_type = q.header.as_ref().map_or(0, |h| h.response_type);
-    if response_type == proto::ResponseType::CostAnswer as i32 {
-        // Info queries are free here: the cost answer is 0 and no payment is required.
-        return proto::CryptoGetInfoResponse {
-            header: header(Code::Ok, response_type),
-            ..Default::default()
-        };
-    }
     let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     let Some(account) = q
         .account_id
@@ -617,6 +579,12 @@ fn account_info(node: &Node, q: &proto::CryptoGetInfoQuery) -> proto::CryptoGetI
             ..Default::default()
         };
     };
+    if account.deleted {
+        return proto::CryptoGetInfoResponse {
+            header: header(Code::AccountDeleted, response_type),
+            ..Default::default()
+        };
+    }
     let info = proto::crypto_get_info_response::AccountInfo {
         account_id: Some(account_id(account.num)),
         contract_account_id: account
@@ -691,13 +659,7 @@ fn function_result(ledger: &Ledger, c: &ContractResult) -> proto::ContractFuncti
 
 /// `ContractCallLocal`: run a call in the EVM without applying anything.
 fn call_local(node: &Node, q: &proto::ContractCallLocalQuery) -> proto::ContractCallLocalResponse {
-    let (t, cost) = asked(q.header.as_ref());
-    if cost {
-        return proto::ContractCallLocalResponse {
-            header: header(Code::Ok, t),
-            ..Default::default()
-        };
-    }
+    let t = response_type(q.header.as_ref());
     let mut ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     let failed = |code: Code| proto::ContractCallLocalResponse {
         header: header(code, t),

@@ -11,6 +11,7 @@ mod fidelity;
 mod files;
 mod js_sdk;
 mod queries;
+mod query_costs;
 mod schedules;
 mod sdk;
 mod tokens;
