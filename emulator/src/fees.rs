@@ -70,7 +70,9 @@ pub fn query_cost(query: &proto::query::Query) -> u64 {
         | Q::TransactionGetRecord(_)
         | Q::TokenGetNftInfo(_)
         | Q::FileGetContents(_)
-        | Q::FileGetInfo(_) => TEN_THOUSANDTH_DOLLAR,
+        | Q::FileGetInfo(_)
+        | Q::CryptoGetAccountRecords(_)
+        | Q::NetworkGetVersionInfo(_) => TEN_THOUSANDTH_DOLLAR,
         Q::ContractCallLocal(_) => 10 * TEN_THOUSANDTH_DOLLAR,
         _ => 0,
     }

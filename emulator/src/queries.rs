@@ -54,6 +54,8 @@ pub fn answer(node: &Node, query: &proto::Query) -> Option<proto::Response> {
         Q::TokenGetNftInfo(q) => R::TokenGetNftInfo(nft_info(node, q)),
         Q::FileGetContents(q) => R::FileGetContents(file_contents(node, q)),
         Q::FileGetInfo(q) => R::FileGetInfo(file_info(node, q)),
+        Q::CryptoGetAccountRecords(q) => R::CryptoGetAccountRecords(account_records(node, q)),
+        Q::NetworkGetVersionInfo(q) => R::NetworkGetVersionInfo(version_info(q)),
         other => payment::empty_response(other, header(Code::NotSupported, t))?,
     };
     if cost_only {
@@ -364,6 +366,20 @@ fn record(
             ..Default::default()
         };
     };
+    let record = transaction_record(&ledger, receipt, r);
+    proto::TransactionGetRecordResponse {
+        header: header(Code::Ok, t),
+        transaction_record: Some(record),
+        ..Default::default()
+    }
+}
+
+/// A handled transaction's record, as the network reports it.
+fn transaction_record(
+    ledger: &Ledger,
+    receipt: &crate::ledger::Receipt,
+    r: &crate::ledger::TxRecord,
+) -> proto::TransactionRecord {
     let amount = |account: u64, amount: i64| proto::AccountAmount {
         account_id: Some(account_id(account)),
         amount,
@@ -402,11 +418,11 @@ fn record(
             }),
         }
     }
-    let record = proto::TransactionRecord {
+    proto::TransactionRecord {
         receipt: Some(receipt.to_proto()),
         transaction_hash: r.hash.clone(),
         consensus_timestamp: Some(r.consensus.to_proto()),
-        transaction_id: Some(id.to_proto()),
+        transaction_id: Some(r.id.to_proto()),
         memo: r.memo.clone(),
         transaction_fee: r.charged_fee.max(0) as u64,
         transfer_list: Some(proto::TransferList {
@@ -419,7 +435,7 @@ fn record(
             .map(pending_airdrop_record)
             .collect(),
         body: r.contract_result.as_ref().map(|c| {
-            let result = function_result(&ledger, c);
+            let result = function_result(ledger, c);
             if r.name == "CONTRACTCREATEINSTANCE" {
                 proto::transaction_record::Body::ContractCreateResult(result)
             } else {
@@ -427,11 +443,67 @@ fn record(
             }
         }),
         ..Default::default()
-    };
-    proto::TransactionGetRecordResponse {
-        header: header(Code::Ok, t),
-        transaction_record: Some(record),
+    }
+}
+
+/// How long the network keeps a payer's records (`cache.records.ttl`, seconds).
+const RECORD_TTL_SECONDS: i64 = 180;
+
+/// `CryptoGetAccountRecords`: the records of the transactions an account paid for in the
+/// last three minutes.
+fn account_records(
+    node: &Node,
+    q: &proto::CryptoGetAccountRecordsQuery,
+) -> proto::CryptoGetAccountRecordsResponse {
+    let t = response_type(q.header.as_ref());
+    let failed = |code: Code| proto::CryptoGetAccountRecordsResponse {
+        header: header(code, t),
         ..Default::default()
+    };
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(num) = q
+        .account_id
+        .as_ref()
+        .and_then(|id| ledger.resolve_account(id))
+    else {
+        return failed(Code::InvalidAccountId);
+    };
+    match ledger.accounts.get(&num) {
+        None => return failed(Code::InvalidAccountId),
+        Some(a) if a.deleted => return failed(Code::AccountDeleted),
+        Some(_) => {}
+    }
+    let since = ledger.last_consensus.seconds - RECORD_TTL_SECONDS;
+    let records = ledger
+        .records
+        .iter()
+        .rev()
+        .take_while(|r| r.consensus.seconds >= since)
+        .filter(|r| r.id.payer == num)
+        .filter_map(|r| {
+            let receipt = ledger.receipts.get(&r.id.to_string())?;
+            Some(transaction_record(&ledger, receipt, r))
+        })
+        .collect::<Vec<_>>();
+    proto::CryptoGetAccountRecordsResponse {
+        header: header(Code::Ok, t),
+        account_id: Some(account_id(num)),
+        records: records.into_iter().rev().collect(),
+    }
+}
+
+/// `NetworkGetVersionInfo`: the HAPI and services versions this emulator follows.
+fn version_info(q: &proto::NetworkGetVersionInfoQuery) -> proto::NetworkGetVersionInfoResponse {
+    let version = proto::SemanticVersion {
+        major: 0,
+        minor: 66,
+        patch: 0,
+        ..Default::default()
+    };
+    proto::NetworkGetVersionInfoResponse {
+        header: header(Code::Ok, response_type(q.header.as_ref())),
+        hapi_proto_version: Some(version.clone()),
+        hedera_services_version: Some(version),
     }
 }
 

@@ -345,6 +345,15 @@ pub fn pure_check(data: &Data) -> Result<(), Code> {
         Data::ConsensusSubmitMessage(body) => consensus::pure_check_submit(body),
         Data::TokenClaimAirdrop(body) => airdrop::pure_check_ids(&body.pending_airdrops),
         Data::TokenCancelAirdrop(body) => airdrop::pure_check_ids(&body.pending_airdrops),
+        // Both ids are required (`CryptoDeleteHandler`, `CryptoUpdateHandler` pure checks).
+        Data::CryptoDelete(body)
+            if body.delete_account_id.is_none() || body.transfer_account_id.is_none() =>
+        {
+            Err(Code::AccountIdDoesNotExist)
+        }
+        Data::CryptoUpdateAccount(body) if body.account_id_to_update.is_none() => {
+            Err(Code::AccountIdDoesNotExist)
+        }
         Data::FileCreate(body) => file::pure_check_create(body),
         Data::FileAppend(body) => file::pure_check_target(body.file_id.as_ref()),
         Data::FileUpdate(body) => file::pure_check_target(body.file_id.as_ref()),

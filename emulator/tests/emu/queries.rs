@@ -131,3 +131,65 @@ async fn info_and_record_queries_answer_from_the_ledger() {
     assert!(refused, "{err:?}");
     emu.shutdown();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn account_records_list_what_the_account_paid_for_and_version_info_answers() {
+    let (emu, client) = start().await;
+    for _ in 0..2 {
+        run!(
+            TransferTransaction::new()
+                .hbar_transfer(AccountId::new(0, 0, 1001), Hbar::from_tinybars(-5))
+                .hbar_transfer(AccountId::new(0, 0, 1002), Hbar::from_tinybars(5)),
+            &client
+        )
+        .unwrap();
+    }
+    let records = hedera::AccountRecordsQuery::new()
+        .account_id(AccountId::new(0, 0, 1001))
+        .execute(&client)
+        .await
+        .unwrap();
+    // The two transfers, and the payments of the queries before this one.
+    let transfers = records
+        .iter()
+        .filter(|r| {
+            r.transfers
+                .iter()
+                .any(|t| t.account_id == AccountId::new(0, 0, 1002) && t.amount.to_tinybars() == 5)
+        })
+        .count();
+    assert_eq!(transfers, 2, "{records:?}");
+    assert!(records
+        .iter()
+        .all(|r| r.transaction_id.account_id == AccountId::new(0, 0, 1001)));
+    let none = hedera::AccountRecordsQuery::new()
+        .account_id(AccountId::new(0, 0, 1005))
+        .execute(&client)
+        .await
+        .unwrap();
+    assert!(none.is_empty(), "0.0.1005 paid for nothing");
+
+    let version = hedera::NetworkVersionInfoQuery::new()
+        .execute(&client)
+        .await
+        .unwrap();
+    assert!(version.protobuf_version.minor > 0);
+    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn account_bodies_without_their_account_id_are_refused_at_precheck() {
+    let (_emu, client) = start().await;
+    let delete = run!(
+        hedera::AccountDeleteTransaction::new().transfer_account_id(AccountId::new(0, 0, 1001)),
+        &client
+    )
+    .unwrap_err();
+    assert_eq!(delete, Status::AccountIdDoesNotExist);
+    let update = run!(
+        hedera::AccountUpdateTransaction::new().account_memo("x"),
+        &client
+    )
+    .unwrap_err();
+    assert_eq!(update, Status::AccountIdDoesNotExist);
+}
