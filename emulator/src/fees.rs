@@ -72,7 +72,9 @@ pub fn query_cost(query: &proto::query::Query) -> u64 {
         | Q::FileGetContents(_)
         | Q::FileGetInfo(_)
         | Q::CryptoGetAccountRecords(_)
-        | Q::NetworkGetVersionInfo(_) => TEN_THOUSANDTH_DOLLAR,
+        | Q::NetworkGetVersionInfo(_)
+        | Q::ContractGetInfo(_)
+        | Q::ContractGetBytecode(_) => TEN_THOUSANDTH_DOLLAR,
         Q::ContractCallLocal(_) => 10 * TEN_THOUSANDTH_DOLLAR,
         _ => 0,
     }

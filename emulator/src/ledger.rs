@@ -133,6 +133,7 @@ impl Contract {
             balance: 0,
             nonce: 1,
             evm_address: None,
+            expiration: None,
         }
     }
 }
@@ -230,6 +231,17 @@ pub struct Contract {
     /// digits; a contract created by `ContractCreate` answers to its long-zero address.
     #[serde(default)]
     pub evm_address: Option<String>,
+    /// An expiry a `ContractUpdate` set (seconds); otherwise creation plus the auto-renew period.
+    #[serde(default)]
+    pub expiration: Option<i64>,
+}
+
+impl Contract {
+    /// When the contract expires, in seconds since the epoch.
+    pub fn expiration(&self) -> i64 {
+        self.expiration
+            .unwrap_or(self.created.seconds + self.auto_renew_period)
+    }
 }
 
 /// A token (fungible or NFT class).

@@ -56,6 +56,8 @@ pub fn answer(node: &Node, query: &proto::Query) -> Option<proto::Response> {
         Q::FileGetInfo(q) => R::FileGetInfo(file_info(node, q)),
         Q::CryptoGetAccountRecords(q) => R::CryptoGetAccountRecords(account_records(node, q)),
         Q::NetworkGetVersionInfo(q) => R::NetworkGetVersionInfo(version_info(q)),
+        Q::ContractGetInfo(q) => R::ContractGetInfo(contract_info(node, q)),
+        Q::ContractGetBytecode(q) => R::ContractGetBytecodeResponse(contract_bytecode(node, q)),
         other => payment::empty_response(other, header(Code::NotSupported, t))?,
     };
     if cost_only {
@@ -489,6 +491,73 @@ fn account_records(
         header: header(Code::Ok, t),
         account_id: Some(account_id(num)),
         records: records.into_iter().rev().collect(),
+    }
+}
+
+/// `ContractGetInfo`: the contract entity (its admin key, or its own id when it has none),
+/// balance, expiry and storage in bytes (64 a slot, key and value).
+fn contract_info(node: &Node, q: &proto::ContractGetInfoQuery) -> proto::ContractGetInfoResponse {
+    let t = response_type(q.header.as_ref());
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let num = match crate::handlers::contract::contract_num(&ledger, q.contract_id.as_ref()) {
+        Ok(num) => num,
+        Err(code) => {
+            return proto::ContractGetInfoResponse {
+                header: header(code, t),
+                ..Default::default()
+            }
+        }
+    };
+    let c = &ledger.contracts[&num];
+    let own_id = proto::Key {
+        key: Some(proto::key::Key::ContractId(contract_id(num))),
+    };
+    let info = proto::contract_get_info_response::ContractInfo {
+        contract_id: Some(contract_id(num)),
+        account_id: Some(account_id(num)),
+        contract_account_id: c
+            .evm_address
+            .clone()
+            .unwrap_or_else(|| format!("{num:040x}")),
+        admin_key: Some(c.admin_key.as_ref().map_or(own_id, KeyBytes::to_proto)),
+        expiration_time: Some(proto::Timestamp {
+            seconds: c.expiration(),
+            nanos: 0,
+        }),
+        auto_renew_period: Some(proto::Duration {
+            seconds: c.auto_renew_period,
+        }),
+        storage: c.storage.len() as i64 * 64,
+        memo: c.memo.clone(),
+        balance: c.balance.max(0) as u64,
+        deleted: c.deleted,
+        ledger_id: vec![3],
+        auto_renew_account_id: c.auto_renew_account.map(account_id),
+        max_automatic_token_associations: c.max_automatic_token_associations,
+        ..Default::default()
+    };
+    proto::ContractGetInfoResponse {
+        header: header(Code::Ok, t),
+        contract_info: Some(info),
+    }
+}
+
+/// `ContractGetBytecode`: the runtime bytecode the constructor returned.
+fn contract_bytecode(
+    node: &Node,
+    q: &proto::ContractGetBytecodeQuery,
+) -> proto::ContractGetBytecodeResponse {
+    let t = response_type(q.header.as_ref());
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    match crate::handlers::contract::contract_num(&ledger, q.contract_id.as_ref()) {
+        Ok(num) => proto::ContractGetBytecodeResponse {
+            header: header(Code::Ok, t),
+            bytecode: ledger.contracts[&num].runtime_code.clone(),
+        },
+        Err(code) => proto::ContractGetBytecodeResponse {
+            header: header(code, t),
+            ..Default::default()
+        },
     }
 }
 

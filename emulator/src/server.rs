@@ -24,6 +24,9 @@ pub struct EmulatorConfig {
     pub mirror: SocketAddr,
     /// The mirror's gRPC API (topic subscriptions, the address book).
     pub mirror_grpc: SocketAddr,
+    /// A second address serving the mirror REST API: a local node's web3 port (8545), where
+    /// the SDKs' `MirrorNodeContractQuery` posts `/api/v1/contracts/call`.
+    pub mirror_web3: Option<SocketAddr>,
     /// Keep the ledger in this directory across restarts (memory only when `None`).
     pub state_dir: Option<std::path::PathBuf>,
 }
@@ -36,6 +39,7 @@ impl Default for EmulatorConfig {
             grpc: ([127, 0, 0, 1], 0).into(),
             mirror: ([127, 0, 0, 1], 0).into(),
             mirror_grpc: ([127, 0, 0, 1], 0).into(),
+            mirror_web3: None,
             state_dir: None,
         }
     }
@@ -240,23 +244,31 @@ impl Emulator {
             }
         });
 
-        let (mirror_stop, mirror_stopped) = tokio::sync::oneshot::channel::<()>();
-        let app = crate::mirror::router(node.clone());
-        tokio::spawn(async move {
-            let serve = axum::serve(mirror_listener, app).with_graceful_shutdown(async {
-                let _ = mirror_stopped.await;
+        let mut shutdown = vec![grpc_stop, mirror_grpc_stop];
+        let mut rest_listeners = vec![mirror_listener];
+        if let Some(addr) = config.mirror_web3 {
+            rest_listeners.push(TcpListener::bind(addr).await?);
+        }
+        for listener in rest_listeners {
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            shutdown.push(stop);
+            let app = crate::mirror::router(node.clone());
+            tokio::spawn(async move {
+                let serve = axum::serve(listener, app).with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                });
+                if let Err(e) = serve.await {
+                    tracing::error!("hak-emu mirror server stopped: {e}");
+                }
             });
-            if let Err(e) = serve.await {
-                tracing::error!("hak-emu mirror server stopped: {e}");
-            }
-        });
+        }
 
         Ok(Emulator {
             grpc_addr,
             mirror_addr,
             mirror_grpc_addr,
             node,
-            shutdown: vec![grpc_stop, mirror_stop, mirror_grpc_stop],
+            shutdown,
         })
     }
 

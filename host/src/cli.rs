@@ -194,6 +194,10 @@ struct EmuArgs {
     /// Address of the mirror gRPC API (topic subscriptions, the address book).
     #[arg(long, default_value = "127.0.0.1:5600")]
     mirror_grpc: std::net::SocketAddr,
+    /// A second address of the mirror REST API: the local node's web3 port, where the SDKs
+    /// post contract calls (`MirrorNodeContractQuery`).
+    #[arg(long, default_value = "127.0.0.1:8545")]
+    mirror_web3: std::net::SocketAddr,
     /// Keep the ledger in this directory across restarts.
     #[arg(long)]
     state: Option<PathBuf>,
@@ -701,6 +705,7 @@ fn run_emulator(args: EmuArgs) -> anyhow::Result<()> {
             grpc: args.grpc,
             mirror: args.mirror,
             mirror_grpc: args.mirror_grpc,
+            mirror_web3: Some(args.mirror_web3),
             state_dir: args.state,
         };
         let emu = hak_emu::Emulator::start(config).await?;

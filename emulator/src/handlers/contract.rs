@@ -153,3 +153,149 @@ pub fn contract_num(ledger: &Ledger, id: Option<&proto::ContractId>) -> Result<u
         None => Err(Code::InvalidContractId),
     }
 }
+
+/// An entity's lifetime bounds, seconds (`ledger.autoRenewPeriod.minDuration` / `maxDuration`).
+const AUTO_RENEW_RANGE: std::ops::RangeInclusive<i64> = 2_592_000..=8_000_001;
+
+/// The admin key a contract answers to: `MODIFYING_IMMUTABLE_CONTRACT` without one.
+fn admin_key(contract: &Contract) -> Result<&KeyBytes, Code> {
+    contract
+        .admin_key
+        .as_ref()
+        .ok_or(Code::ModifyingImmutableContract)
+}
+
+pub fn update(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    body: &proto::ContractUpdateTransactionBody,
+) -> Result<Outcome, Code> {
+    use proto::contract_update_transaction_body::MemoField;
+    let num = contract_num(ledger, body.contract_id.as_ref())?;
+    let contract = &ledger.contracts[&num];
+    let only_expiry = body.admin_key.is_none()
+        && body.auto_renew_period.is_none()
+        && body.memo_field.is_none()
+        && body.max_automatic_token_associations.is_none()
+        && body.auto_renew_account_id.is_none()
+        && body.decline_reward.is_none()
+        && body.staked_id.is_none();
+    if !only_expiry {
+        ctx.require(admin_key(contract)?)?;
+    }
+    if let Some(new_admin) = &body.admin_key {
+        if !ctx.active.satisfies(new_admin) {
+            return Err(Code::InvalidSignature);
+        }
+    }
+    let memo = match &body.memo_field {
+        Some(MemoField::Memo(m)) | Some(MemoField::MemoWrapper(m)) => Some(m.clone()),
+        None => None,
+    };
+    if memo.as_ref().is_some_and(|m| m.len() > 100) {
+        return Err(Code::MemoTooLong);
+    }
+    if let Some(period) = body.auto_renew_period {
+        if !AUTO_RENEW_RANGE.contains(&period.seconds) {
+            return Err(Code::AutorenewDurationNotInRange);
+        }
+    }
+    let expiry = contract.expiration();
+    if let Some(at) = &body.expiration_time {
+        if at.seconds < expiry {
+            return Err(Code::ExpirationReductionNotAllowed);
+        }
+    }
+    // 0.0.0 removes the auto-renew account; any other must exist and sign.
+    let auto_renew = match body.auto_renew_account_id.as_ref() {
+        Some(id) if crate::ledger::account_num(id) == Some(0) => Some(None),
+        Some(id) => Some(auto_renew_account(ledger, ctx, Some(id))?),
+        None => None,
+    };
+    let contract = ledger.contracts.get_mut(&num).expect("checked");
+    if let Some(key) = &body.admin_key {
+        contract.admin_key = Some(KeyBytes::from_proto(key));
+    }
+    if let Some(memo) = memo {
+        contract.memo = memo;
+    }
+    if let Some(period) = body.auto_renew_period {
+        contract.auto_renew_period = period.seconds;
+    }
+    if let Some(at) = &body.expiration_time {
+        contract.expiration = Some(at.seconds);
+    }
+    if let Some(max) = body.max_automatic_token_associations {
+        contract.max_automatic_token_associations = max;
+    }
+    if let Some(account) = auto_renew {
+        contract.auto_renew_account = account;
+    }
+    let mut outcome = Outcome::success().entity(num);
+    outcome.receipt.contract_id = Some(num);
+    Ok(outcome)
+}
+
+/// Checks answered at precheck: a contract and an obtainer are named, and only the system
+/// removes a contract permanently.
+pub fn pure_check_delete(body: &proto::ContractDeleteTransactionBody) -> Result<(), Code> {
+    if body.contract_id.is_none() {
+        return Err(Code::InvalidContractId);
+    }
+    if body.obtainers.is_none() {
+        return Err(Code::ObtainerRequired);
+    }
+    if body.permanent_removal {
+        return Err(Code::PermanentRemovalRequiresSystemInitiation);
+    }
+    Ok(())
+}
+
+pub fn delete(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    body: &proto::ContractDeleteTransactionBody,
+) -> Result<Outcome, Code> {
+    use proto::contract_delete_transaction_body::Obtainers;
+    let num = contract_num(ledger, body.contract_id.as_ref())?;
+    ctx.require(admin_key(&ledger.contracts[&num])?)?;
+    // The obtainer: a live account or another live contract.
+    let obtainer = match body.obtainers.as_ref().ok_or(Code::ObtainerRequired)? {
+        Obtainers::TransferAccountId(id) => {
+            let n = ledger
+                .resolve_account(id)
+                .ok_or(Code::ObtainerDoesNotExist)?;
+            let account = ledger.accounts.get(&n).ok_or(Code::ObtainerDoesNotExist)?;
+            if account.deleted {
+                return Err(Code::ObtainerDoesNotExist);
+            }
+            if account.receiver_sig_required {
+                ctx.require(&account.key)?;
+            }
+            n
+        }
+        Obtainers::TransferContractId(id) => {
+            let n = contract_num(ledger, Some(id)).map_err(|_| Code::ObtainerDoesNotExist)?;
+            if n == num {
+                return Err(Code::ObtainerSameContractId);
+            }
+            n
+        }
+    };
+    let contract = ledger.contracts.get_mut(&num).expect("checked");
+    let balance = std::mem::take(&mut contract.balance);
+    contract.deleted = true;
+    let mut transfers = Vec::new();
+    if balance > 0 {
+        if let Some(account) = ledger.accounts.get_mut(&obtainer) {
+            account.balance += balance;
+        } else if let Some(other) = ledger.contracts.get_mut(&obtainer) {
+            other.balance += balance;
+        }
+        transfers = vec![(num, -balance), (obtainer, balance)];
+    }
+    let mut outcome = Outcome::success().entity(num);
+    outcome.receipt.contract_id = Some(num);
+    outcome.transfers = transfers;
+    Ok(outcome)
+}

@@ -135,6 +135,8 @@ pub enum Kind {
     ScheduleDelete,
     ContractCreate,
     ContractCall,
+    ContractUpdate,
+    ContractDelete,
     FileCreate,
     FileAppend,
     FileUpdate,
@@ -143,7 +145,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in declaration order.
-    pub const ALL: [Kind; 36] = [
+    pub const ALL: [Kind; 38] = [
         Kind::CryptoTransfer,
         Kind::CryptoCreate,
         Kind::CryptoUpdate,
@@ -176,6 +178,8 @@ impl Kind {
         Kind::ScheduleDelete,
         Kind::ContractCreate,
         Kind::ContractCall,
+        Kind::ContractUpdate,
+        Kind::ContractDelete,
         Kind::FileCreate,
         Kind::FileAppend,
         Kind::FileUpdate,
@@ -217,6 +221,8 @@ impl Kind {
             Kind::ScheduleDelete => proto::HederaFunctionality::ScheduleDelete,
             Kind::ContractCreate => proto::HederaFunctionality::ContractCreate,
             Kind::ContractCall => proto::HederaFunctionality::ContractCall,
+            Kind::ContractUpdate => proto::HederaFunctionality::ContractUpdate,
+            Kind::ContractDelete => proto::HederaFunctionality::ContractDelete,
             Kind::FileCreate => proto::HederaFunctionality::FileCreate,
             Kind::FileAppend => proto::HederaFunctionality::FileAppend,
             Kind::FileUpdate => proto::HederaFunctionality::FileUpdate,
@@ -258,6 +264,8 @@ impl Kind {
             Data::ScheduleDelete(_) => Kind::ScheduleDelete,
             Data::ContractCreateInstance(_) => Kind::ContractCreate,
             Data::ContractCall(_) => Kind::ContractCall,
+            Data::ContractUpdateInstance(_) => Kind::ContractUpdate,
+            Data::ContractDeleteInstance(_) => Kind::ContractDelete,
             Data::FileCreate(_) => Kind::FileCreate,
             Data::FileAppend(_) => Kind::FileAppend,
             Data::FileUpdate(_) => Kind::FileUpdate,
@@ -290,6 +298,7 @@ impl Kind {
             Kind::TokenBurn | Kind::TokenWipe => 5_000_000,
             Kind::ContractCreate => 50_000_000,
             Kind::ContractCall => 5_000_000,
+            Kind::ContractUpdate | Kind::ContractDelete => 5_000_000,
             Kind::FileCreate | Kind::FileAppend | Kind::FileUpdate => 5_000_000,
             Kind::FileDelete => 1_000_000,
         }
@@ -330,6 +339,8 @@ impl Kind {
             Kind::ScheduleDelete => "SCHEDULEDELETE",
             Kind::ContractCreate => "CONTRACTCREATEINSTANCE",
             Kind::ContractCall => "CONTRACTCALL",
+            Kind::ContractUpdate => "CONTRACTUPDATEINSTANCE",
+            Kind::ContractDelete => "CONTRACTDELETEINSTANCE",
             Kind::FileCreate => "FILECREATE",
             Kind::FileAppend => "FILEAPPEND",
             Kind::FileUpdate => "FILEUPDATE",
@@ -354,6 +365,7 @@ pub fn pure_check(data: &Data) -> Result<(), Code> {
         Data::CryptoUpdateAccount(body) if body.account_id_to_update.is_none() => {
             Err(Code::AccountIdDoesNotExist)
         }
+        Data::ContractDeleteInstance(body) => contract::pure_check_delete(body),
         Data::FileCreate(body) => file::pure_check_create(body),
         Data::FileAppend(body) => file::pure_check_target(body.file_id.as_ref()),
         Data::FileUpdate(body) => file::pure_check_target(body.file_id.as_ref()),
@@ -405,6 +417,8 @@ pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome
         Data::ScheduleCreate(body) => schedule::create(ledger, ctx, body),
         Data::ScheduleSign(body) => schedule::sign(ledger, ctx, body),
         Data::ScheduleDelete(body) => schedule::delete(ledger, ctx, body),
+        Data::ContractUpdateInstance(body) => contract::update(ledger, ctx, body),
+        Data::ContractDeleteInstance(body) => contract::delete(ledger, ctx, body),
         Data::FileCreate(body) => file::create(ledger, ctx, body),
         Data::FileAppend(body) => file::append(ledger, ctx, body),
         Data::FileUpdate(body) => file::update(ledger, ctx, body),

@@ -424,3 +424,110 @@ async fn a_subscription_to_a_missing_topic_fails_and_an_end_time_ends_it() {
         .unwrap_err();
     assert_eq!(missing.code(), tonic::Code::NotFound);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn contracts_are_updated_and_deleted_with_their_admin_key_only() {
+    let (emu, client) = start().await;
+    let (_, operator_key) = emu.operator();
+    let file = run!(
+        FileCreateTransaction::new()
+            .keys([operator_key.public_key()])
+            .contents(EMPTY_CONTRACT.as_bytes().to_vec()),
+        &client
+    )
+    .unwrap()
+    .file_id
+    .unwrap();
+    let admin = run!(
+        ContractCreateTransaction::new()
+            .bytecode_file_id(file)
+            .admin_key(operator_key.public_key())
+            .gas(100_000),
+        &client
+    )
+    .unwrap()
+    .contract_id
+    .unwrap();
+    run!(
+        hedera::ContractUpdateTransaction::new()
+            .contract_id(admin)
+            .contract_memo("renamed"),
+        &client
+    )
+    .unwrap();
+    let info = hedera::ContractInfoQuery::new()
+        .contract_id(admin)
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(info.contract_memo, "renamed");
+    run!(
+        hedera::ContractDeleteTransaction::new()
+            .contract_id(admin)
+            .transfer_account_id(hedera::AccountId::new(0, 0, 1001)),
+        &client
+    )
+    .unwrap();
+    let deleted = hedera::ContractInfoQuery::new()
+        .contract_id(admin)
+        .execute(&client)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            deleted,
+            hedera::Error::QueryNoPaymentPreCheckStatus {
+                status: Status::ContractDeleted
+            }
+        ),
+        "{deleted:?}"
+    );
+
+    // Without an admin key a contract is immutable; no obtainer or no id: precheck.
+    let immutable = run!(
+        ContractCreateTransaction::new()
+            .bytecode_file_id(file)
+            .gas(100_000),
+        &client
+    )
+    .unwrap()
+    .contract_id
+    .unwrap();
+    assert_eq!(
+        run!(
+            hedera::ContractDeleteTransaction::new()
+                .contract_id(immutable)
+                .transfer_account_id(hedera::AccountId::new(0, 0, 1001)),
+            &client
+        )
+        .unwrap_err(),
+        Status::ModifyingImmutableContract
+    );
+    assert_eq!(
+        run!(
+            hedera::ContractUpdateTransaction::new()
+                .contract_id(immutable)
+                .contract_memo("x"),
+            &client
+        )
+        .unwrap_err(),
+        Status::ModifyingImmutableContract
+    );
+    assert_eq!(
+        run!(
+            hedera::ContractDeleteTransaction::new()
+                .transfer_account_id(hedera::AccountId::new(0, 0, 1001)),
+            &client
+        )
+        .unwrap_err(),
+        Status::InvalidContractId
+    );
+    assert_eq!(
+        run!(
+            hedera::ContractDeleteTransaction::new().contract_id(immutable),
+            &client
+        )
+        .unwrap_err(),
+        Status::ObtainerRequired
+    );
+}

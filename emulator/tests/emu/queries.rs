@@ -113,22 +113,46 @@ async fn info_and_record_queries_answer_from_the_ledger() {
     assert_eq!(info.creator_account_id, AccountId::new(0, 0, 1001));
     assert!(info.executed_at.is_none());
 
-    let err = hedera::ContractBytecodeQuery::new()
+    // A query the network no longer serves (live hashes): NOT_SUPPORTED in its own type.
+    use hedera_proto::services as proto;
+    let mut raw = proto::crypto_service_client::CryptoServiceClient::connect(format!(
+        "http://{}",
+        emu.grpc_addr
+    ))
+    .await
+    .unwrap();
+    #[allow(deprecated)]
+    let answer = raw
+        .get_live_hash(proto::Query {
+            query: Some(proto::query::Query::CryptoGetLiveHash(
+                proto::CryptoGetLiveHashQuery::default(),
+            )),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    match answer.response {
+        Some(proto::response::Response::CryptoGetLiveHash(r)) => assert_eq!(
+            r.header.unwrap().node_transaction_precheck_code,
+            proto::ResponseCodeEnum::NotSupported as i32
+        ),
+        other => panic!("{other:?}"),
+    }
+
+    // Contract info and bytecode: the genesis ERC-20 factory.
+    let info = hedera::ContractInfoQuery::new()
         .contract_id(hedera::ContractId::new(0, 0, 1012))
         .execute(&client)
         .await
-        .unwrap_err();
-    // The SDK asks the cost first, so the refusal arrives on the unpaid cost query.
-    let refused = matches!(
-        err,
-        hedera::Error::QueryNoPaymentPreCheckStatus {
-            status: Status::NotSupported
-        } | hedera::Error::QueryPreCheckStatus {
-            status: Status::NotSupported,
-            ..
-        }
-    );
-    assert!(refused, "{err:?}");
+        .unwrap();
+    assert_eq!(info.account_id, AccountId::new(0, 0, 1012));
+    assert_eq!(info.contract_account_id, format!("{:040x}", 1012));
+    let code = hedera::ContractBytecodeQuery::new()
+        .contract_id(hedera::ContractId::new(0, 0, 1012))
+        .execute(&client)
+        .await
+        .unwrap();
+    assert!(!code.is_empty(), "the factory's runtime bytecode");
     emu.shutdown();
 }
 
