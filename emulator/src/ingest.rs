@@ -15,6 +15,9 @@ use std::sync::Mutex;
 
 /// Largest accepted signed transaction (the node's 6 KiB).
 pub const MAX_TRANSACTION_BYTES: usize = 6 * 1024;
+/// What the privileged payers (the treasury 0.0.2 and the system admin 0.0.50) may submit
+/// (HIP-1300).
+pub const MAX_PRIVILEGED_TRANSACTION_BYTES: usize = 130 * 1024;
 /// Longest transaction memo, in bytes.
 pub const MAX_MEMO_BYTES: usize = 100;
 
@@ -45,7 +48,7 @@ impl Node {
         if bytes.is_empty() {
             return Code::InvalidTransaction;
         }
-        if bytes.len() > MAX_TRANSACTION_BYTES {
+        if bytes.len() > MAX_PRIVILEGED_TRANSACTION_BYTES {
             return Code::TransactionOversize;
         }
         let Ok(signed) = proto::SignedTransaction::decode(bytes.as_slice()) else {
@@ -57,6 +60,9 @@ impl Node {
         let Some(id) = body.transaction_id.as_ref().and_then(TxId::from_proto) else {
             return Code::InvalidTransactionId;
         };
+        if bytes.len() > MAX_TRANSACTION_BYTES && ![2, 50].contains(&id.payer) {
+            return Code::TransactionOversize;
+        }
         if id.scheduled || id.nonce != 0 {
             return Code::TransactionIdFieldNotAllowed;
         }

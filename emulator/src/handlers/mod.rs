@@ -8,6 +8,7 @@ mod consensus;
 pub mod contract;
 mod crypto;
 pub mod file;
+mod reject;
 mod schedule;
 mod token;
 mod token_admin;
@@ -137,6 +138,8 @@ pub enum Kind {
     ContractCall,
     ContractUpdate,
     ContractDelete,
+    TokenUpdateNfts,
+    TokenReject,
     FileCreate,
     FileAppend,
     FileUpdate,
@@ -145,7 +148,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in declaration order.
-    pub const ALL: [Kind; 38] = [
+    pub const ALL: [Kind; 40] = [
         Kind::CryptoTransfer,
         Kind::CryptoCreate,
         Kind::CryptoUpdate,
@@ -180,6 +183,8 @@ impl Kind {
         Kind::ContractCall,
         Kind::ContractUpdate,
         Kind::ContractDelete,
+        Kind::TokenUpdateNfts,
+        Kind::TokenReject,
         Kind::FileCreate,
         Kind::FileAppend,
         Kind::FileUpdate,
@@ -223,6 +228,8 @@ impl Kind {
             Kind::ContractCall => proto::HederaFunctionality::ContractCall,
             Kind::ContractUpdate => proto::HederaFunctionality::ContractUpdate,
             Kind::ContractDelete => proto::HederaFunctionality::ContractDelete,
+            Kind::TokenUpdateNfts => proto::HederaFunctionality::TokenUpdateNfts,
+            Kind::TokenReject => proto::HederaFunctionality::TokenReject,
             Kind::FileCreate => proto::HederaFunctionality::FileCreate,
             Kind::FileAppend => proto::HederaFunctionality::FileAppend,
             Kind::FileUpdate => proto::HederaFunctionality::FileUpdate,
@@ -266,6 +273,8 @@ impl Kind {
             Data::ContractCall(_) => Kind::ContractCall,
             Data::ContractUpdateInstance(_) => Kind::ContractUpdate,
             Data::ContractDeleteInstance(_) => Kind::ContractDelete,
+            Data::TokenUpdateNfts(_) => Kind::TokenUpdateNfts,
+            Data::TokenReject(_) => Kind::TokenReject,
             Data::FileCreate(_) => Kind::FileCreate,
             Data::FileAppend(_) => Kind::FileAppend,
             Data::FileUpdate(_) => Kind::FileUpdate,
@@ -299,6 +308,7 @@ impl Kind {
             Kind::ContractCreate => 50_000_000,
             Kind::ContractCall => 5_000_000,
             Kind::ContractUpdate | Kind::ContractDelete => 5_000_000,
+            Kind::TokenUpdateNfts | Kind::TokenReject => 5_000_000,
             Kind::FileCreate | Kind::FileAppend | Kind::FileUpdate => 5_000_000,
             Kind::FileDelete => 1_000_000,
         }
@@ -341,6 +351,8 @@ impl Kind {
             Kind::ContractCall => "CONTRACTCALL",
             Kind::ContractUpdate => "CONTRACTUPDATEINSTANCE",
             Kind::ContractDelete => "CONTRACTDELETEINSTANCE",
+            Kind::TokenUpdateNfts => "TOKENUPDATENFTS",
+            Kind::TokenReject => "TOKENREJECT",
             Kind::FileCreate => "FILECREATE",
             Kind::FileAppend => "FILEAPPEND",
             Kind::FileUpdate => "FILEUPDATE",
@@ -366,6 +378,7 @@ pub fn pure_check(data: &Data) -> Result<(), Code> {
             Err(Code::AccountIdDoesNotExist)
         }
         Data::ContractDeleteInstance(body) => contract::pure_check_delete(body),
+        Data::TokenReject(body) => reject::pure_check(body),
         Data::FileCreate(body) => file::pure_check_create(body),
         Data::FileAppend(body) => file::pure_check_target(body.file_id.as_ref()),
         Data::FileUpdate(body) => file::pure_check_target(body.file_id.as_ref()),
@@ -418,6 +431,8 @@ pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome
         Data::ScheduleSign(body) => schedule::sign(ledger, ctx, body),
         Data::ScheduleDelete(body) => schedule::delete(ledger, ctx, body),
         Data::ContractUpdateInstance(body) => contract::update(ledger, ctx, body),
+        Data::TokenUpdateNfts(body) => token_admin::update_nfts(ledger, ctx, body),
+        Data::TokenReject(body) => reject::reject(ledger, ctx, body),
         Data::ContractDeleteInstance(body) => contract::delete(ledger, ctx, body),
         Data::FileCreate(body) => file::create(ledger, ctx, body),
         Data::FileAppend(body) => file::append(ledger, ctx, body),

@@ -13,7 +13,7 @@ const DEFAULT_AUTO_RENEW_SECONDS: i64 = 7_776_000;
 const MAX_NAME_BYTES: usize = 100;
 /// Most NFTs minted in one transaction, and most metadata bytes per NFT.
 pub const MAX_MINT_BATCH: usize = 10;
-const MAX_NFT_METADATA_BYTES: usize = 100;
+pub const MAX_NFT_METADATA_BYTES: usize = 100;
 
 /// A fresh relationship between an account and `token`.
 pub fn new_rel(token: &Token, automatic: bool, at: Ts) -> TokenRel {
@@ -237,11 +237,11 @@ pub fn mint(
     let treasury = token.treasury;
     let mut outcome = Outcome::success().entity(num);
     if token.nft {
-        if body.amount != 0 {
-            return Err(Code::InvalidTransactionBody);
-        }
         if body.metadata.is_empty() {
             return Err(Code::InvalidTokenMintMetadata);
+        }
+        if body.amount != 0 {
+            return Err(Code::InvalidTransactionBody);
         }
         if body.metadata.len() > MAX_MINT_BATCH {
             return Err(Code::BatchSizeLimitExceeded);
@@ -290,8 +290,10 @@ pub fn mint(
             return Err(Code::InvalidTransactionBody);
         }
         let amount = i64::try_from(body.amount).map_err(|_| Code::InvalidTokenMintAmount)?;
-        if amount <= 0 {
-            return Err(Code::InvalidTokenMintAmount);
+        // Minting nothing succeeds and changes nothing, as on the network.
+        if amount == 0 {
+            outcome.receipt.new_total_supply = token.total_supply.max(0) as u64;
+            return Ok(outcome);
         }
         let total = token
             .total_supply

@@ -143,11 +143,11 @@ fn remove(ledger: &mut Ledger, ctx: &Ctx<'_>, num: u64, r: Removal<'_>) -> Resul
     }
     let mut outcome = Outcome::success();
     let removed = if token.nft {
-        if amount != 0 {
-            return Err(Code::InvalidTransactionBody);
-        }
         if serials.is_empty() {
             return Err(bad_amount);
+        }
+        if amount != 0 {
+            return Err(Code::InvalidTransactionBody);
         }
         if serials.len() > super::token::MAX_MINT_BATCH {
             return Err(Code::BatchSizeLimitExceeded);
@@ -174,8 +174,10 @@ fn remove(ledger: &mut Ledger, ctx: &Ctx<'_>, num: u64, r: Removal<'_>) -> Resul
             return Err(Code::InvalidTransactionBody);
         }
         let amount = i64::try_from(amount).map_err(|_| bad_amount)?;
-        if amount <= 0 {
-            return Err(bad_amount);
+        // Removing nothing succeeds and changes nothing, as on the network.
+        if amount == 0 {
+            outcome.receipt.new_total_supply = token.total_supply.max(0) as u64;
+            return Ok(outcome.entity(num));
         }
         let held = ledger.rel(holder, num).map_or(0, |r| r.balance);
         if amount > held {
@@ -252,4 +254,46 @@ pub fn wipe(
         bad_amount: Code::InvalidWipingAmount,
     };
     remove(ledger, ctx, num, removal)
+}
+
+/// `TokenUpdateNfts`: new metadata for some serials of an NFT class, signed by its metadata
+/// key (a class without one cannot be signed for: `INVALID_SIGNATURE`).
+pub fn update_nfts(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    body: &proto::TokenUpdateNftsTransactionBody,
+) -> Result<Outcome, Code> {
+    let num = keyed(
+        ledger,
+        ctx,
+        body.token.as_ref(),
+        |t| &t.metadata_key,
+        Code::InvalidSignature,
+    )?;
+    if !ledger.tokens[&num].nft {
+        return Err(Code::InvalidTokenId);
+    }
+    let Some(metadata) = &body.metadata else {
+        // Nothing to change.
+        return Ok(Outcome::success().entity(num));
+    };
+    if metadata.len() > super::token::MAX_NFT_METADATA_BYTES {
+        return Err(Code::MetadataTooLong);
+    }
+    let nfts = ledger.nfts.get(&num);
+    for serial in &body.serial_numbers {
+        if *serial <= 0 {
+            return Err(Code::InvalidTokenNftSerialNumber);
+        }
+        if nfts.and_then(|n| n.get(serial)).is_none() {
+            return Err(Code::InvalidNftId);
+        }
+    }
+    let nfts = ledger.nfts.get_mut(&num).expect("checked");
+    for serial in &body.serial_numbers {
+        let nft = nfts.get_mut(serial).expect("checked");
+        nft.metadata = metadata.clone();
+        nft.modified = ctx.consensus;
+    }
+    Ok(Outcome::success().entity(num))
 }

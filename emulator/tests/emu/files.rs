@@ -531,3 +531,36 @@ async fn contracts_are_updated_and_deleted_with_their_admin_key_only() {
         Status::ObtainerRequired
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_privileged_payers_submit_transactions_over_6_kib() {
+    let (emu, client) = start().await;
+    let big = vec![b'x'; 8 * 1024];
+    assert_eq!(
+        run!(FileCreateTransaction::new().contents(big.clone()), &client).unwrap_err(),
+        Status::TransactionOversize
+    );
+    // The treasury 0.0.2 may (HIP-1300).
+    let treasury = hedera::Client::for_network(std::collections::HashMap::from([(
+        emu.grpc_addr.to_string(),
+        hedera::AccountId::new(0, 0, 3),
+    )]))
+    .unwrap();
+    let key = hak_emu::genesis::dev_key(hak_emu::genesis::KeyKind::Ed25519, 0x02, 0x00);
+    treasury.set_operator(hedera::AccountId::new(0, 0, 2), key.clone());
+    let file = run!(
+        FileCreateTransaction::new()
+            .keys([key.public_key()])
+            .contents(big.clone()),
+        &treasury
+    )
+    .unwrap()
+    .file_id
+    .unwrap();
+    let info = FileInfoQuery::new()
+        .file_id(file)
+        .execute(&treasury)
+        .await
+        .unwrap();
+    assert_eq!(info.size, big.len() as u64);
+}

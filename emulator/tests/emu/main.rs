@@ -12,6 +12,7 @@ mod files;
 mod js_sdk;
 mod queries;
 mod query_costs;
+mod rejects;
 mod schedules;
 mod sdk;
 mod tokens;

@@ -1,0 +1,175 @@
+//! Token bodies the SDKs' suites use (issue 19): `TokenReject` back to the treasury,
+//! `TokenUpdateNfts` with the metadata key, and minting or burning nothing.
+
+use crate::common::start;
+use hak_emu::genesis::{dev_key, KeyKind};
+use hedera::{
+    AccountId, Client, NftId, Status, TokenBurnTransaction, TokenCreateTransaction, TokenId,
+    TokenMintTransaction, TokenNftInfoQuery, TokenRejectTransaction, TokenType,
+    TokenUpdateNftsTransaction, TransferTransaction,
+};
+
+fn id(n: u64) -> AccountId {
+    AccountId::new(0, 0, n)
+}
+
+async fn token(client: &Client, nft: bool, metadata_key: bool) -> TokenId {
+    let operator = client.get_operator_public_key().unwrap();
+    let mut create = TokenCreateTransaction::new();
+    create
+        .name("Reject")
+        .symbol("REJ")
+        .treasury_account_id(id(1001))
+        .supply_key(operator);
+    if nft {
+        create.token_type(TokenType::NonFungibleUnique);
+    } else {
+        create.initial_supply(100);
+    }
+    if metadata_key {
+        create.metadata_key(operator);
+    }
+    run!(create, client).unwrap().token_id.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_holder_rejects_tokens_and_nfts_back_to_the_treasury() {
+    let (emu, client) = start().await;
+    let coin = token(&client, false, false).await;
+    let art = token(&client, true, false).await;
+    run!(
+        TokenMintTransaction::new()
+            .token_id(art)
+            .metadata([b"a".to_vec(), b"b".to_vec()]),
+        &client
+    )
+    .unwrap();
+    // 0.0.1002 (unlimited automatic associations) receives 30 coins and NFT 1.
+    run!(
+        TransferTransaction::new()
+            .token_transfer(coin, id(1001), -30)
+            .token_transfer(coin, id(1002), 30)
+            .nft_transfer(NftId::from((art, 1)), id(1001), id(1002)),
+        &client
+    )
+    .unwrap();
+    let holder = dev_key(KeyKind::Ed25519, 0x10, 0x02);
+    let mut reject = TokenRejectTransaction::new();
+    reject
+        .owner(id(1002))
+        .add_token_id(coin)
+        .add_nft_id(NftId::from((art, 1)))
+        .freeze_with(&client)
+        .unwrap()
+        .sign(holder.clone());
+    run!(reject, &client).unwrap();
+    {
+        let ledger = emu.node.ledger.lock().unwrap();
+        assert_eq!(ledger.rel(1002, coin.num).unwrap().balance, 0);
+        assert_eq!(ledger.rel(1001, coin.num).unwrap().balance, 100);
+        assert_eq!(ledger.nfts[&art.num][&1].owner, 1001);
+    }
+    // Nothing left, the treasury itself, repeats and an empty list.
+    let mut again = TokenRejectTransaction::new();
+    again
+        .owner(id(1002))
+        .add_token_id(coin)
+        .freeze_with(&client)
+        .unwrap()
+        .sign(holder.clone());
+    assert_eq!(
+        run!(again, &client).unwrap_err(),
+        Status::InsufficientTokenBalance
+    );
+    assert_eq!(
+        run!(TokenRejectTransaction::new().add_token_id(coin), &client).unwrap_err(),
+        Status::AccountIsTreasury
+    );
+    assert_eq!(
+        run!(
+            TokenRejectTransaction::new()
+                .add_token_id(coin)
+                .add_token_id(coin),
+            &client
+        )
+        .unwrap_err(),
+        Status::TokenReferenceRepeated
+    );
+    assert_eq!(
+        run!(TokenRejectTransaction::new().owner(id(1002)), &client).unwrap_err(),
+        Status::EmptyTokenReferenceList
+    );
+    // The owner's signature is required.
+    assert_eq!(
+        run!(
+            TokenRejectTransaction::new()
+                .owner(id(1002))
+                .add_nft_id(NftId::from((art, 2))),
+            &client
+        )
+        .unwrap_err(),
+        Status::InvalidSignature
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nft_metadata_is_updated_with_the_metadata_key_only() {
+    let (_emu, client) = start().await;
+    let art = token(&client, true, true).await;
+    run!(
+        TokenMintTransaction::new()
+            .token_id(art)
+            .metadata([b"old".to_vec()]),
+        &client
+    )
+    .unwrap();
+    run!(
+        TokenUpdateNftsTransaction::new()
+            .token_id(art)
+            .serials(vec![1])
+            .metadata(b"new".to_vec()),
+        &client
+    )
+    .unwrap();
+    let info = TokenNftInfoQuery::new()
+        .nft_id(NftId::from((art, 1)))
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(info.metadata, b"new");
+    // A class without a metadata key cannot be signed for.
+    let plain = token(&client, true, false).await;
+    run!(
+        TokenMintTransaction::new()
+            .token_id(plain)
+            .metadata([b"x".to_vec()]),
+        &client
+    )
+    .unwrap();
+    assert_eq!(
+        run!(
+            TokenUpdateNftsTransaction::new()
+                .token_id(plain)
+                .serials(vec![1])
+                .metadata(b"y".to_vec()),
+            &client
+        )
+        .unwrap_err(),
+        Status::InvalidSignature
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn minting_or_burning_nothing_succeeds_and_nfts_need_metadata() {
+    let (_emu, client) = start().await;
+    let coin = token(&client, false, false).await;
+    let minted = run!(TokenMintTransaction::new().token_id(coin), &client).unwrap();
+    assert_eq!(minted.total_supply, 100);
+    let burned = run!(TokenBurnTransaction::new().token_id(coin), &client).unwrap();
+    assert_eq!(burned.total_supply, 100);
+    let art = token(&client, true, false).await;
+    assert_eq!(
+        run!(TokenMintTransaction::new().token_id(art).amount(1), &client).unwrap_err(),
+        Status::InvalidTokenMintMetadata
+    );
+}
