@@ -264,6 +264,7 @@ pub fn settle(
     ledger.records.push(TxRecord {
         id,
         new_pending_airdrops: outcome.new_pending_airdrops,
+        automatic_associations: outcome.automatic_associations,
         consensus,
         name: kind.mirror_name().to_owned(),
         result,

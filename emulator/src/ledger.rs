@@ -474,6 +474,9 @@ pub struct TxRecord {
     /// Airdrops the transaction left pending.
     #[serde(default)]
     pub new_pending_airdrops: Vec<PendingAirdrop>,
+    /// (account, token) associations made automatically.
+    #[serde(default)]
+    pub automatic_associations: Vec<(u64, u64)>,
     pub consensus: Ts,
     /// The mirror's transaction type name, e.g. `CRYPTOTRANSFER`.
     pub name: String,

@@ -431,6 +431,14 @@ fn transaction_record(
             account_amounts: r.transfers.iter().map(|&(a, v)| amount(a, v)).collect(),
         }),
         token_transfer_lists: token_lists,
+        automatic_token_associations: r
+            .automatic_associations
+            .iter()
+            .map(|&(account, token)| proto::TokenAssociation {
+                token_id: Some(token_id(token)),
+                account_id: Some(account_id(account)),
+            })
+            .collect(),
         new_pending_airdrops: r
             .new_pending_airdrops
             .iter()

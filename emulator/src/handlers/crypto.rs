@@ -139,8 +139,17 @@ impl Plan {
             None if receiving => {
                 let blocked_by_token =
                     (t.freeze_default && t.freeze_key.is_some()) || t.kyc_key.is_some();
-                if !(force || has_free_slot(ledger, account, &self.automatic)) || blocked_by_token {
+                if blocked_by_token {
                     return Err(Code::TokenNotAssociatedToAccount);
+                }
+                if !(force || has_free_slot(ledger, account, &self.automatic)) {
+                    // Limited slots all used is its own status; no slots at all is not.
+                    let max = ledger.accounts[&account].max_automatic_token_associations;
+                    return Err(if max > 0 {
+                        Code::NoRemainingAutomaticAssociations
+                    } else {
+                        Code::TokenNotAssociatedToAccount
+                    });
                 }
                 self.automatic.push((account, token));
                 Ok(())
@@ -361,6 +370,7 @@ pub fn apply_transfer(ledger: &mut Ledger, ctx: &Ctx<'_>, plan: Plan) -> Outcome
     outcome.transfers = plan.hbar;
     outcome.token_transfers = plan.fungible;
     outcome.nft_transfers = plan.nfts;
+    outcome.automatic_associations = plan.automatic;
     outcome
 }
 
@@ -500,7 +510,10 @@ pub fn update(
     }
     check_auto_renew(body.auto_renew_period.as_ref())?;
     if let Some(max) = body.max_automatic_token_associations {
-        if max < -1 || (max >= 0 && (max as usize) < ledger.automatic_associations(num)) {
+        if max < -1 {
+            return Err(Code::InvalidMaxAutoAssociations);
+        }
+        if max >= 0 && (max as usize) < ledger.automatic_associations(num) {
             return Err(Code::ExistingAutomaticAssociationsExceedGivenLimit);
         }
     }

@@ -72,6 +72,9 @@ pub struct Outcome {
     pub contract_result: Option<crate::ledger::ContractResult>,
     /// Airdrops this transaction left pending (the record's `newPendingAirdrops`).
     pub new_pending_airdrops: Vec<crate::ledger::PendingAirdrop>,
+    /// (account, token) associations this transaction made automatically (the record's
+    /// `automaticTokenAssociations`).
+    pub automatic_associations: Vec<(u64, u64)>,
 }
 
 impl Outcome {
@@ -92,6 +95,7 @@ impl Outcome {
             entity: None,
             contract_result: None,
             new_pending_airdrops: Vec::new(),
+            automatic_associations: Vec::new(),
         }
     }
 

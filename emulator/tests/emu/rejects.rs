@@ -173,3 +173,51 @@ async fn minting_or_burning_nothing_succeeds_and_nfts_need_metadata() {
         Status::InvalidTokenMintMetadata
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limited_automatic_associations_run_out_and_the_record_lists_them() {
+    let (_emu, client) = start().await;
+    let key = hedera::PrivateKey::generate_ed25519();
+    let receiver = run!(
+        hedera::AccountCreateTransaction::new()
+            .set_key_without_alias(key.public_key())
+            .max_automatic_token_associations(1),
+        &client
+    )
+    .unwrap()
+    .account_id
+    .unwrap();
+    let first = token(&client, false, false).await;
+    let second = token(&client, false, false).await;
+    let response = TransferTransaction::new()
+        .token_transfer(first, id(1001), -1)
+        .token_transfer(first, receiver, 1)
+        .execute(&client)
+        .await
+        .unwrap();
+    let record = response.get_record(&client).await.unwrap();
+    assert_eq!(record.automatic_token_associations.len(), 1);
+    assert_eq!(record.automatic_token_associations[0].token_id, first);
+    assert_eq!(record.automatic_token_associations[0].account_id, receiver);
+    assert_eq!(
+        run!(
+            TransferTransaction::new()
+                .token_transfer(second, id(1001), -1)
+                .token_transfer(second, receiver, 1),
+            &client
+        )
+        .unwrap_err(),
+        Status::NoRemainingAutomaticAssociations
+    );
+    let mut update = hedera::AccountUpdateTransaction::new();
+    update
+        .account_id(receiver)
+        .max_automatic_token_associations(-2)
+        .freeze_with(&client)
+        .unwrap()
+        .sign(key);
+    assert_eq!(
+        run!(update, &client).unwrap_err(),
+        Status::InvalidMaxAutoAssociations
+    );
+}
