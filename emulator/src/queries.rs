@@ -263,7 +263,7 @@ fn token_info(node: &Node, q: &proto::TokenGetInfoQuery) -> proto::TokenGetInfoR
         default_kyc_status: if token.kyc_key.is_none() { 0 } else { 2 },
         deleted: token.deleted,
         auto_renew_account: token.auto_renew_account.map(account_id),
-        auto_renew_period: Some(proto::Duration {
+        auto_renew_period: (token.auto_renew_period > 0).then_some(proto::Duration {
             seconds: token.auto_renew_period,
         }),
         expiry: Some(proto::Timestamp {

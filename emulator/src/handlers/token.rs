@@ -92,9 +92,13 @@ pub fn create(
     let auto_renew_account = auto_renew_account(ledger, ctx, body.auto_renew_account.as_ref())?;
     let key = |k: &Option<proto::Key>| k.as_ref().map(KeyBytes::from_proto);
     let num = ledger.allocate();
-    let auto_renew_period = body
-        .auto_renew_period
-        .map_or(DEFAULT_AUTO_RENEW_SECONDS, |d| d.seconds);
+    // An explicit expiry without a period leaves the token without one (the SDKs clear the
+    // period when an expiry is set); neither gives the default.
+    let auto_renew_period = match (body.auto_renew_period, body.expiry) {
+        (Some(d), _) => d.seconds,
+        (None, Some(_)) => 0,
+        (None, None) => DEFAULT_AUTO_RENEW_SECONDS,
+    };
     let token = Token {
         num,
         name: body.name.clone(),

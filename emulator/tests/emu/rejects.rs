@@ -221,3 +221,30 @@ async fn limited_automatic_associations_run_out_and_the_record_lists_them() {
         Status::InvalidMaxAutoAssociations
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_explicit_token_expiry_leaves_no_auto_renew_period() {
+    let (_emu, client) = start().await;
+    let expiry = time::OffsetDateTime::now_utc() + time::Duration::days(80);
+    let token = run!(
+        TokenCreateTransaction::new()
+            .name("Expiring")
+            .symbol("EXP")
+            .treasury_account_id(id(1001))
+            .expiration_time(expiry),
+        &client
+    )
+    .unwrap()
+    .token_id
+    .unwrap();
+    let info = hedera::TokenInfoQuery::new()
+        .token_id(token)
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(info.auto_renew_period, None);
+    assert_eq!(
+        info.expiration_time.map(|t| t.unix_timestamp()),
+        Some(expiry.unix_timestamp())
+    );
+}
