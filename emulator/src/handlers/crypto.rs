@@ -222,6 +222,9 @@ pub fn plan_transfer(
         plan.hbar.push((leg.account, leg.amount));
     }
     let mut owners: HashMap<(u64, i64), u64> = HashMap::new();
+    // The network's order: every token's own checks and every party's association first
+    // (`AssociateTokenRecipientsStep`), then allowances, then balances.
+    let mut fungible_legs = Vec::new();
     for list in lists {
         let token = live_token(ledger, list.token.as_ref())?;
         let num = token.num;
@@ -246,26 +249,7 @@ pub fn plan_transfer(
                 debit && !leg.approval && !rules.senders_signed,
             )?;
             plan.holder(ledger, leg.account, num, !debit, rules.force_association)?;
-            let held = ledger.rel(leg.account, num).map_or(0, |r| r.balance);
-            if debit && held < -leg.amount {
-                return Err(Code::InsufficientTokenBalance);
-            }
-            if leg.approval {
-                let allowed = ledger
-                    .token_allowances
-                    .get(&leg.account)
-                    .and_then(|t| t.get(&num))
-                    .and_then(|s| s.get(&spender))
-                    .copied();
-                match allowed {
-                    None => return Err(Code::SpenderDoesNotHaveAllowance),
-                    Some(a) if a < -leg.amount => return Err(Code::AmountExceedsAllowance),
-                    Some(_) => plan
-                        .token_allowance
-                        .push((leg.account, num, spender, -leg.amount)),
-                }
-            }
-            plan.fungible.push((num, leg.account, leg.amount));
+            fungible_legs.push((num, leg));
         }
         for nft in &list.nft_transfers {
             let sender = nft
@@ -313,6 +297,28 @@ pub fn plan_transfer(
             owners.insert((num, serial), receiver);
             plan.nfts.push((num, sender, receiver, serial));
         }
+    }
+    for (num, leg) in fungible_legs.iter().filter(|(_, leg)| leg.approval) {
+        let allowed = ledger
+            .token_allowances
+            .get(&leg.account)
+            .and_then(|t| t.get(num))
+            .and_then(|s| s.get(&spender))
+            .copied();
+        match allowed {
+            None => return Err(Code::SpenderDoesNotHaveAllowance),
+            Some(a) if a < -leg.amount => return Err(Code::AmountExceedsAllowance),
+            Some(_) => plan
+                .token_allowance
+                .push((leg.account, *num, spender, -leg.amount)),
+        }
+    }
+    for (num, leg) in fungible_legs {
+        let held = ledger.rel(leg.account, num).map_or(0, |r| r.balance);
+        if leg.amount < 0 && held < -leg.amount {
+            return Err(Code::InsufficientTokenBalance);
+        }
+        plan.fungible.push((num, leg.account, leg.amount));
     }
     Ok(plan)
 }

@@ -248,3 +248,52 @@ async fn an_explicit_token_expiry_leaves_no_auto_renew_period() {
         Some(expiry.unix_timestamp())
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transfers_check_associations_then_allowances_then_balances() {
+    let (_emu, client) = start().await;
+    let coin = token(&client, false, false).await;
+    // A receiver with no automatic-association slots, never associated.
+    let key = hedera::PrivateKey::generate_ed25519();
+    let closed = run!(
+        hedera::AccountCreateTransaction::new()
+            .set_key_without_alias(key.public_key())
+            .max_automatic_token_associations(0),
+        &client
+    )
+    .unwrap()
+    .account_id
+    .unwrap();
+    // 0.0.1002 spends 0.0.1003's coins: no allowance, no balance, receiver not associated.
+    let spender = dev_key(KeyKind::Ed25519, 0x10, 0x02);
+    let mut tx = TransferTransaction::new();
+    tx.approved_token_transfer(coin, id(1003), -5)
+        .token_transfer(coin, closed, 5)
+        .transaction_id(hedera::TransactionId::generate(id(1002)))
+        .freeze_with(&client)
+        .unwrap()
+        .sign(spender);
+    assert_eq!(
+        run!(tx, &client).unwrap_err(),
+        Status::TokenNotAssociatedToAccount
+    );
+    // An associated owner holding 1 of the 5: the missing allowance comes first.
+    run!(
+        TransferTransaction::new()
+            .token_transfer(coin, id(1001), -1)
+            .token_transfer(coin, id(1002), 1),
+        &client
+    )
+    .unwrap();
+    let mut tx = TransferTransaction::new();
+    tx.approved_token_transfer(coin, id(1002), -5)
+        .token_transfer(coin, id(1001), 5)
+        .transaction_id(hedera::TransactionId::generate(id(1004)))
+        .freeze_with(&client)
+        .unwrap()
+        .sign(dev_key(KeyKind::Ed25519, 0x10, 0x04));
+    assert_eq!(
+        run!(tx, &client).unwrap_err(),
+        Status::SpenderDoesNotHaveAllowance
+    );
+}
