@@ -491,8 +491,19 @@ async fn contract_call(State(node): Shared, Json(body): Json<Value>) -> Response
     let sender = field("from")
         .and_then(|from| evm_entity(&ledger, &from))
         .unwrap_or(0);
-    // An address no contract holds has no code: the call returns nothing.
+    // `estimate: true` asks for the gas the call takes instead of its output (hex).
+    let estimate = body["estimate"].as_bool().unwrap_or(false);
+    // An address no contract holds has no code: the call returns nothing, for the
+    // intrinsic gas of a transaction carrying this data.
     let Some(num) = evm_entity(&ledger, &to).filter(|n| ledger.contracts.contains_key(n)) else {
+        if estimate {
+            let intrinsic: u64 = 21_000
+                + data
+                    .iter()
+                    .map(|b| if *b == 0 { 4 } else { 16 })
+                    .sum::<u64>();
+            return Json(json!({"result": format!("0x{intrinsic:x}")})).into_response();
+        }
         return Json(json!({"result": "0x"})).into_response();
     };
     let run = crate::evm::run(
@@ -504,6 +515,9 @@ async fn contract_call(State(node): Shared, Json(body): Json<Value>) -> Response
         false,
     );
     if run.status == hedera_proto::services::ResponseCodeEnum::Success {
+        if estimate {
+            return Json(json!({"result": format!("0x{:x}", run.result.gas_used)})).into_response();
+        }
         return Json(json!({"result": format!("0x{}", hex::encode(&run.result.output))}))
             .into_response();
     }

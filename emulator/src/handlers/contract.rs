@@ -208,7 +208,7 @@ pub fn update(
     }
     // 0.0.0 removes the auto-renew account; any other must exist and sign.
     let auto_renew = match body.auto_renew_account_id.as_ref() {
-        Some(id) if crate::ledger::account_num(id) == Some(0) => Some(None),
+        Some(id) if is_zero_account(id) => Some(None),
         Some(id) => Some(auto_renew_account(ledger, ctx, Some(id))?),
         None => None,
     };
@@ -234,6 +234,14 @@ pub fn update(
     let mut outcome = Outcome::success().entity(num);
     outcome.receipt.contract_id = Some(num);
     Ok(outcome)
+}
+
+/// `0.0.0`, however the SDK spells it (a number, or no account at all).
+fn is_zero_account(id: &proto::AccountId) -> bool {
+    use proto::account_id::Account;
+    id.shard_num == 0
+        && id.realm_num == 0
+        && matches!(id.account, None | Some(Account::AccountNum(0)))
 }
 
 /// Checks answered at precheck: a contract and an obtainer are named, and only the system

@@ -85,3 +85,26 @@ pub fn dechunk(body: &str) -> String {
     }
     out
 }
+
+/// POST JSON to `/api/v1{path}` on the emulator's mirror: (HTTP status, JSON body).
+pub async fn mirror_post(emu: &Emulator, path: &str, body: Value) -> (u16, Value) {
+    let addr = emu.mirror_addr;
+    let path = path.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        let body = body.to_string();
+        write!(
+            stream,
+            "POST /api/v1{path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut text = String::new();
+        stream.read_to_string(&mut text).unwrap();
+        let status = text[9..12].parse().unwrap();
+        let body = dechunk(text.split_once("\r\n\r\n").unwrap().1);
+        (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+    })
+    .await
+    .unwrap()
+}

@@ -461,6 +461,14 @@ async fn contracts_are_updated_and_deleted_with_their_admin_key_only() {
         .await
         .unwrap();
     assert_eq!(info.contract_memo, "renamed");
+    // 0.0.0 removes the auto-renew account.
+    run!(
+        hedera::ContractUpdateTransaction::new()
+            .contract_id(admin)
+            .auto_renew_account_id(hedera::AccountId::new(0, 0, 0)),
+        &client
+    )
+    .unwrap();
     run!(
         hedera::ContractDeleteTransaction::new()
             .contract_id(admin)
@@ -563,4 +571,51 @@ async fn only_privileged_payers_submit_transactions_over_6_kib() {
         .await
         .unwrap();
     assert_eq!(info.size, big.len() as u64);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mirror_estimates_gas_for_a_call() {
+    let (emu, client) = start().await;
+    // No contract at the address: the intrinsic gas of the data (21 000 + 16 a non-zero byte).
+    let (status, body) = crate::common::mirror_post(
+        &emu,
+        "/contracts/call",
+        serde_json::json!({"to": format!("0x{:040x}", 999_999), "data": "0x0102", "estimate": true}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["result"], format!("0x{:x}", 21_000 + 32));
+    // A contract: the gas its call used, in hex.
+    let (_, operator_key) = emu.operator();
+    let file = run!(
+        FileCreateTransaction::new()
+            .keys([operator_key.public_key()])
+            .contents(EMPTY_CONTRACT.as_bytes().to_vec()),
+        &client
+    )
+    .unwrap()
+    .file_id
+    .unwrap();
+    let contract = run!(
+        ContractCreateTransaction::new()
+            .bytecode_file_id(file)
+            .gas(100_000),
+        &client
+    )
+    .unwrap()
+    .contract_id
+    .unwrap();
+    let (status, body) = crate::common::mirror_post(
+        &emu,
+        "/contracts/call",
+        serde_json::json!({"to": format!("0x{:040x}", contract.num), "data": "0x", "estimate": true}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let gas = u64::from_str_radix(
+        body["result"].as_str().unwrap().trim_start_matches("0x"),
+        16,
+    )
+    .unwrap();
+    assert!(gas >= 21_000, "{body}");
 }
