@@ -427,16 +427,22 @@ pub fn create(
         .as_ref()
         .filter(|k| k.key.is_some())
         .ok_or(Code::KeyRequired)?;
-    // An EVM address alias (HIP-583): signed by the ECDSA key it derives from, unused.
+    // A new account that requires receiver signatures signs its own creation.
+    if body.receiver_sig_required && !ctx.active.satisfies(key) {
+        return Err(Code::InvalidSignature);
+    }
+    // An EVM address alias (HIP-583): unused, and signed by the ECDSA key it derives from
+    // unless that key is the account's own key.
     let evm_address = match body.alias.len() {
         0 => None,
         20 => {
             let alias = hex::encode(&body.alias);
-            let signed =
-                ctx.active.keys().iter().any(|raw| {
-                    super::alias::ecdsa_evm_address(raw).as_deref() == Some(alias.as_str())
-                });
-            if !signed {
+            let derives = |raw: &[u8]| {
+                super::alias::ecdsa_evm_address(raw).as_deref() == Some(alias.as_str())
+            };
+            let own_key =
+                matches!(&key.key, Some(proto::key::Key::EcdsaSecp256k1(raw)) if derives(raw));
+            if !own_key && !ctx.active.keys().iter().any(|raw| derives(raw)) {
                 return Err(Code::InvalidSignature);
             }
             if ledger

@@ -81,11 +81,34 @@ async fn an_account_created_with_an_evm_alias_is_found_by_it_and_unknown_aliases
         created.to_string(),
         "the alias names the created account"
     );
-    // Without the alias key's signature the alias is not the creator's to take.
+    // Without the alias key's signature the alias is not the creator's to take, unless it
+    // is the account's own key's address (HIP-583).
     let other = PrivateKey::generate_ecdsa();
+    let other_address = other.public_key().to_evm_address().unwrap();
     assert_eq!(
         run!(
-            AccountCreateTransaction::new().set_ecdsa_key_with_alias(other),
+            AccountCreateTransaction::new()
+                .set_key_without_alias(PrivateKey::generate_ed25519().public_key())
+                .alias(other_address),
+            &client
+        )
+        .unwrap_err(),
+        Status::InvalidSignature
+    );
+    run!(
+        AccountCreateTransaction::new()
+            .set_key_without_alias(other.public_key())
+            .alias(other_address),
+        &client
+    )
+    .expect("the account's own key's address needs no extra signature");
+    // An account that requires receiver signatures signs its creation.
+    let receiver = PrivateKey::generate_ed25519();
+    assert_eq!(
+        run!(
+            AccountCreateTransaction::new()
+                .set_key_without_alias(receiver.public_key())
+                .receiver_signature_required(true),
             &client
         )
         .unwrap_err(),
