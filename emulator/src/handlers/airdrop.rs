@@ -36,6 +36,10 @@ pub fn airdrop(
     for list in &body.token_transfers {
         let token = live_token(ledger, list.token.as_ref())?;
         let num = token.num;
+        // A paused token moves neither now nor later (pending airdrops included).
+        if token.paused {
+            return Err(Code::TokenIsPaused);
+        }
         let mut direct = proto::TokenTransferList {
             token: list.token,
             expected_decimals: list.expected_decimals,

@@ -383,6 +383,17 @@ pub fn pure_check(data: &Data) -> Result<(), Code> {
         }
         Data::ContractDeleteInstance(body) => contract::pure_check_delete(body),
         Data::TokenReject(body) => reject::pure_check(body),
+        // Token and account are required (the handlers' pure checks).
+        Data::TokenFreeze(b) => token_admin::pure_check_pair(b.token.as_ref(), b.account.as_ref()),
+        Data::TokenUnfreeze(b) => {
+            token_admin::pure_check_pair(b.token.as_ref(), b.account.as_ref())
+        }
+        Data::TokenGrantKyc(b) => {
+            token_admin::pure_check_pair(b.token.as_ref(), b.account.as_ref())
+        }
+        Data::TokenRevokeKyc(b) => {
+            token_admin::pure_check_pair(b.token.as_ref(), b.account.as_ref())
+        }
         Data::FileCreate(body) => file::pure_check_create(body),
         Data::FileAppend(body) => file::pure_check_target(body.file_id.as_ref()),
         Data::FileUpdate(body) => file::pure_check_target(body.file_id.as_ref()),

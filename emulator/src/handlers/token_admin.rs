@@ -45,6 +45,21 @@ fn associated(
     Ok(num)
 }
 
+/// A per-account action names its token (`INVALID_TOKEN_ID`) and account
+/// (`INVALID_ACCOUNT_ID`), checked at precheck.
+pub fn pure_check_pair(
+    token: Option<&proto::TokenId>,
+    account: Option<&proto::AccountId>,
+) -> Result<(), Code> {
+    if token.is_none() {
+        return Err(Code::InvalidTokenId);
+    }
+    if account.is_none() {
+        return Err(Code::InvalidAccountId);
+    }
+    Ok(())
+}
+
 /// Freeze (`frozen = true`) or unfreeze an account's relationship.
 pub fn set_frozen(
     ledger: &mut Ledger,

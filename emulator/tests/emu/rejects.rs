@@ -297,3 +297,52 @@ async fn transfers_check_associations_then_allowances_then_balances() {
         Status::SpenderDoesNotHaveAllowance
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paused_tokens_are_not_airdropped_and_kyc_needs_an_account() {
+    let (_emu, client) = start().await;
+    let operator = client.get_operator_public_key().unwrap();
+    let coin = run!(
+        TokenCreateTransaction::new()
+            .name("Paused")
+            .symbol("PSD")
+            .initial_supply(100)
+            .treasury_account_id(id(1001))
+            .pause_key(operator)
+            .kyc_key(operator),
+        &client
+    )
+    .unwrap()
+    .token_id
+    .unwrap();
+    run!(hedera::TokenPauseTransaction::new().token_id(coin), &client).unwrap();
+    // A receiver without association slots: the airdrop would be pending, yet a paused token
+    // is refused.
+    let closed = run!(
+        hedera::AccountCreateTransaction::new()
+            .set_key_without_alias(hedera::PrivateKey::generate_ed25519().public_key())
+            .max_automatic_token_associations(0),
+        &client
+    )
+    .unwrap()
+    .account_id
+    .unwrap();
+    assert_eq!(
+        run!(
+            hedera::TokenAirdropTransaction::new()
+                .token_transfer(coin, id(1001), -10)
+                .token_transfer(coin, closed, 10),
+            &client
+        )
+        .unwrap_err(),
+        Status::TokenIsPaused
+    );
+    assert_eq!(
+        run!(
+            hedera::TokenGrantKycTransaction::new().token_id(coin),
+            &client
+        )
+        .unwrap_err(),
+        Status::InvalidAccountId
+    );
+}
