@@ -86,48 +86,49 @@ fn response_type(h: Option<&proto::QueryHeader>) -> i32 {
     h.map_or(0, |h| h.response_type)
 }
 
+/// The file a query names (`INVALID_FILE_ID` for none or an unknown one).
+fn queried_file(node: &Node, id: Option<&proto::FileId>) -> Result<crate::ledger::File, Code> {
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    id.and_then(file_num)
+        .and_then(|n| crate::handlers::file::file(&ledger, n))
+        .ok_or(Code::InvalidFileId)
+}
+
 /// `FileGetContents`: a file's bytes (empty once deleted); a system file's genesis contents
 /// until a transaction changed it.
 fn file_contents(node: &Node, q: &proto::FileGetContentsQuery) -> proto::FileGetContentsResponse {
     let t = response_type(q.header.as_ref());
-    let failed = |code: Code| proto::FileGetContentsResponse {
-        header: header(code, t),
-        ..Default::default()
-    };
-    let Some(id) = q.file_id.as_ref() else {
-        return failed(Code::InvalidFileId);
-    };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(file) = file_num(id).and_then(|n| crate::handlers::file::file(&ledger, n)) else {
-        return failed(Code::InvalidFileId);
-    };
-    proto::FileGetContentsResponse {
-        header: header(Code::Ok, t),
-        file_contents: Some(proto::file_get_contents_response::FileContents {
-            file_id: Some(*id),
-            contents: file.contents,
-        }),
+    match queried_file(node, q.file_id.as_ref()) {
+        Ok(file) => proto::FileGetContentsResponse {
+            header: header(Code::Ok, t),
+            file_contents: Some(proto::file_get_contents_response::FileContents {
+                file_id: q.file_id,
+                contents: file.contents,
+            }),
+        },
+        Err(code) => proto::FileGetContentsResponse {
+            header: header(code, t),
+            ..Default::default()
+        },
     }
 }
 
 /// `FileGetInfo`: size, expiry, deleted flag, keys and memo.
 fn file_info(node: &Node, q: &proto::FileGetInfoQuery) -> proto::FileGetInfoResponse {
     let t = response_type(q.header.as_ref());
-    let failed = |code: Code| proto::FileGetInfoResponse {
-        header: header(code, t),
-        ..Default::default()
-    };
-    let Some(id) = q.file_id.as_ref() else {
-        return failed(Code::InvalidFileId);
-    };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(file) = file_num(id).and_then(|n| crate::handlers::file::file(&ledger, n)) else {
-        return failed(Code::InvalidFileId);
+    let file = match queried_file(node, q.file_id.as_ref()) {
+        Ok(file) => file,
+        Err(code) => {
+            return proto::FileGetInfoResponse {
+                header: header(code, t),
+                ..Default::default()
+            }
+        }
     };
     proto::FileGetInfoResponse {
         header: header(Code::Ok, t),
         file_info: Some(proto::file_get_info_response::FileInfo {
-            file_id: Some(*id),
+            file_id: q.file_id,
             size: file.contents.len() as i64,
             expiration_time: Some(proto::Timestamp {
                 seconds: file.expiration,

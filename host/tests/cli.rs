@@ -208,7 +208,17 @@ fn bench_reports_timings() {
 fn emu_prints_its_connection_line_first_and_serves_the_sdk() {
     use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_hak"))
-        .args(["emu", "--grpc", "127.0.0.1:0", "--mirror", "127.0.0.1:0"])
+        .args([
+            "emu",
+            "--grpc",
+            "127.0.0.1:0",
+            "--mirror",
+            "127.0.0.1:0",
+            "--mirror-grpc",
+            "127.0.0.1:0",
+            "--mirror-web3",
+            "127.0.0.1:0",
+        ])
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("start hak emu");
@@ -219,6 +229,10 @@ fn emu_prints_its_connection_line_first_and_serves_the_sdk() {
     let info: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(info["operatorId"], "0.0.1001");
     assert_eq!(info["nodeAccountId"], "0.0.3");
+    assert!(info["mirrorGrpc"]
+        .as_str()
+        .unwrap()
+        .starts_with("127.0.0.1:"));
     assert!(info["mirror"]
         .as_str()
         .unwrap()

@@ -61,6 +61,11 @@ pub fn http_get(addr: std::net::SocketAddr, path: &str) -> (u16, Value) {
         "GET /api/v1{path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
+    read_response(stream)
+}
+
+/// An HTTP/1.1 response read to its end: (status, JSON body).
+fn read_response(mut stream: std::net::TcpStream) -> (u16, Value) {
     let mut text = String::new();
     stream.read_to_string(&mut text).unwrap();
     let status = text[9..12].parse().unwrap();
@@ -99,11 +104,7 @@ pub async fn mirror_post(emu: &Emulator, path: &str, body: Value) -> (u16, Value
             body.len()
         )
         .unwrap();
-        let mut text = String::new();
-        stream.read_to_string(&mut text).unwrap();
-        let status = text[9..12].parse().unwrap();
-        let body = dechunk(text.split_once("\r\n\r\n").unwrap().1);
-        (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+        read_response(stream)
     })
     .await
     .unwrap()

@@ -19,6 +19,19 @@ fn in_days(days: i64) -> OffsetDateTime {
 /// A constructor that returns an empty runtime: `PUSH1 0 PUSH1 0 RETURN`.
 const EMPTY_CONTRACT: &str = "60006000f3";
 
+/// A file holding `EMPTY_CONTRACT` as hex, under the operator's key.
+async fn initcode_file(client: &hedera::Client) -> FileId {
+    run!(
+        FileCreateTransaction::new()
+            .keys([client.get_operator_public_key().unwrap()])
+            .contents(EMPTY_CONTRACT.as_bytes().to_vec()),
+        client
+    )
+    .unwrap()
+    .file_id
+    .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn files_are_created_appended_read_updated_and_deleted() {
     let (_emu, client) = start().await;
@@ -280,16 +293,7 @@ async fn the_system_files_hold_the_address_book_fee_schedule_and_exchange_rates(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_contract_is_created_from_a_file_holding_its_initcode_as_hex() {
     let (_emu, client) = start().await;
-    let (_, operator_key) = _emu.operator();
-    let file = run!(
-        FileCreateTransaction::new()
-            .keys([operator_key.public_key()])
-            .contents(EMPTY_CONTRACT.as_bytes().to_vec()),
-        &client
-    )
-    .unwrap()
-    .file_id
-    .unwrap();
+    let file = initcode_file(&client).await;
     let receipt = run!(
         ContractCreateTransaction::new()
             .bytecode_file_id(file)
@@ -427,21 +431,12 @@ async fn a_subscription_to_a_missing_topic_fails_and_an_end_time_ends_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn contracts_are_updated_and_deleted_with_their_admin_key_only() {
-    let (emu, client) = start().await;
-    let (_, operator_key) = emu.operator();
-    let file = run!(
-        FileCreateTransaction::new()
-            .keys([operator_key.public_key()])
-            .contents(EMPTY_CONTRACT.as_bytes().to_vec()),
-        &client
-    )
-    .unwrap()
-    .file_id
-    .unwrap();
+    let (_emu, client) = start().await;
+    let file = initcode_file(&client).await;
     let admin = run!(
         ContractCreateTransaction::new()
             .bytecode_file_id(file)
-            .admin_key(operator_key.public_key())
+            .admin_key(client.get_operator_public_key().unwrap())
             .gas(100_000),
         &client
     )
@@ -586,16 +581,7 @@ async fn the_mirror_estimates_gas_for_a_call() {
     assert_eq!(status, 200);
     assert_eq!(body["result"], format!("0x{:x}", 21_000 + 32));
     // A contract: the gas its call used, in hex.
-    let (_, operator_key) = emu.operator();
-    let file = run!(
-        FileCreateTransaction::new()
-            .keys([operator_key.public_key()])
-            .contents(EMPTY_CONTRACT.as_bytes().to_vec()),
-        &client
-    )
-    .unwrap()
-    .file_id
-    .unwrap();
+    let file = initcode_file(&client).await;
     let contract = run!(
         ContractCreateTransaction::new()
             .bytecode_file_id(file)
