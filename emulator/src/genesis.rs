@@ -4,7 +4,7 @@
 //!
 //! | account | role | key | balance |
 //! |---|---|---|---|
-//! | 0.0.2 | treasury | ed25519, seed `0x02…` | 50 000 000 000 ℏ minus the grants below |
+//! | 0.0.2 | treasury | ed25519, the local node's well-known genesis key (`302e…91132178…`) | 50 000 000 000 ℏ minus the grants below |
 //! | 0.0.3 | the node | treasury key | 100 ℏ |
 //! | 0.0.98 | fee collector | treasury key | 0 |
 //! | 0.0.1001 | operator | ed25519, seed `0x10 0x01 …` | 10 000 ℏ |
@@ -110,6 +110,17 @@ pub fn dev_key(kind: KeyKind, a: u8, b: u8) -> PrivateKey {
     }
 }
 
+/// The treasury's key (0.0.2; also 0.0.3 and 0.0.98): the genesis key every Hiero local node
+/// publishes, so SDK tests that sign as 0.0.2 with it work here unchanged.
+pub fn treasury_key() -> PrivateKey {
+    const LOCAL_NODE_GENESIS_SEED: [u8; 32] = [
+        0x91, 0x13, 0x21, 0x78, 0xe7, 0x20, 0x57, 0xa1, 0xd7, 0x52, 0x80, 0x25, 0x95, 0x6f, 0xe3,
+        0x9b, 0x0b, 0x84, 0x7f, 0x20, 0x0a, 0xb5, 0x9b, 0x2f, 0xdd, 0x36, 0x70, 0x17, 0xf3, 0x08,
+        0x71, 0x37,
+    ];
+    PrivateKey::from_bytes_ed25519(&LOCAL_NODE_GENESIS_SEED).expect("32-byte seed")
+}
+
 /// The operator's key (0.0.1001).
 pub fn operator_key() -> PrivateKey {
     dev_key(KeyKind::Ed25519, 0x10, 0x01)
@@ -123,7 +134,7 @@ pub fn dev_key_of(num: u64) -> Option<PrivateKey> {
 /// Every genesis account.
 pub fn accounts() -> Vec<GenesisAccount> {
     let hbar = TINYBARS_PER_HBAR;
-    let treasury_key = dev_key(KeyKind::Ed25519, 0x02, 0x00);
+    let treasury_key = treasury_key();
     let mut list = vec![
         GenesisAccount {
             num: NODE_ACCOUNT,

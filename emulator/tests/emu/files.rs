@@ -549,7 +549,7 @@ async fn only_privileged_payers_submit_transactions_over_6_kib() {
         hedera::AccountId::new(0, 0, 3),
     )]))
     .unwrap();
-    let key = hak_emu::genesis::dev_key(hak_emu::genesis::KeyKind::Ed25519, 0x02, 0x00);
+    let key = hak_emu::genesis::treasury_key();
     treasury.set_operator(hedera::AccountId::new(0, 0, 2), key.clone());
     let file = run!(
         FileCreateTransaction::new()
@@ -604,4 +604,12 @@ async fn the_mirror_estimates_gas_for_a_call() {
     )
     .unwrap();
     assert!(gas >= 21_000, "{body}");
+}
+
+#[test]
+fn the_treasury_holds_the_local_nodes_well_known_genesis_key() {
+    assert_eq!(
+        hak_emu::genesis::treasury_key().to_string_der(),
+        "302e020100300506032b65700422042091132178e72057a1d7528025956fe39b0b847f200ab59b2fdd367017f3087137"
+    );
 }
