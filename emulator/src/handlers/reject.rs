@@ -72,6 +72,17 @@ pub fn reject(
         if token.paused {
             return Err(Code::TokenIsPaused);
         }
+        // An NFT is its owner's to reject: ownership comes before the relationship.
+        if serial != 0 && token.nft {
+            let nft = ledger
+                .nfts
+                .get(&num)
+                .and_then(|n| n.get(&serial))
+                .ok_or(Code::InvalidNftId)?;
+            if nft.owner != owner {
+                return Err(Code::InvalidOwnerId);
+            }
+        }
         let rel = ledger
             .rel(owner, num)
             .ok_or(Code::TokenNotAssociatedToAccount)?;
@@ -92,14 +103,6 @@ pub fn reject(
         } else {
             if !token.nft {
                 return Err(Code::InvalidNftId);
-            }
-            let nft = ledger
-                .nfts
-                .get(&num)
-                .and_then(|n| n.get(&serial))
-                .ok_or(Code::InvalidNftId)?;
-            if nft.owner != owner {
-                return Err(Code::InvalidOwnerId);
             }
             moves.push((num, token.treasury, serial, 1));
         }

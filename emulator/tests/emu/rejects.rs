@@ -99,6 +99,19 @@ async fn a_holder_rejects_tokens_and_nfts_back_to_the_treasury() {
         run!(TokenRejectTransaction::new().owner(id(1002)), &client).unwrap_err(),
         Status::EmptyTokenReferenceList
     );
+    // An NFT someone else holds, named by an account never associated with its class: the
+    // network answers with the ownership, not the association.
+    let mut not_theirs = TokenRejectTransaction::new();
+    not_theirs
+        .owner(id(1004))
+        .add_nft_id(NftId::from((art, 2)))
+        .freeze_with(&client)
+        .unwrap()
+        .sign(dev_key(KeyKind::Ed25519, 0x10, 0x04));
+    assert_eq!(
+        run!(not_theirs, &client).unwrap_err(),
+        Status::InvalidOwnerId
+    );
     // The owner's signature is required.
     assert_eq!(
         run!(
