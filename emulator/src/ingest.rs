@@ -104,6 +104,10 @@ impl Node {
         if let Err(code) = handlers::pure_check(data) {
             return code;
         }
+        let submit = kind == Kind::TopicSubmit;
+        if let Err(code) = handlers::custom_fees::pure_check_limits(&body.max_custom_fees, submit) {
+            return code;
+        }
         let Some(payer) = ledger.accounts.get(&id.payer) else {
             return Code::PayerAccountNotFound;
         };
@@ -220,6 +224,7 @@ impl Node {
             consensus,
             id,
             node: self.account,
+            max_custom_fees: &body.max_custom_fees,
         };
         let outcome = handlers::handle(ledger, &ctx, data).unwrap_or_else(Outcome::failed);
         let meta = RecordMeta {
@@ -279,6 +284,7 @@ pub fn settle(
         valid_duration_seconds: meta.valid_duration_seconds,
         hash: meta.hash,
         contract_result: outcome.contract_result,
+        assessed_custom_fees: outcome.assessed_custom_fees,
     });
 }
 

@@ -69,6 +69,27 @@ impl ActiveKeys {
     }
 }
 
+/// Is `key` a usable key structure: an Ed25519 key of 32 bytes, a compressed secp256k1 key
+/// of 33, a contract id, a non-empty list of usable keys, or a threshold key whose
+/// threshold is between 1 and its number of (usable) keys? The network refuses the others
+/// (`INVALID_ADMIN_KEY`, `INVALID_CUSTOM_FEE_SCHEDULE_KEY` ...).
+pub fn is_valid(key: &proto::Key) -> bool {
+    match &key.key {
+        Some(K::Ed25519(raw)) => raw.len() == 32,
+        Some(K::EcdsaSecp256k1(raw)) => raw.len() == 33 && matches!(raw[0], 2 | 3),
+        Some(K::ContractId(_)) | Some(K::DelegatableContractId(_)) => true,
+        Some(K::KeyList(list)) => !list.keys.is_empty() && list.keys.iter().all(is_valid),
+        Some(K::ThresholdKey(t)) => {
+            let keys = t.keys.as_ref().map_or(&[][..], |l| l.keys.as_slice());
+            !keys.is_empty()
+                && t.threshold >= 1
+                && t.threshold as usize <= keys.len()
+                && keys.iter().all(is_valid)
+        }
+        _ => false,
+    }
+}
+
 /// A proto `Key` for an SDK public key.
 pub fn proto_key(key: &PublicKey) -> proto::Key {
     let raw = key.to_bytes_raw();

@@ -165,6 +165,15 @@ pub struct Topic {
     #[serde(with = "hex_bytes")]
     pub running_hash: Vec<u8>,
     pub messages: Vec<TopicMessage>,
+    /// HIP-991: the key that may change the custom fees.
+    #[serde(default)]
+    pub fee_schedule_key: Option<KeyBytes>,
+    /// HIP-991: fixed fees charged to the payer of every message.
+    #[serde(default)]
+    pub custom_fees: Vec<CustomFee>,
+    /// HIP-991: a message signed by any of these keys pays no custom fee.
+    #[serde(default)]
+    pub fee_exempt_keys: Vec<KeyBytes>,
 }
 
 /// A file of the file service.
@@ -277,6 +286,59 @@ pub struct Token {
     pub created: Ts,
     pub modified: Ts,
     pub next_serial: i64,
+    /// The token's custom fees (HIP-18), charged on every transfer of it.
+    #[serde(default)]
+    pub custom_fees: Vec<CustomFee>,
+}
+
+/// A fixed fee: `amount` tinybars, or units of `token`.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FixedFee {
+    pub amount: i64,
+    /// The denominating token; `None` for HBAR.
+    pub token: Option<u64>,
+}
+
+/// What a custom fee charges.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub enum FeeKind {
+    Fixed(FixedFee),
+    /// A fraction of the units transferred, at least `minimum`, at most `maximum` (0: no
+    /// maximum); taken from the receivers, or added to the sender's debit when
+    /// `net_of_transfers`.
+    Fractional {
+        numerator: i64,
+        denominator: i64,
+        minimum: i64,
+        maximum: i64,
+        net_of_transfers: bool,
+    },
+    /// A fraction of the fungible value an NFT's sender receives for it; the fallback fee
+    /// is charged to the receiver when nothing is exchanged.
+    Royalty {
+        numerator: i64,
+        denominator: i64,
+        fallback: Option<FixedFee>,
+    },
+}
+
+/// One custom fee of a token (HIP-18) or a topic (HIP-991; fixed only).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CustomFee {
+    pub kind: FeeKind,
+    pub collector: u64,
+    /// Collectors of this token's other fees do not pay this one.
+    pub all_collectors_exempt: bool,
+}
+
+/// A custom fee a transaction paid (the record's `assessed_custom_fees`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct AssessedFee {
+    pub amount: i64,
+    /// `None` for HBAR.
+    pub token: Option<u64>,
+    pub collector: u64,
+    pub payers: Vec<u64>,
 }
 
 /// An account's relationship to a token.
@@ -501,6 +563,9 @@ pub struct TxRecord {
     /// What the EVM did, for contract creates and calls.
     #[serde(default)]
     pub contract_result: Option<ContractResult>,
+    /// Custom fees the transaction paid.
+    #[serde(default)]
+    pub assessed_custom_fees: Vec<AssessedFee>,
 }
 
 /// The EVM's result of a contract create or call (the record's `ContractFunctionResult`).
@@ -590,6 +655,15 @@ impl Ledger {
         }
         let n = self.next_entity;
         self.next_entity += 1;
+        n
+    }
+
+    /// The number `allocate` gives next, without taking it.
+    pub fn next_free_entity(&self) -> u64 {
+        let mut n = self.next_entity;
+        while self.contracts.contains_key(&n) || self.accounts.contains_key(&n) {
+            n += 1;
+        }
         n
     }
 

@@ -4,7 +4,7 @@
 
 use crate::ingest::Node;
 use crate::keys::mirror_key;
-use crate::ledger::{Ledger, Ts, TxId, TxRecord};
+use crate::ledger::{FeeKind, Ledger, Ts, TxId, TxRecord};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -177,7 +177,7 @@ async fn token(State(node): Shared, Path(id): Path<String>) -> Response {
         "auto_renew_account": t.auto_renew_account.map(|a| format!("0.0.{a}")),
         "auto_renew_period": t.auto_renew_period,
         "created_timestamp": t.created.to_string(),
-        "custom_fees": {"created_timestamp": t.created.to_string(), "fixed_fees": [], "fractional_fees": [], "royalty_fees": []},
+        "custom_fees": token_fees_json(t),
         "decimals": t.decimals.to_string(),
         "deleted": t.deleted,
         "expiry_timestamp": i128::from(t.expiry) * 1_000_000_000,
@@ -633,7 +633,12 @@ async fn transaction(
                 "transfers": r.transfers.iter().map(|(a, amount)| json!({"account": format!("0.0.{a}"), "amount": amount, "is_approval": false})).collect::<Vec<_>>(),
                 "valid_duration_seconds": r.valid_duration_seconds.to_string(),
                 "valid_start_timestamp": r.id.valid_start.to_string(),
-                "assessed_custom_fees": [],
+                "assessed_custom_fees": r.assessed_custom_fees.iter().map(|f| json!({
+                    "amount": f.amount,
+                    "collector_account_id": format!("0.0.{}", f.collector),
+                    "effective_payer_account_ids": f.payers.iter().map(|p| format!("0.0.{p}")).collect::<Vec<_>>(),
+                    "token_id": f.token.map(|t| format!("0.0.{t}")),
+                })).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -641,6 +646,57 @@ async fn transaction(
         return not_found();
     }
     Json(json!({"transactions": rows})).into_response()
+}
+
+/// A token's custom fees in the mirror's shape (`/api/v1/tokens/{id}`).
+fn token_fees_json(t: &crate::ledger::Token) -> Value {
+    let (mut fixed, mut fractional, mut royalty) = (Vec::new(), Vec::new(), Vec::new());
+    let id = |n: u64| format!("0.0.{n}");
+    for f in &t.custom_fees {
+        let collector = id(f.collector);
+        match f.kind {
+            FeeKind::Fixed(fee) => fixed.push(json!({
+                "all_collectors_are_exempt": f.all_collectors_exempt,
+                "amount": fee.amount,
+                "collector_account_id": collector,
+                "denominating_token_id": fee.token.map(id),
+            })),
+            FeeKind::Fractional {
+                numerator,
+                denominator,
+                minimum,
+                maximum,
+                net_of_transfers,
+            } => fractional.push(json!({
+                "all_collectors_are_exempt": f.all_collectors_exempt,
+                "amount": {"numerator": numerator, "denominator": denominator},
+                "collector_account_id": collector,
+                "denominating_token_id": id(t.num),
+                "maximum": (maximum > 0).then_some(maximum),
+                "minimum": minimum,
+                "net_of_transfers": net_of_transfers,
+            })),
+            FeeKind::Royalty {
+                numerator,
+                denominator,
+                fallback,
+            } => royalty.push(json!({
+                "all_collectors_are_exempt": f.all_collectors_exempt,
+                "amount": {"numerator": numerator, "denominator": denominator},
+                "collector_account_id": collector,
+                "fallback_fee": fallback.map(|fee| json!({
+                    "amount": fee.amount,
+                    "denominating_token_id": fee.token.map(id),
+                })),
+            })),
+        }
+    }
+    json!({
+        "created_timestamp": t.created.to_string(),
+        "fixed_fees": fixed,
+        "fractional_fees": fractional,
+        "royalty_fees": royalty,
+    })
 }
 
 async fn topic(State(node): Shared, Path(id): Path<String>) -> Response {
@@ -660,10 +716,20 @@ async fn topic(State(node): Shared, Path(id): Path<String>) -> Response {
         "auto_renew_account": t.auto_renew_account.map(|a| format!("0.0.{a}")),
         "auto_renew_period": t.auto_renew_period,
         "created_timestamp": t.created.to_string(),
-        "custom_fees": {"created_timestamp": t.created.to_string(), "fixed_fees": []},
+        "custom_fees": {
+            "created_timestamp": t.created.to_string(),
+            "fixed_fees": t.custom_fees.iter().filter_map(|f| match f.kind {
+                FeeKind::Fixed(fixed) => Some(json!({
+                    "amount": fixed.amount,
+                    "collector_account_id": format!("0.0.{}", f.collector),
+                    "denominating_token_id": fixed.token.map(|d| format!("0.0.{d}")),
+                })),
+                _ => None,
+            }).collect::<Vec<_>>(),
+        },
         "deleted": t.deleted,
-        "fee_exempt_key_list": [],
-        "fee_schedule_key": null,
+        "fee_exempt_key_list": t.fee_exempt_keys.iter().map(|k| mirror_key(&k.to_proto())).collect::<Vec<_>>(),
+        "fee_schedule_key": key_json(&t.fee_schedule_key),
         "memo": t.memo,
         "submit_key": key_json(&t.submit_key),
         "timestamp": {"from": t.created.to_string(), "to": null},

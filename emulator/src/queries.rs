@@ -2,6 +2,7 @@
 //! (free; polled until known), and the paid ones (info, records, contents, local calls: a
 //! cost query first, then the answer with its payment; `payment` checks and submits it).
 
+use crate::handlers::custom_fees;
 use crate::ingest::Node;
 use crate::ledger::{
     account_id, account_num, contract_id, file_num, schedule_id, schedule_num, token_id, token_num,
@@ -217,7 +218,17 @@ fn topic_info(
         }),
         auto_renew_account: topic.auto_renew_account.map(account_id),
         ledger_id: vec![3],
-        ..Default::default()
+        fee_schedule_key: topic.fee_schedule_key.as_ref().map(KeyBytes::to_proto),
+        fee_exempt_key_list: topic
+            .fee_exempt_keys
+            .iter()
+            .map(KeyBytes::to_proto)
+            .collect(),
+        custom_fees: topic
+            .custom_fees
+            .iter()
+            .map(custom_fees::topic_fee_to_proto)
+            .collect(),
     };
     proto::ConsensusGetTopicInfoResponse {
         header: header(Code::Ok, t),
@@ -287,7 +298,11 @@ fn token_info(node: &Node, q: &proto::TokenGetInfoQuery) -> proto::TokenGetInfoR
         ledger_id: vec![3],
         metadata: token.metadata.clone(),
         metadata_key: key(&token.metadata_key),
-        ..Default::default()
+        custom_fees: token
+            .custom_fees
+            .iter()
+            .map(custom_fees::to_proto)
+            .collect(),
     };
     proto::TokenGetInfoResponse {
         header: header(Code::Ok, t),
@@ -438,6 +453,16 @@ fn transaction_record(
             .map(|&(account, token)| proto::TokenAssociation {
                 token_id: Some(token_id(token)),
                 account_id: Some(account_id(account)),
+            })
+            .collect(),
+        assessed_custom_fees: r
+            .assessed_custom_fees
+            .iter()
+            .map(|f| proto::AssessedCustomFee {
+                amount: f.amount,
+                token_id: f.token.map(token_id),
+                fee_collector_account_id: Some(account_id(f.collector)),
+                effective_payer_account_id: f.payers.iter().map(|&p| account_id(p)).collect(),
             })
             .collect(),
         new_pending_airdrops: r

@@ -4,6 +4,7 @@
 //! sender.
 
 use super::crypto::{apply_transfer, has_free_slot, plan_transfer, pure_check_token_lists, Rules};
+use super::fee_assessment::{charge, Mode};
 use super::token::live_token;
 use super::{Ctx, Outcome};
 use crate::ledger::{account_id, account_num, token_id, Ledger, PendingAirdrop};
@@ -30,6 +31,32 @@ pub fn airdrop(
         return Err(Code::EmptyTokenTransferBody);
     }
     pure_check_token_lists(&body.token_transfers)?;
+    // Receivers named by a key alias or an EVM address are created first (HIP-583), as a
+    // transfer creates them; a failed airdrop creates nobody.
+    let as_transfer = proto::CryptoTransferTransactionBody {
+        transfers: None,
+        token_transfers: body.token_transfers.clone(),
+    };
+    let Some((resolved, created)) = super::alias::resolve_transfer(ledger, ctx, &as_transfer)?
+    else {
+        return deliver(ledger, ctx, body);
+    };
+    let body = proto::TokenAirdropTransactionBody {
+        token_transfers: resolved.token_transfers,
+    };
+    let delivered = deliver(ledger, ctx, &body);
+    if delivered.is_err() {
+        super::alias::undo(ledger, &created);
+    }
+    delivered
+}
+
+/// An airdrop whose parties are all account numbers.
+fn deliver(
+    ledger: &mut Ledger,
+    ctx: &Ctx<'_>,
+    body: &proto::TokenAirdropTransactionBody,
+) -> Result<Outcome, Code> {
     let mut direct_lists = Vec::new();
     let mut pending = Vec::new();
     let mut planned: Vec<(u64, u64)> = Vec::new();
@@ -144,27 +171,47 @@ pub fn airdrop(
             )?;
         }
     }
-    let plan = plan_transfer(ledger, ctx, &[], &direct_lists, Rules::default())?;
-    let outcome = apply_transfer(ledger, ctx, plan);
+    // The sender of each pending airdrop: an NFT's, or the one debited for the token.
+    let sender_of = |token: u64, nft: Option<(u64, i64)>| match nft {
+        Some((sender, serial)) => (sender, Some(serial)),
+        None => {
+            let list = body
+                .token_transfers
+                .iter()
+                .find(|l| l.token.as_ref().map(|t| t.token_num as u64) == Some(token))
+                .expect("seen");
+            let sender = list
+                .transfers
+                .iter()
+                .find(|l| l.amount < 0)
+                .and_then(|l| l.account_id.as_ref().and_then(account_num))
+                .unwrap_or(ctx.payer);
+            (sender, None)
+        }
+    };
+    let mut plan = plan_transfer(ledger, ctx, &[], &direct_lists, Rules::default())?;
+    // The sender pays every custom fee now, pending airdrops' included (HIP-904).
+    let mut pending_units = Vec::new();
+    let mut pending_nfts = Vec::new();
+    for &(receiver, token, nft, amount) in &pending {
+        match sender_of(token, nft) {
+            (sender, Some(serial)) => pending_nfts.push((token, sender, receiver, serial)),
+            (sender, None) => pending_units.push((token, sender, amount)),
+        }
+    }
+    let fees = charge(
+        ledger,
+        ctx,
+        &mut plan,
+        Mode::Airdrop,
+        &pending_units,
+        &pending_nfts,
+    )?;
+    let mut outcome = apply_transfer(ledger, ctx, plan);
+    outcome.assessed_custom_fees = fees;
     let mut new_pending = Vec::new();
     for (receiver, token, nft, amount) in pending {
-        let (sender, serial) = match nft {
-            Some((sender, serial)) => (sender, Some(serial)),
-            None => {
-                let list = body
-                    .token_transfers
-                    .iter()
-                    .find(|l| l.token.as_ref().map(|t| t.token_num as u64) == Some(token))
-                    .expect("seen");
-                let sender = list
-                    .transfers
-                    .iter()
-                    .find(|l| l.amount < 0)
-                    .and_then(|l| l.account_id.as_ref().and_then(account_num))
-                    .unwrap_or(ctx.payer);
-                (sender, None)
-            }
-        };
+        let (sender, serial) = sender_of(token, nft);
         let added = PendingAirdrop {
             sender,
             receiver,
@@ -186,7 +233,6 @@ pub fn airdrop(
         // The record lists what this airdrop added (an amount added to a pending one too).
         new_pending.push(added);
     }
-    let mut outcome = outcome;
     outcome.new_pending_airdrops = new_pending;
     Ok(outcome)
 }

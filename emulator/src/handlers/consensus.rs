@@ -1,7 +1,12 @@
 //! ConsensusService bodies: topics and messages, with the v3 running hash.
 
-use super::{auto_renew_account, Ctx, Outcome};
-use crate::ledger::{account_num, topic_num, KeyBytes, Ledger, Topic, TopicMessage, Ts, TxId};
+use super::crypto::{apply_transfer, plan_transfer, Leg, Plan, Rules};
+use super::fee_assessment::{charge, Mode};
+use super::{auto_renew_account, custom_fees, Ctx, Outcome};
+use crate::ledger::{
+    account_id, account_num, token_id, topic_num, AssessedFee, FeeKind, FixedFee, KeyBytes, Ledger,
+    Topic, TopicMessage, Ts, TxId,
+};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
 use sha2::{Digest, Sha384};
@@ -24,6 +29,15 @@ pub fn create_topic(
             return Err(Code::InvalidSignature);
         }
     }
+    if body
+        .fee_schedule_key
+        .as_ref()
+        .is_some_and(|k| !crate::keys::is_valid(k))
+    {
+        return Err(Code::InvalidCustomFeeScheduleKey);
+    }
+    let fee_exempt_keys = custom_fees::fee_exempt_keys(&body.fee_exempt_key_list)?;
+    let custom_fees = custom_fees::topic_fees(ledger, &body.custom_fees)?;
     let auto_renew_account = auto_renew_account(ledger, ctx, body.auto_renew_account.as_ref())?;
     let num = ledger.allocate();
     ledger.topics.insert(
@@ -42,6 +56,9 @@ pub fn create_topic(
             sequence_number: 0,
             running_hash: vec![0; 48],
             messages: Vec::new(),
+            fee_schedule_key: body.fee_schedule_key.as_ref().map(KeyBytes::from_proto),
+            custom_fees,
+            fee_exempt_keys,
         },
     );
     let mut outcome = Outcome::success();
@@ -101,6 +118,7 @@ pub fn submit_message(
             Some((initial, info.number, info.total))
         }
     };
+    let fees = charge_topic_fees(ledger, ctx, topic)?;
     let topic = ledger.topics.get_mut(&num).expect("checked above");
     let sequence_number = topic.sequence_number + 1;
     let running_hash = running_hash_v3(
@@ -121,11 +139,163 @@ pub fn submit_message(
         sequence_number,
         chunk,
     });
-    let mut outcome = Outcome::success();
+    let mut outcome = match fees {
+        Some((plan, assessed)) => {
+            let mut paid = apply_transfer(ledger, ctx, plan);
+            paid.assessed_custom_fees = assessed;
+            paid
+        }
+        None => Outcome::success(),
+    };
     outcome.receipt.topic_sequence_number = sequence_number;
     outcome.receipt.topic_running_hash = running_hash;
     outcome.entity = Some(format!("0.0.{num}"));
     Ok(outcome)
+}
+
+/// The transfer that pays a topic's custom fees for the payer of a message (HIP-991), with
+/// the fees it assesses; `None` when nothing is charged: no fees, or the transaction is
+/// signed by a fee-exempt key. The payer's `max_custom_fees` limits bound what it pays.
+fn charge_topic_fees(
+    ledger: &Ledger,
+    ctx: &Ctx<'_>,
+    topic: &Topic,
+) -> Result<Option<(Plan, Vec<AssessedFee>)>, Code> {
+    if topic.custom_fees.is_empty()
+        || topic
+            .fee_exempt_keys
+            .iter()
+            .any(|k| ctx.active.satisfies(&k.to_proto()))
+    {
+        return Ok(None);
+    }
+    let payer = ctx.payer;
+    // A collector does not pay itself.
+    let fees: Vec<(FixedFee, u64)> = topic
+        .custom_fees
+        .iter()
+        .filter(|f| f.collector != payer)
+        .filter_map(|f| match f.kind {
+            FeeKind::Fixed(fixed) => Some((fixed, f.collector)),
+            _ => None,
+        })
+        .collect();
+    if fees.is_empty() {
+        return Ok(None);
+    }
+    check_fee_limits(ctx, &fees)?;
+    // One transfer: the payer's debits, each collector's credits, per denomination.
+    let mut hbar: Vec<Leg> = Vec::new();
+    let mut lists: Vec<proto::TokenTransferList> = Vec::new();
+    let add = |legs: &mut Vec<Leg>, account: u64, amount: i64| match legs
+        .iter_mut()
+        .find(|l| l.account == account)
+    {
+        Some(leg) => leg.amount += amount,
+        None => legs.push(Leg {
+            account,
+            amount,
+            approval: false,
+        }),
+    };
+    let mut token_legs: Vec<(u64, Vec<Leg>)> = Vec::new();
+    for &(fee, collector) in &fees {
+        let legs = match fee.token {
+            None => &mut hbar,
+            Some(token) => {
+                let at = match token_legs.iter().position(|(t, _)| *t == token) {
+                    Some(at) => at,
+                    None => {
+                        token_legs.push((token, Vec::new()));
+                        token_legs.len() - 1
+                    }
+                };
+                &mut token_legs[at].1
+            }
+        };
+        add(legs, payer, -fee.amount);
+        add(legs, collector, fee.amount);
+    }
+    for (token, legs) in token_legs {
+        lists.push(proto::TokenTransferList {
+            token: Some(token_id(token)),
+            transfers: legs
+                .iter()
+                .map(|l| proto::AccountAmount {
+                    account_id: Some(account_id(l.account)),
+                    amount: l.amount,
+                    is_approval: false,
+                })
+                .collect(),
+            ..Default::default()
+        });
+    }
+    let rules = Rules {
+        senders_signed: true,
+        force_association: false,
+    };
+    let as_fee_status = |code| match code {
+        Code::InsufficientAccountBalance => Code::InsufficientPayerBalanceForCustomFee,
+        Code::InsufficientTokenBalance => Code::InsufficientSenderAccountBalanceForCustomFee,
+        other => other,
+    };
+    let mut plan = plan_transfer(ledger, ctx, &hbar, &lists, rules).map_err(as_fee_status)?;
+    let mut assessed: Vec<AssessedFee> = fees
+        .iter()
+        .map(|&(fee, collector)| AssessedFee {
+            amount: fee.amount,
+            token: fee.token,
+            collector,
+            payers: vec![payer],
+        })
+        .collect();
+    assessed.extend(charge(ledger, ctx, &mut plan, Mode::Transfer, &[], &[])?);
+    Ok(Some((plan, assessed)))
+}
+
+/// The payer's `max_custom_fees` (HAPI `CustomFeeLimit`), if it gave any: every limit names
+/// a denomination the topic charges (`NO_VALID_MAX_CUSTOM_FEE`), and no denomination
+/// charges more than its limit (`MAX_CUSTOM_FEE_LIMIT_EXCEEDED`). A payer that gives
+/// limits and leaves a charged denomination out does not accept paying it.
+fn check_fee_limits(ctx: &Ctx<'_>, fees: &[(FixedFee, u64)]) -> Result<(), Code> {
+    let limits: Vec<(Option<u64>, i64)> = ctx
+        .max_custom_fees
+        .iter()
+        .filter(|l| {
+            l.account_id
+                .as_ref()
+                .is_none_or(|a| account_num(a) == Some(ctx.payer))
+        })
+        .flat_map(|l| &l.fees)
+        .map(|f| {
+            let token = f.denominating_token_id.as_ref().map(|t| t.token_num as u64);
+            (token, f.amount)
+        })
+        .collect();
+    if ctx.max_custom_fees.is_empty() {
+        return Ok(());
+    }
+    let charged = |token: Option<u64>| -> i64 {
+        fees.iter()
+            .filter(|(f, _)| f.token == token)
+            .map(|(f, _)| f.amount)
+            .sum()
+    };
+    for &(token, _) in &limits {
+        if !fees.iter().any(|(f, _)| f.token == token) {
+            return Err(Code::NoValidMaxCustomFee);
+        }
+    }
+    for (fee, _) in fees {
+        match limits.iter().find(|l| l.0 == fee.token) {
+            None => return Err(Code::NoValidMaxCustomFee),
+            Some(&(_, limit)) if charged(fee.token) > limit => {
+                return Err(Code::MaxCustomFeeLimitExceeded)
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// The v3 running hash: SHA-384 over the previous hash, the version, payer and topic ids,
@@ -168,14 +338,46 @@ pub fn update_topic(
 ) -> Result<Outcome, Code> {
     let topic = live_topic(ledger, body.topic_id.as_ref())?;
     let num = topic.num;
-    let only_expiry = body.memo.is_none()
-        && body.admin_key.is_none()
-        && body.submit_key.is_none()
-        && body.auto_renew_period.is_none()
-        && body.auto_renew_account.is_none();
-    if !only_expiry {
+    // Custom fees alone are the fee schedule key's; everything but them and the expiry is
+    // the admin key's.
+    let needs_admin = body.memo.is_some()
+        || body.admin_key.is_some()
+        || body.submit_key.is_some()
+        || body.auto_renew_period.is_some()
+        || body.auto_renew_account.is_some()
+        || body.fee_schedule_key.is_some()
+        || body.fee_exempt_key_list.is_some();
+    if body.fee_schedule_key.is_some() && topic.fee_schedule_key.is_none() {
+        return Err(Code::FeeScheduleKeyCannotBeUpdated);
+    }
+    if needs_admin {
         let admin = topic.admin_key.as_ref().ok_or(Code::Unauthorized)?;
         ctx.require(admin)?;
+    }
+    let custom_fees = match &body.custom_fees {
+        None => None,
+        Some(list) => {
+            let key = topic
+                .fee_schedule_key
+                .as_ref()
+                .ok_or(Code::FeeScheduleKeyNotSet)?;
+            ctx.require(key)?;
+            Some(custom_fees::topic_fees(ledger, &list.fees)?)
+        }
+    };
+    let fee_exempt_keys = body
+        .fee_exempt_key_list
+        .as_ref()
+        .map(|list| custom_fees::fee_exempt_keys(&list.keys))
+        .transpose()?;
+    let clears =
+        |k: &proto::Key| matches!(&k.key, Some(proto::key::Key::KeyList(l)) if l.keys.is_empty());
+    if body
+        .fee_schedule_key
+        .as_ref()
+        .is_some_and(|k| !clears(k) && !crate::keys::is_valid(k))
+    {
+        return Err(Code::InvalidCustomFeeScheduleKey);
     }
     if let Some(key) = &body.admin_key {
         ctx.require(&KeyBytes::from_proto(key))?;
@@ -210,6 +412,15 @@ pub fn update_topic(
     }
     if let Some(key) = &body.submit_key {
         topic.submit_key = set(key);
+    }
+    if let Some(key) = &body.fee_schedule_key {
+        topic.fee_schedule_key = set(key);
+    }
+    if let Some(fees) = custom_fees {
+        topic.custom_fees = fees;
+    }
+    if let Some(keys) = fee_exempt_keys {
+        topic.fee_exempt_keys = keys;
     }
     if let Some(period) = body.auto_renew_period {
         topic.auto_renew_period = period.seconds;

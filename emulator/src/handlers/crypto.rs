@@ -1,6 +1,7 @@
 //! CryptoService bodies: transfers (HBAR, fungible tokens, NFTs, with automatic
 //! associations), account creation, update and deletion.
 
+use super::fee_assessment::{charge, Mode};
 use super::token::{live_token, new_rel};
 use super::{Ctx, Outcome};
 use crate::ledger::{account_num, Account, KeyBytes, Ledger};
@@ -100,11 +101,11 @@ pub struct Rules {
 /// The changes a transfer makes, gathered while checking, applied only if all checks pass.
 #[derive(Default)]
 pub struct Plan {
-    hbar: Vec<(u64, i64)>,
+    pub(super) hbar: Vec<(u64, i64)>,
     /// (token, account, amount)
-    fungible: Vec<(u64, u64, i64)>,
+    pub(super) fungible: Vec<(u64, u64, i64)>,
     /// (token, sender, receiver, serial)
-    nfts: Vec<(u64, u64, u64, i64)>,
+    pub(super) nfts: Vec<(u64, u64, u64, i64)>,
     /// (account, token) associations made by this transfer.
     automatic: Vec<(u64, u64)>,
     /// (owner, spender, tinybars) of HBAR allowances used.
@@ -116,7 +117,7 @@ pub struct Plan {
 impl Plan {
     /// Check that `account` can hold `token` (associating it when it has a free slot, or
     /// always under `force`), is not frozen and has KYC.
-    fn holder(
+    pub(super) fn holder(
         &mut self,
         ledger: &Ledger,
         account: u64,
@@ -374,7 +375,19 @@ pub fn apply_transfer(ledger: &mut Ledger, ctx: &Ctx<'_>, plan: Plan) -> Outcome
     }
     let mut outcome = Outcome::success();
     outcome.transfers = plan.hbar;
-    outcome.token_transfers = plan.fungible;
+    // One entry per (token, account), as the record lists them.
+    let mut merged: Vec<(u64, u64, i64)> = Vec::with_capacity(plan.fungible.len());
+    for (token, account, amount) in plan.fungible {
+        match merged
+            .iter_mut()
+            .find(|(t, a, _)| *t == token && *a == account)
+        {
+            Some(entry) => entry.2 += amount,
+            None => merged.push((token, account, amount)),
+        }
+    }
+    merged.retain(|m| m.2 != 0);
+    outcome.token_transfers = merged;
     outcome.nft_transfers = plan.nfts;
     outcome.automatic_associations = plan.automatic;
     outcome
@@ -392,10 +405,16 @@ pub fn transfer(
     };
     let body = resolved.as_ref().unwrap_or(body);
     let planned = hbar_legs(body).and_then(|legs| {
-        plan_transfer(ledger, ctx, &legs, &body.token_transfers, Rules::default())
+        let mut plan = plan_transfer(ledger, ctx, &legs, &body.token_transfers, Rules::default())?;
+        let fees = charge(ledger, ctx, &mut plan, Mode::Transfer, &[], &[])?;
+        Ok((plan, fees))
     });
     match planned {
-        Ok(plan) => Ok(apply_transfer(ledger, ctx, plan)),
+        Ok((plan, fees)) => {
+            let mut outcome = apply_transfer(ledger, ctx, plan);
+            outcome.assessed_custom_fees = fees;
+            Ok(outcome)
+        }
         Err(code) => {
             super::alias::undo(ledger, &created);
             Err(code)

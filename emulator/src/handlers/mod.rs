@@ -7,6 +7,8 @@ mod allowance;
 mod consensus;
 pub mod contract;
 mod crypto;
+pub mod custom_fees;
+mod fee_assessment;
 pub mod file;
 mod reject;
 mod schedule;
@@ -27,6 +29,8 @@ pub struct Ctx<'a> {
     pub id: TxId,
     /// The node handling the transaction (fees go partly to it).
     pub node: u64,
+    /// The most custom fees the payer accepts (the body's `max_custom_fees`; HIP-991).
+    pub max_custom_fees: &'a [proto::CustomFeeLimit],
 }
 
 impl Ctx<'_> {
@@ -75,6 +79,8 @@ pub struct Outcome {
     /// (account, token) associations this transaction made automatically (the record's
     /// `automaticTokenAssociations`).
     pub automatic_associations: Vec<(u64, u64)>,
+    /// Custom fees the transaction paid (the record's `assessed_custom_fees`).
+    pub assessed_custom_fees: Vec<crate::ledger::AssessedFee>,
 }
 
 impl Outcome {
@@ -96,6 +102,7 @@ impl Outcome {
             contract_result: None,
             new_pending_airdrops: Vec::new(),
             automatic_associations: Vec::new(),
+            assessed_custom_fees: Vec::new(),
         }
     }
 
@@ -148,11 +155,12 @@ pub enum Kind {
     FileAppend,
     FileUpdate,
     FileDelete,
+    TokenFeeScheduleUpdate,
 }
 
 impl Kind {
     /// Every kind, in declaration order.
-    pub const ALL: [Kind; 40] = [
+    pub const ALL: [Kind; 41] = [
         Kind::CryptoTransfer,
         Kind::CryptoCreate,
         Kind::CryptoUpdate,
@@ -193,6 +201,7 @@ impl Kind {
         Kind::FileAppend,
         Kind::FileUpdate,
         Kind::FileDelete,
+        Kind::TokenFeeScheduleUpdate,
     ];
 
     /// The `HederaFunctionality` of this kind (the fee schedule's key).
@@ -238,6 +247,7 @@ impl Kind {
             Kind::FileAppend => proto::HederaFunctionality::FileAppend,
             Kind::FileUpdate => proto::HederaFunctionality::FileUpdate,
             Kind::FileDelete => proto::HederaFunctionality::FileDelete,
+            Kind::TokenFeeScheduleUpdate => proto::HederaFunctionality::TokenFeeScheduleUpdate,
         }
     }
 
@@ -283,6 +293,7 @@ impl Kind {
             Data::FileAppend(_) => Kind::FileAppend,
             Data::FileUpdate(_) => Kind::FileUpdate,
             Data::FileDelete(_) => Kind::FileDelete,
+            Data::TokenFeeScheduleUpdate(_) => Kind::TokenFeeScheduleUpdate,
             _ => return None,
         })
     }
@@ -312,7 +323,7 @@ impl Kind {
             Kind::ContractCreate => 50_000_000,
             Kind::ContractCall => 5_000_000,
             Kind::ContractUpdate | Kind::ContractDelete => 5_000_000,
-            Kind::TokenUpdateNfts | Kind::TokenReject => 5_000_000,
+            Kind::TokenUpdateNfts | Kind::TokenReject | Kind::TokenFeeScheduleUpdate => 5_000_000,
             Kind::FileCreate | Kind::FileAppend | Kind::FileUpdate => 5_000_000,
             Kind::FileDelete => 1_000_000,
         }
@@ -361,6 +372,7 @@ impl Kind {
             Kind::FileAppend => "FILEAPPEND",
             Kind::FileUpdate => "FILEUPDATE",
             Kind::FileDelete => "FILEDELETE",
+            Kind::TokenFeeScheduleUpdate => "TOKENFEESCHEDULEUPDATE",
         }
     }
 }
@@ -453,6 +465,7 @@ pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome
         Data::FileAppend(body) => file::append(ledger, ctx, body),
         Data::FileUpdate(body) => file::update(ledger, ctx, body),
         Data::FileDelete(body) => file::delete(ledger, ctx, body),
+        Data::TokenFeeScheduleUpdate(body) => custom_fees::update_schedule(ledger, ctx, body),
         _ => Err(Code::NotSupported),
     }
 }

@@ -78,7 +78,8 @@ pub fn create(
         .clone()
         .and_then(inner_data)
         .ok_or(Code::ScheduledTransactionNotInWhitelist)?;
-    Kind::of(&data).ok_or(Code::ScheduledTransactionNotInWhitelist)?;
+    let kind = Kind::of(&data).ok_or(Code::ScheduledTransactionNotInWhitelist)?;
+    super::custom_fees::pure_check_limits(&inner.max_custom_fees, kind == Kind::TopicSubmit)?;
     if body.memo.len() > 100 {
         return Err(Code::MemoTooLong);
     }
@@ -235,6 +236,7 @@ fn try_execute(ledger: &mut Ledger, num: u64, node: u64) -> bool {
         consensus,
         id,
         node,
+        max_custom_fees: &inner.max_custom_fees,
     };
     let fee = kind.fee();
     let outcome = if ledger.accounts[&payer].balance < fee {

@@ -1,8 +1,8 @@
 //! TokenService bodies: create, associate, dissociate, mint. Token movements ride on
 //! CryptoTransfer (see `crypto`).
 
-use super::{auto_renew_account, Ctx, Outcome};
-use crate::ledger::{account_num, token_num, KeyBytes, Ledger, Nft, Token, TokenRel, Ts};
+use super::{auto_renew_account, custom_fees, Ctx, Outcome};
+use crate::ledger::{account_num, token_num, FeeKind, KeyBytes, Ledger, Nft, Token, TokenRel, Ts};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
 use std::collections::{BTreeMap, HashSet};
@@ -77,6 +77,7 @@ pub fn create(
             return Err(Code::TokenHasNoSupplyKey);
         }
     }
+    check_keys(body)?;
     let treasury = body
         .treasury
         .as_ref()
@@ -91,7 +92,15 @@ pub fn create(
     }
     let auto_renew_account = auto_renew_account(ledger, ctx, body.auto_renew_account.as_ref())?;
     let key = |k: &Option<proto::Key>| k.as_ref().map(KeyBytes::from_proto);
-    let num = ledger.allocate();
+    let num = ledger.next_free_entity();
+    let owner = custom_fees::Owner {
+        token: Some(num),
+        nft,
+        creating: true,
+    };
+    let custom_fees = custom_fees::token_fees(ledger, owner, &body.custom_fees)?;
+    let allocated = ledger.allocate();
+    debug_assert_eq!(allocated, num);
     // An explicit expiry without a period leaves the token without one (the SDKs clear the
     // period when an expiry is set); neither gives the default.
     let auto_renew_period = match (body.auto_renew_period, body.expiry) {
@@ -130,6 +139,7 @@ pub fn create(
         created: ctx.consensus,
         modified: ctx.consensus,
         next_serial: 1,
+        custom_fees,
     };
     // The treasury is associated, unfrozen and KYC-granted, and holds the initial supply.
     let mut rel = new_rel(&token, false, ctx.consensus);
@@ -137,6 +147,24 @@ pub fn create(
     rel.kyc_granted = true;
     rel.balance = initial;
     ledger.rels.entry(treasury).or_default().insert(num, rel);
+    // Collectors of a fraction of the new token, or of a fixed fee in it, hold it from now.
+    for fee in &token.custom_fees {
+        let collects_it = match fee.kind {
+            FeeKind::Fractional { .. } => true,
+            FeeKind::Fixed(f) => f.token == Some(num),
+            FeeKind::Royalty { .. } => false,
+        };
+        if collects_it && ledger.rel(fee.collector, num).is_none() {
+            let mut rel = new_rel(&token, false, ctx.consensus);
+            rel.frozen = false;
+            rel.kyc_granted = true;
+            ledger
+                .rels
+                .entry(fee.collector)
+                .or_default()
+                .insert(num, rel);
+        }
+    }
     ledger.tokens.insert(num, token);
     let mut outcome = Outcome::success().entity(num);
     outcome.receipt.token_id = Some(num);
@@ -144,6 +172,26 @@ pub fn create(
         outcome.token_transfers.push((num, treasury, initial));
     }
     Ok(outcome)
+}
+
+/// Every key of a create body must be a usable key structure (`crate::keys::is_valid`).
+fn check_keys(body: &proto::TokenCreateTransactionBody) -> Result<(), Code> {
+    let keys = [
+        (&body.admin_key, Code::InvalidAdminKey),
+        (&body.kyc_key, Code::InvalidKycKey),
+        (&body.freeze_key, Code::InvalidFreezeKey),
+        (&body.wipe_key, Code::InvalidWipeKey),
+        (&body.supply_key, Code::InvalidSupplyKey),
+        (&body.fee_schedule_key, Code::InvalidCustomFeeScheduleKey),
+        (&body.pause_key, Code::InvalidPauseKey),
+        (&body.metadata_key, Code::InvalidMetadataKey),
+    ];
+    for (key, invalid) in keys {
+        if key.as_ref().is_some_and(|k| !crate::keys::is_valid(k)) {
+            return Err(invalid);
+        }
+    }
+    Ok(())
 }
 
 /// The account of an associate / dissociate body, which must sign.

@@ -4,9 +4,8 @@
 use hak_emu::{Emulator, EmulatorConfig};
 use std::path::Path;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs node and the JS SDK (npm ci in emulator/tests/js-sdk); scripts/test.sh runs it"]
-async fn the_js_sdk_transfers_creates_and_submits_against_the_emulator() {
+/// Run `script` (in `tests/js-sdk`) with node against a fresh emulator: its output lines.
+async fn run_script(script: &str) -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js-sdk");
     assert!(
         dir.join("node_modules/@hiero-ledger/sdk").exists(),
@@ -16,7 +15,7 @@ async fn the_js_sdk_transfers_creates_and_submits_against_the_emulator() {
     let emu = Emulator::start(EmulatorConfig::default()).await.unwrap();
     let info = emu.connection_json().to_string();
     let output = tokio::process::Command::new("node")
-        .arg("check.mjs")
+        .arg(script)
         .arg(&info)
         .current_dir(&dir)
         .output()
@@ -28,7 +27,14 @@ async fn the_js_sdk_transfers_creates_and_submits_against_the_emulator() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let lines: Vec<&str> = stdout.lines().collect();
+    emu.shutdown();
+    stdout.lines().map(str::to_owned).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs node and the JS SDK (npm ci in emulator/tests/js-sdk); scripts/test.sh runs it"]
+async fn the_js_sdk_transfers_creates_and_submits_against_the_emulator() {
+    let lines = run_script("check.mjs").await;
     assert_eq!(
         lines,
         [
@@ -52,5 +58,23 @@ async fn the_js_sdk_transfers_creates_and_submits_against_the_emulator() {
             "address book 1 0.0.3"
         ]
     );
-    emu.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs node and the JS SDK (npm ci in emulator/tests/js-sdk); scripts/test.sh runs it"]
+async fn topic_fee_limits_set_through_the_js_sdk_bound_what_a_message_pays() {
+    let lines = run_script("topic-fees.mjs").await;
+    assert_eq!(
+        lines,
+        [
+            "low limit MAX_CUSTOM_FEE_LIMIT_EXCEEDED",
+            "other denomination NO_VALID_MAX_CUSTOM_FEE",
+            "duplicate denomination DUPLICATE_DENOMINATION_IN_MAX_CUSTOM_FEE_LIST",
+            "collector unpaid 0",
+            "enough SUCCESS",
+            "no limit SUCCESS",
+            "collector paid 200000000",
+            "limit on a transfer MAX_CUSTOM_FEES_IS_NOT_SUPPORTED",
+        ]
+    );
 }

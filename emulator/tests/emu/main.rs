@@ -6,6 +6,7 @@
 mod common;
 
 mod aliases;
+mod custom_fees;
 mod evm;
 mod fidelity;
 mod files;
