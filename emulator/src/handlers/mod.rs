@@ -14,6 +14,7 @@ mod reject;
 mod schedule;
 mod token;
 mod token_admin;
+mod token_update;
 
 use crate::keys::ActiveKeys;
 use crate::ledger::{KeyBytes, Ledger, Receipt, Ts, TxId};
@@ -436,7 +437,7 @@ pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome
         Data::ContractCall(body) => contract::call(ledger, ctx, body),
         Data::TokenClaimAirdrop(body) => airdrop::claim(ledger, ctx, body),
         Data::TokenCancelAirdrop(body) => airdrop::cancel(ledger, ctx, body),
-        Data::TokenUpdate(body) => token::update(ledger, ctx, body),
+        Data::TokenUpdate(body) => token_update::update(ledger, ctx, body),
         Data::TokenFreeze(b) => {
             token_admin::set_frozen(ledger, ctx, b.token.as_ref(), b.account.as_ref(), true)
         }

@@ -16,4 +16,5 @@ mod query_costs;
 mod rejects;
 mod schedules;
 mod sdk;
+mod token_keys;
 mod tokens;
