@@ -478,6 +478,12 @@ pub struct Receipt {
     /// hour after it).
     #[serde(default)]
     pub consensus_seconds: i64,
+    /// The consensus node a node transaction created or changed.
+    #[serde(default)]
+    pub node_id: Option<u64>,
+    /// The registered node a registered-node transaction created or changed.
+    #[serde(default)]
+    pub registered_node_id: Option<u64>,
 }
 
 /// HBAR in US cents the network states: 30,000 ℏ = 360,000 ¢ (12 ¢ per ℏ), as the fee
@@ -524,7 +530,8 @@ impl Receipt {
             file_id: self.file_id.map(file_id),
             exchange_rate: (self.consensus_seconds > 0)
                 .then(|| exchange_rates(self.consensus_seconds)),
-            ..Default::default()
+            node_id: self.node_id.unwrap_or(0),
+            registered_node_id: self.registered_node_id.unwrap_or(0),
         }
     }
 }
@@ -602,6 +609,69 @@ pub struct EvmLog {
     pub data: Vec<u8>,
 }
 
+/// A consensus node: its state as a `NodeCreateTransactionBody` (protobuf, so every field
+/// the HAPI defines is kept and answered as given), and whether it was deleted.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct NodeRecord {
+    #[serde(with = "hex_bytes")]
+    pub body: Vec<u8>,
+    #[serde(default)]
+    pub deleted: bool,
+}
+
+impl NodeRecord {
+    pub fn new(body: &proto::NodeCreateTransactionBody) -> Self {
+        use prost::Message;
+        NodeRecord {
+            body: body.encode_to_vec(),
+            deleted: false,
+        }
+    }
+
+    pub fn state(&self) -> proto::NodeCreateTransactionBody {
+        use prost::Message;
+        proto::NodeCreateTransactionBody::decode(self.body.as_slice()).unwrap_or_default()
+    }
+}
+
+/// A registered node: its state as a `RegisteredNodeCreateTransactionBody` (protobuf).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RegisteredNodeRecord {
+    #[serde(with = "hex_bytes")]
+    pub body: Vec<u8>,
+}
+
+impl RegisteredNodeRecord {
+    pub fn new(body: &proto::RegisteredNodeCreateTransactionBody) -> Self {
+        use prost::Message;
+        RegisteredNodeRecord {
+            body: body.encode_to_vec(),
+        }
+    }
+
+    pub fn state(&self) -> proto::RegisteredNodeCreateTransactionBody {
+        use prost::Message;
+        proto::RegisteredNodeCreateTransactionBody::decode(self.body.as_slice()).unwrap_or_default()
+    }
+}
+
+/// The genesis address book: node 0 is this node, account 0.0.3, administered by the
+/// treasury's key (as a local node's genesis nodes are).
+pub fn genesis_nodes() -> BTreeMap<u64, NodeRecord> {
+    let admin = crate::keys::proto_key(&crate::genesis::treasury_key().public_key());
+    let node = proto::NodeCreateTransactionBody {
+        account_id: Some(account_id(crate::genesis::NODE_ACCOUNT)),
+        description: "hak-emu".into(),
+        admin_key: Some(admin),
+        ..Default::default()
+    };
+    BTreeMap::from([(0, NodeRecord::new(&node))])
+}
+
+fn first_registered_node() -> u64 {
+    1
+}
+
 /// The whole ledger.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Ledger {
@@ -639,6 +709,16 @@ pub struct Ledger {
     pub records: Vec<TxRecord>,
     pub next_entity: u64,
     pub last_consensus: Ts,
+    /// Consensus nodes of the address book (HIP-869) by node id; node 0 is this node
+    /// (0.0.3). Kept as their NodeCreate bodies state them (see `NodeRecord`).
+    #[serde(default = "genesis_nodes")]
+    pub nodes: BTreeMap<u64, NodeRecord>,
+    /// Registered nodes (block nodes, mirror nodes, relays) by registered node id.
+    #[serde(default)]
+    pub registered_nodes: BTreeMap<u64, RegisteredNodeRecord>,
+    /// The next registered node id (they start at 1).
+    #[serde(default = "first_registered_node")]
+    pub next_registered_node: u64,
     /// Where the node listens (the address book lists it); set at start, never persisted.
     #[serde(skip)]
     pub node_endpoint: Option<std::net::SocketAddr>,

@@ -13,6 +13,7 @@
 //! - [`grpc`]: the tonic services (routing by transaction body, never by RPC name).
 //! - [`mirror`]: the REST API (`/api/v1/...`) with the mirror node's JSON shapes.
 //! - [`mirror_grpc`]: the mirror's gRPC API (topic subscriptions, the address book).
+//! - [`mirror_network`]: the mirror's registered nodes (`/network/registered-nodes`).
 //! - [`payment`]: paying for queries (the payment checked, then submitted as a transaction).
 //! - [`persist`]: the optional on-disk state (`--state DIR`), written crash-safely.
 //! - [`server`]: [`Emulator::start`], binding the node and both mirror APIs.
@@ -27,9 +28,12 @@ pub mod keys;
 pub mod ledger;
 pub mod mirror;
 pub mod mirror_grpc;
+pub mod mirror_network;
 pub mod payment;
 pub mod persist;
 pub mod queries;
 pub mod server;
 
+/// The HAPI protobuf types the emulator speaks (hiero-sdk-proto, newer than the SDK's own).
+pub use hedera_proto as hapi;
 pub use server::{Emulator, EmulatorConfig};

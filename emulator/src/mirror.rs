@@ -50,6 +50,7 @@ pub fn router(node: Arc<Node>) -> Router {
         .route("/api/v1/topics/:id", get(topic))
         .route("/api/v1/topics/:id/messages", get(topic_messages))
         .route("/api/v1/network/exchangerate", get(exchange_rate))
+        .route("/api/v1/network/registered-nodes", get(registered_nodes))
         .fallback(|| async { not_found() })
         .with_state(node)
 }
@@ -927,6 +928,16 @@ async fn topic_messages(
         })
         .collect();
     Json(json!({"messages": messages, "links": {"next": next}})).into_response()
+}
+
+async fn registered_nodes(
+    State(node): Shared,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    match crate::mirror_network::registered_nodes(&node, &q) {
+        Ok(page) => Json(page).into_response(),
+        Err(parameter) => bad_request(parameter),
+    }
 }
 
 async fn exchange_rate(State(node): Shared) -> Response {

@@ -402,6 +402,7 @@ fn transaction_record(
         account_id: Some(account_id(account)),
         amount,
         is_approval: false,
+        ..Default::default()
     };
     let mut token_lists: Vec<proto::TokenTransferList> = Vec::new();
     for &(token, account, value) in &r.token_transfers {
@@ -423,6 +424,7 @@ fn transaction_record(
             receiver_account_id: Some(account_id(receiver)),
             serial_number: serial,
             is_approval: false,
+            ..Default::default()
         };
         match token_lists
             .iter_mut()

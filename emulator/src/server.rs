@@ -27,6 +27,9 @@ pub struct EmulatorConfig {
     /// A second address serving the mirror REST API: a local node's web3 port (8545), where
     /// the SDKs' `MirrorNodeContractQuery` posts `/api/v1/contracts/call`.
     pub mirror_web3: Option<SocketAddr>,
+    /// A third address serving the mirror REST API: a local node's Java REST port (8084),
+    /// where the SDKs read `/api/v1/network/registered-nodes`.
+    pub mirror_java: Option<SocketAddr>,
     /// Keep the ledger in this directory across restarts (memory only when `None`).
     pub state_dir: Option<std::path::PathBuf>,
 }
@@ -40,6 +43,7 @@ impl Default for EmulatorConfig {
             mirror: ([127, 0, 0, 1], 0).into(),
             mirror_grpc: ([127, 0, 0, 1], 0).into(),
             mirror_web3: None,
+            mirror_java: None,
             state_dir: None,
         }
     }
@@ -139,6 +143,9 @@ pub fn genesis_ledger() -> Ledger {
         files: BTreeMap::new(),
         next_entity: FIRST_USER_ENTITY,
         last_consensus: created,
+        nodes: crate::ledger::genesis_nodes(),
+        registered_nodes: BTreeMap::new(),
+        next_registered_node: 1,
         node_endpoint: None,
     };
     genesis::deploy_factories(&mut ledger, created);
@@ -246,7 +253,10 @@ impl Emulator {
 
         let mut shutdown = vec![grpc_stop, mirror_grpc_stop];
         let mut rest_listeners = vec![mirror_listener];
-        if let Some(addr) = config.mirror_web3 {
+        for addr in [config.mirror_web3, config.mirror_java]
+            .into_iter()
+            .flatten()
+        {
             rest_listeners.push(TcpListener::bind(addr).await?);
         }
         for listener in rest_listeners {

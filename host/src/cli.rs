@@ -198,6 +198,10 @@ struct EmuArgs {
     /// post contract calls (`MirrorNodeContractQuery`).
     #[arg(long, default_value = "127.0.0.1:8545")]
     mirror_web3: std::net::SocketAddr,
+    /// A third address of the mirror REST API: the local node's Java REST port, where the
+    /// SDKs read registered nodes (`RegisteredNodeAddressBookQuery`).
+    #[arg(long, default_value = "127.0.0.1:8084")]
+    mirror_java: std::net::SocketAddr,
     /// Keep the ledger in this directory across restarts.
     #[arg(long)]
     state: Option<PathBuf>,
@@ -706,6 +710,7 @@ fn run_emulator(args: EmuArgs) -> anyhow::Result<()> {
             mirror: args.mirror,
             mirror_grpc: args.mirror_grpc,
             mirror_web3: Some(args.mirror_web3),
+            mirror_java: Some(args.mirror_java),
             state_dir: args.state,
         };
         let emu = hak_emu::Emulator::start(config).await?;

@@ -312,17 +312,20 @@ pub fn claim(
                 receiver_account_id: Some(account_id(p.receiver)),
                 serial_number: serial,
                 is_approval: false,
+                ..Default::default()
             }),
             None => {
                 list.transfers.push(proto::AccountAmount {
                     account_id: Some(account_id(p.sender)),
                     amount: -p.amount,
                     is_approval: false,
+                    ..Default::default()
                 });
                 list.transfers.push(proto::AccountAmount {
                     account_id: Some(account_id(p.receiver)),
                     amount: p.amount,
                     is_approval: false,
+                    ..Default::default()
                 });
             }
         }
@@ -332,6 +335,7 @@ pub fn claim(
     let rules = Rules {
         senders_signed: true,
         force_association: true,
+        assessed_fees: false,
     };
     let plan = plan_transfer(ledger, ctx, &[], &lists, rules)?;
     let outcome = apply_transfer(ledger, ctx, plan);

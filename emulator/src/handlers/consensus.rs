@@ -225,6 +225,7 @@ fn charge_topic_fees(
                     account_id: Some(account_id(l.account)),
                     amount: l.amount,
                     is_approval: false,
+                    ..Default::default()
                 })
                 .collect(),
             ..Default::default()
@@ -233,6 +234,7 @@ fn charge_topic_fees(
     let rules = Rules {
         senders_signed: true,
         force_association: false,
+        assessed_fees: true,
     };
     let as_fee_status = |code| match code {
         Code::InsufficientAccountBalance => Code::InsufficientPayerBalanceForCustomFee,

@@ -96,6 +96,9 @@ pub struct Rules {
     pub senders_signed: bool,
     /// Receivers are associated whatever their automatic-association slots (a claim).
     pub force_association: bool,
+    /// The transfer pays fees the network assessed (a topic's custom fees): credits need no
+    /// signature, whatever the collector's `receiverSigRequired`.
+    pub assessed_fees: bool,
 }
 
 /// The changes a transfer makes, gathered while checking, applied only if all checks pass.
@@ -168,18 +171,20 @@ pub fn has_free_slot(ledger: &Ledger, account: u64, planned: &[(u64, u64)]) -> b
     max == -1 || (max > 0 && used < max as usize)
 }
 
-/// A live account; it must sign when `must_sign`, or when it requires receiver signatures.
+/// A live account; it must sign when `must_sign`, or when it requires receiver signatures
+/// (unless the transfer pays assessed fees).
 fn party<'l>(
     ledger: &'l Ledger,
     ctx: &Ctx<'_>,
     num: u64,
     must_sign: bool,
+    rules: &Rules,
 ) -> Result<&'l Account, Code> {
     let account = ledger.accounts.get(&num).ok_or(Code::InvalidAccountId)?;
     if account.deleted {
         return Err(Code::AccountDeleted);
     }
-    if must_sign || account.receiver_sig_required {
+    if must_sign || (account.receiver_sig_required && !rules.assessed_fees) {
         ctx.require(&account.key)?;
     }
     Ok(account)
@@ -202,6 +207,7 @@ pub fn plan_transfer(
             ctx,
             leg.account,
             debit && !leg.approval && !rules.senders_signed,
+            &rules,
         )?;
         if debit && account.balance < -leg.amount {
             return Err(Code::InsufficientAccountBalance);
@@ -248,6 +254,7 @@ pub fn plan_transfer(
                 ctx,
                 leg.account,
                 debit && !leg.approval && !rules.senders_signed,
+                &rules,
             )?;
             plan.holder(ledger, leg.account, num, !debit, rules.force_association)?;
             fungible_legs.push((num, leg));
@@ -271,8 +278,9 @@ pub fn plan_transfer(
                 ctx,
                 sender,
                 !nft.is_approval && !rules.senders_signed,
+                &rules,
             )?;
-            party(ledger, ctx, receiver, false)?;
+            party(ledger, ctx, receiver, false, &rules)?;
             plan.holder(ledger, sender, num, false, false)?;
             plan.holder(ledger, receiver, num, true, rules.force_association)?;
             let serial = nft.serial_number;

@@ -79,8 +79,13 @@ pub fn system_file(ledger: &Ledger, num: u64) -> Option<File> {
     })
 }
 
-/// The network's address book: the one node, where it listens and its account.
+/// The network's address book: the one node, where it listens, its account and the
+/// description its NodeUpdates left.
 pub fn address_book(ledger: &Ledger) -> proto::NodeAddressBook {
+    let description = ledger
+        .nodes
+        .get(&0)
+        .map_or_else(|| "hak-emu".to_owned(), |n| n.state().description);
     let endpoint = ledger
         .node_endpoint
         .unwrap_or_else(|| ([127, 0, 0, 1], 50211).into());
@@ -94,7 +99,7 @@ pub fn address_book(ledger: &Ledger) -> proto::NodeAddressBook {
             rsa_pub_key: key,
             node_id: 0,
             node_account_id: Some(crate::ledger::account_id(crate::genesis::NODE_ACCOUNT)),
-            description: "hak-emu".into(),
+            description,
             service_endpoint: vec![proto::ServiceEndpoint {
                 ip_address_v4: match endpoint.ip() {
                     std::net::IpAddr::V4(ip) => ip.octets().to_vec(),

@@ -1,6 +1,7 @@
 //! Transaction handlers, one module per service. A handler checks everything first and only
 //! then changes the ledger, so a failed transaction changes nothing but the fee.
 
+mod address_book;
 mod airdrop;
 pub mod alias;
 mod allowance;
@@ -157,11 +158,17 @@ pub enum Kind {
     FileUpdate,
     FileDelete,
     TokenFeeScheduleUpdate,
+    NodeCreate,
+    NodeUpdate,
+    NodeDelete,
+    RegisteredNodeCreate,
+    RegisteredNodeUpdate,
+    RegisteredNodeDelete,
 }
 
 impl Kind {
     /// Every kind, in declaration order.
-    pub const ALL: [Kind; 41] = [
+    pub const ALL: [Kind; 47] = [
         Kind::CryptoTransfer,
         Kind::CryptoCreate,
         Kind::CryptoUpdate,
@@ -203,6 +210,12 @@ impl Kind {
         Kind::FileUpdate,
         Kind::FileDelete,
         Kind::TokenFeeScheduleUpdate,
+        Kind::NodeCreate,
+        Kind::NodeUpdate,
+        Kind::NodeDelete,
+        Kind::RegisteredNodeCreate,
+        Kind::RegisteredNodeUpdate,
+        Kind::RegisteredNodeDelete,
     ];
 
     /// The `HederaFunctionality` of this kind (the fee schedule's key).
@@ -249,6 +262,12 @@ impl Kind {
             Kind::FileUpdate => proto::HederaFunctionality::FileUpdate,
             Kind::FileDelete => proto::HederaFunctionality::FileDelete,
             Kind::TokenFeeScheduleUpdate => proto::HederaFunctionality::TokenFeeScheduleUpdate,
+            Kind::NodeCreate => proto::HederaFunctionality::NodeCreate,
+            Kind::NodeUpdate => proto::HederaFunctionality::NodeUpdate,
+            Kind::NodeDelete => proto::HederaFunctionality::NodeDelete,
+            Kind::RegisteredNodeCreate => proto::HederaFunctionality::RegisteredNodeCreate,
+            Kind::RegisteredNodeUpdate => proto::HederaFunctionality::RegisteredNodeUpdate,
+            Kind::RegisteredNodeDelete => proto::HederaFunctionality::RegisteredNodeDelete,
         }
     }
 
@@ -295,6 +314,12 @@ impl Kind {
             Data::FileUpdate(_) => Kind::FileUpdate,
             Data::FileDelete(_) => Kind::FileDelete,
             Data::TokenFeeScheduleUpdate(_) => Kind::TokenFeeScheduleUpdate,
+            Data::NodeCreate(_) => Kind::NodeCreate,
+            Data::NodeUpdate(_) => Kind::NodeUpdate,
+            Data::NodeDelete(_) => Kind::NodeDelete,
+            Data::RegisteredNodeCreate(_) => Kind::RegisteredNodeCreate,
+            Data::RegisteredNodeUpdate(_) => Kind::RegisteredNodeUpdate,
+            Data::RegisteredNodeDelete(_) => Kind::RegisteredNodeDelete,
             _ => return None,
         })
     }
@@ -327,6 +352,9 @@ impl Kind {
             Kind::TokenUpdateNfts | Kind::TokenReject | Kind::TokenFeeScheduleUpdate => 5_000_000,
             Kind::FileCreate | Kind::FileAppend | Kind::FileUpdate => 5_000_000,
             Kind::FileDelete => 1_000_000,
+            Kind::NodeCreate | Kind::RegisteredNodeCreate => 5_000_000,
+            Kind::NodeUpdate | Kind::NodeDelete => 1_000_000,
+            Kind::RegisteredNodeUpdate | Kind::RegisteredNodeDelete => 1_000_000,
         }
     }
 
@@ -374,6 +402,12 @@ impl Kind {
             Kind::FileUpdate => "FILEUPDATE",
             Kind::FileDelete => "FILEDELETE",
             Kind::TokenFeeScheduleUpdate => "TOKENFEESCHEDULEUPDATE",
+            Kind::NodeCreate => "NODECREATE",
+            Kind::NodeUpdate => "NODEUPDATE",
+            Kind::NodeDelete => "NODEDELETE",
+            Kind::RegisteredNodeCreate => "REGISTEREDNODECREATE",
+            Kind::RegisteredNodeUpdate => "REGISTEREDNODEUPDATE",
+            Kind::RegisteredNodeDelete => "REGISTEREDNODEDELETE",
         }
     }
 }
@@ -411,6 +445,8 @@ pub fn pure_check(data: &Data) -> Result<(), Code> {
         Data::FileAppend(body) => file::pure_check_target(body.file_id.as_ref()),
         Data::FileUpdate(body) => file::pure_check_target(body.file_id.as_ref()),
         Data::FileDelete(body) => file::pure_check_target(body.file_id.as_ref()),
+        Data::NodeCreate(body) => address_book::pure_check_node_create(body),
+        Data::RegisteredNodeCreate(body) => address_book::pure_check_registered_create(body),
         _ => Ok(()),
     }
 }
@@ -467,6 +503,12 @@ pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome
         Data::FileUpdate(body) => file::update(ledger, ctx, body),
         Data::FileDelete(body) => file::delete(ledger, ctx, body),
         Data::TokenFeeScheduleUpdate(body) => custom_fees::update_schedule(ledger, ctx, body),
+        Data::NodeCreate(body) => address_book::create_node(ledger, ctx, body),
+        Data::NodeUpdate(body) => address_book::update_node(ledger, ctx, body),
+        Data::NodeDelete(body) => address_book::delete_node(ledger, ctx, body),
+        Data::RegisteredNodeCreate(body) => address_book::create_registered(ledger, ctx, body),
+        Data::RegisteredNodeUpdate(body) => address_book::update_registered(ledger, ctx, body),
+        Data::RegisteredNodeDelete(body) => address_book::delete_registered(ledger, ctx, body),
         _ => Err(Code::NotSupported),
     }
 }

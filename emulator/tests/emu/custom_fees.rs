@@ -625,6 +625,17 @@ async fn topic_fees_are_charged_per_message_within_the_payers_limits_except_to_e
         vec![hedera::Key::from(key_of(1003).public_key())]
     );
 
+    // A collector that requires receiver signatures still collects: fee credits need none.
+    run!(
+        hedera::AccountUpdateTransaction::new()
+            .account_id(id(1004))
+            .receiver_signature_required(true)
+            .freeze_with(&client)
+            .unwrap()
+            .sign(key_of(1004)),
+        &client
+    )
+    .unwrap();
     let by_1002 = client_of(&emu, 1002);
     let collector = hbar_of(&emu, 1004);
     let paid = record!(submit(topic), &by_1002).unwrap();

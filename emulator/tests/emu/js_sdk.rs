@@ -4,8 +4,9 @@
 use hak_emu::{Emulator, EmulatorConfig};
 use std::path::Path;
 
-/// Run `script` (in `tests/js-sdk`) with node against a fresh emulator: its output lines.
-async fn run_script(script: &str) -> Vec<String> {
+/// Run `script` (in `tests/js-sdk`) with node against a fresh emulator (the connection JSON,
+/// then `extra`, as arguments): its output lines.
+async fn run_script(script: &str, extra: &[String]) -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js-sdk");
     assert!(
         dir.join("node_modules/@hiero-ledger/sdk").exists(),
@@ -17,6 +18,7 @@ async fn run_script(script: &str) -> Vec<String> {
     let output = tokio::process::Command::new("node")
         .arg(script)
         .arg(&info)
+        .args(extra)
         .current_dir(&dir)
         .output()
         .await
@@ -34,7 +36,7 @@ async fn run_script(script: &str) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs node and the JS SDK (npm ci in emulator/tests/js-sdk); scripts/test.sh runs it"]
 async fn the_js_sdk_transfers_creates_and_submits_against_the_emulator() {
-    let lines = run_script("check.mjs").await;
+    let lines = run_script("check.mjs", &[]).await;
     assert_eq!(
         lines,
         [
@@ -63,7 +65,7 @@ async fn the_js_sdk_transfers_creates_and_submits_against_the_emulator() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs node and the JS SDK (npm ci in emulator/tests/js-sdk); scripts/test.sh runs it"]
 async fn topic_fee_limits_set_through_the_js_sdk_bound_what_a_message_pays() {
-    let lines = run_script("topic-fees.mjs").await;
+    let lines = run_script("topic-fees.mjs", &[]).await;
     assert_eq!(
         lines,
         [
@@ -75,6 +77,39 @@ async fn topic_fee_limits_set_through_the_js_sdk_bound_what_a_message_pays() {
             "no limit SUCCESS",
             "collector paid 200000000",
             "limit on a transfer MAX_CUSTOM_FEES_IS_NOT_SUPPORTED",
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs node and the JS SDK (npm ci in emulator/tests/js-sdk); scripts/test.sh runs it"]
+async fn registered_and_consensus_nodes_through_the_js_sdk() {
+    let treasury = hak_emu::genesis::treasury_key().to_string_der();
+    let lines = run_script("nodes.mjs", &[treasury]).await;
+    assert_eq!(
+        lines,
+        [
+            "no admin key KEY_REQUIRED",
+            "no endpoints INVALID_REGISTERED_ENDPOINT",
+            "unsigned INVALID_SIGNATURE",
+            "registered SUCCESS 1",
+            "listed 1 1 block node true",
+            "endpoints BLOCK_NODE:127.0.0.1:443 GENERAL_SERVICE:status.example.com:8443",
+            "apis SUBSCRIBE_STREAM,STATUS status page",
+            "update SUCCESS",
+            "new admin unsigned INVALID_SIGNATURE",
+            "missing INVALID_REGISTERED_NODE_ID",
+            "node by operator UNAUTHORIZED",
+            "node SUCCESS 1",
+            "delete associated REGISTERED_NODE_STILL_ASSOCIATED",
+            "cleared SUCCESS 1",
+            "delete registered SUCCESS",
+            "delete again INVALID_REGISTERED_NODE_ID",
+            "proxy SUCCESS",
+            "unproxied SUCCESS 0",
+            "node 0 by stranger INVALID_SIGNATURE",
+            "node delete SUCCESS",
+            "deleted node NODE_DELETED",
         ]
     );
 }

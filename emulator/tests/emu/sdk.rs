@@ -290,7 +290,7 @@ async fn topics_take_messages_with_sequence_numbers_and_running_hashes() {
 async fn retries_after_busy_unavailable_and_unknown_receipts_apply_exactly_once() {
     let (emu, client) = start().await;
     emu.inject(|f| {
-        f.precheck = Some((Status::Busy, 2));
+        f.precheck = Some((hak_emu::hapi::services::ResponseCodeEnum::Busy, 2));
         f.unavailable = 1;
         f.receipt_unknown = 3;
     });
