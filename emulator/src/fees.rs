@@ -1,9 +1,15 @@
 //! The fee schedule: what each transaction kind costs, and the schedule file (0.0.111) that
 //! says so in the network's own structure (`CurrentAndNextFeeSchedule`).
 //!
-//! Fees are flat per kind (`Kind::fee`, in tinybars). The schedule expresses each as the
-//! network does: fee components in thousandths of a tinycent, split as the fee is charged (a
-//! tenth to the node, the rest to the network), at the exchange rate of `ledger::exchange_rates`.
+//! Each kind has a base fee (`Kind::fee`, in tinybars) for a typical body; a transaction
+//! pays more as its body grows, as a real network's fees grow with bytes, signatures and
+//! work (`transaction_fee`): every signature after the first, every byte past 1 KiB, every
+//! HBAR leg past two and every token transfer list of a CryptoTransfer, every message byte
+//! past 1 KiB, every NFT minted after the first, every file byte past 1 KiB. A body that
+//! asks for the high-volume throttles (HIP-1313) of a creation pays twice (the multiplier
+//! the record states, ×1000). The schedule expresses the base fees as the network does:
+//! fee components in thousandths of a tinycent, split as the fee is charged (a tenth to the
+//! node, the rest to the network), at the exchange rate of `ledger::exchange_rates`.
 
 use crate::handlers::Kind;
 use crate::ledger::{CENT_EQUIVALENT, HBAR_EQUIVALENT};
@@ -50,6 +56,84 @@ pub fn schedule_file(now: i64) -> proto::CurrentAndNextFeeSchedule {
     proto::CurrentAndNextFeeSchedule {
         current_fee_schedule: Some(schedule(next_hour)),
         next_fee_schedule: Some(schedule(next_hour + 3600)),
+    }
+}
+
+/// Extra tinybars per signature after the first (about $0.00001).
+const PER_EXTRA_SIGNATURE: i64 = 100_000;
+/// Extra tinybars per transaction byte past `INCLUDED_BYTES` (about $0.0000001).
+const PER_EXTRA_BYTE: i64 = 1_000;
+const INCLUDED_BYTES: usize = 1024;
+/// Extra tinybars per HBAR leg past two, and per token transfer list.
+const PER_EXTRA_LEG: i64 = 50_000;
+const PER_TOKEN_LIST: i64 = 900_000;
+/// Extra tinybars per message or file byte past `INCLUDED_BYTES`.
+const PER_CONTENT_BYTE: i64 = 1_000;
+/// Extra tinybars per NFT minted after the first.
+const PER_EXTRA_SERIAL: i64 = 5_000_000;
+/// The high-volume price multiplier, scaled by 1000 as records state it.
+pub const HIGH_VOLUME_MULTIPLIER: u64 = 2_000;
+
+/// Kinds that may ask for the high-volume throttles (the entity creations).
+fn high_volume_kind(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::CryptoCreate
+            | Kind::TopicCreate
+            | Kind::TokenCreate
+            | Kind::ScheduleCreate
+            | Kind::FileCreate
+            | Kind::ContractCreate
+    )
+}
+
+/// What the work of a body adds to its kind's base fee (no bytes or signatures: a
+/// scheduled transaction pays this when it executes).
+pub fn body_fee(kind: Kind, data: &proto::transaction_body::Data) -> i64 {
+    use proto::transaction_body::Data;
+    let past = |n: usize, included: usize| (n.saturating_sub(included)) as i64;
+    let extra = match data {
+        Data::CryptoTransfer(body) => {
+            let legs = body
+                .transfers
+                .as_ref()
+                .map_or(0, |t| t.account_amounts.len());
+            past(legs, 2) * PER_EXTRA_LEG + body.token_transfers.len() as i64 * PER_TOKEN_LIST
+        }
+        Data::ConsensusSubmitMessage(body) => {
+            past(body.message.len(), INCLUDED_BYTES) * PER_CONTENT_BYTE
+        }
+        Data::TokenMint(body) => past(body.metadata.len(), 1) * PER_EXTRA_SERIAL,
+        Data::FileCreate(body) => past(body.contents.len(), INCLUDED_BYTES) * PER_CONTENT_BYTE,
+        Data::FileAppend(body) => past(body.contents.len(), INCLUDED_BYTES) * PER_CONTENT_BYTE,
+        Data::FileUpdate(body) => past(body.contents.len(), INCLUDED_BYTES) * PER_CONTENT_BYTE,
+        _ => 0,
+    };
+    kind.fee() + extra
+}
+
+/// The fee of a submitted transaction: its body's, plus its size and signatures, times the
+/// high-volume multiplier when it asks for (and may use) those throttles. `Some(multiplier)`
+/// when the multiplier applied.
+pub fn transaction_fee(
+    kind: Kind,
+    body: &proto::TransactionBody,
+    data: &proto::transaction_body::Data,
+    bytes: usize,
+    signatures: usize,
+) -> (i64, Option<u64>) {
+    let past = |n: usize, included: usize| (n.saturating_sub(included)) as i64;
+    let fee = body_fee(kind, data)
+        + past(signatures, 1) * PER_EXTRA_SIGNATURE
+        + past(bytes, INCLUDED_BYTES) * PER_EXTRA_BYTE;
+    if body.high_volume && high_volume_kind(kind) {
+        let multiplied = i128::from(fee) * i128::from(HIGH_VOLUME_MULTIPLIER) / 1000;
+        (
+            i64::try_from(multiplied).unwrap_or(i64::MAX),
+            Some(HIGH_VOLUME_MULTIPLIER),
+        )
+    } else {
+        (fee, None)
     }
 }
 

@@ -3,6 +3,7 @@
 //! payer, payer signature, fee and solvency), and when it passes, handle it at once: charge
 //! the fee, run the handler (all-or-nothing), store the receipt and the mirror record.
 
+use crate::fees;
 use crate::handlers::{self, Ctx, Kind, Outcome};
 use crate::keys;
 use crate::ledger::{account_num, Ledger, Ts, TxId, TxRecord};
@@ -119,7 +120,8 @@ impl Node {
         if !completes && !active.satisfies(&payer.key.to_proto()) {
             return Code::InvalidSignature;
         }
-        let fee = kind.fee();
+        let signatures = signed.sig_map.as_ref().map_or(0, |m| m.sig_pair.len());
+        let (fee, multiplier) = fees::transaction_fee(kind, &body, data, bytes.len(), signatures);
         if body.transaction_fee < fee as u64 {
             return Code::InsufficientTxFee;
         }
@@ -143,7 +145,7 @@ impl Node {
             consensus,
             active,
             hash,
-            fee,
+            (fee, multiplier),
             duration,
         );
         self.consensus.send_modify(|n| *n += 1);
@@ -175,16 +177,9 @@ impl Node {
         if consensus > ledger.last_consensus {
             ledger.last_consensus = consensus;
         }
-        self.apply(
-            ledger,
-            &body,
-            id,
-            consensus,
-            active,
-            hash,
-            kind.fee(),
-            duration,
-        );
+        let signatures = signed.sig_map.as_ref().map_or(0, |m| m.sig_pair.len());
+        let fee = fees::transaction_fee(kind, &body, data, bytes.len(), signatures);
+        self.apply(ledger, &body, id, consensus, active, hash, fee, duration);
         Ok(())
     }
 
@@ -198,7 +193,7 @@ impl Node {
         consensus: Ts,
         active: keys::ActiveKeys,
         hash: Vec<u8>,
-        fee: i64,
+        (fee, high_volume_multiplier): (i64, Option<u64>),
         duration: i64,
     ) {
         let Some(data) = body.data.as_ref() else {
@@ -233,6 +228,7 @@ impl Node {
             node: self.account,
             valid_duration_seconds: duration,
             hash,
+            high_volume_multiplier,
         };
         settle(ledger, id, consensus, kind, fee, fee_legs, outcome, meta);
     }
@@ -245,6 +241,8 @@ pub struct RecordMeta {
     pub node: u64,
     pub valid_duration_seconds: i64,
     pub hash: Vec<u8>,
+    /// The high-volume price multiplier (×1000), when it applied.
+    pub high_volume_multiplier: Option<u64>,
 }
 
 /// Store a handled transaction's receipt and mirror record.
@@ -285,6 +283,7 @@ pub fn settle(
         hash: meta.hash,
         contract_result: outcome.contract_result,
         assessed_custom_fees: outcome.assessed_custom_fees,
+        high_volume_multiplier: meta.high_volume_multiplier,
     });
 }
 

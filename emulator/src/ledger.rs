@@ -540,6 +540,9 @@ impl Receipt {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TxRecord {
     pub id: TxId,
+    /// The high-volume price multiplier (×1000) the fee was charged at, when it applied.
+    #[serde(default)]
+    pub high_volume_multiplier: Option<u64>,
     /// Airdrops the transaction left pending.
     #[serde(default)]
     pub new_pending_airdrops: Vec<PendingAirdrop>,

@@ -445,6 +445,7 @@ fn transaction_record(
         transaction_id: Some(r.id.to_proto()),
         memo: r.memo.clone(),
         transaction_fee: r.charged_fee.max(0) as u64,
+        high_volume_pricing_multiplier: r.high_volume_multiplier.unwrap_or(0),
         transfer_list: Some(proto::TransferList {
             account_amounts: r.transfers.iter().map(|&(a, v)| amount(a, v)).collect(),
         }),

@@ -238,7 +238,7 @@ fn try_execute(ledger: &mut Ledger, num: u64, node: u64) -> bool {
         node,
         max_custom_fees: &inner.max_custom_fees,
     };
-    let fee = kind.fee();
+    let fee = crate::fees::body_fee(kind, &data);
     let outcome = if ledger.accounts[&payer].balance < fee {
         Outcome::failed(Code::InsufficientPayerBalance)
     } else {
@@ -261,6 +261,7 @@ fn try_execute(ledger: &mut Ledger, num: u64, node: u64) -> bool {
         node,
         valid_duration_seconds: 0,
         hash: Vec::new(),
+        high_volume_multiplier: None,
     };
     settle(ledger, id, consensus, kind, fee, fee_legs, outcome, meta);
     ledger.schedules.get_mut(&num).expect("exists").executed = Some(consensus);

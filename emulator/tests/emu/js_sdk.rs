@@ -57,7 +57,9 @@ async fn the_js_sdk_transfers_creates_and_submits_against_the_emulator() {
             "file size 12",
             "fee schedule true",
             "exchange rates 30000 360000",
-            "address book 1 0.0.3"
+            "address book 1 0.0.3",
+            "high volume 2 2000 0",
+            "high volume transfer 100000 0",
         ]
     );
 }

@@ -18,3 +18,4 @@ mod schedules;
 mod sdk;
 mod token_keys;
 mod tokens;
+mod transaction_fees;

@@ -81,4 +81,16 @@ const rates = ExchangeRates.fromBytes(await new FileContentsQuery().setFileId('0
 console.log('exchange rates', rates.currentRate.hbars, rates.currentRate.cents);
 const book = await new AddressBookQuery().setFileId('0.0.102').execute(client);
 console.log('address book', book.nodeAddresses.length, book.nodeAddresses[0].accountId.toString());
+// High-volume throttles (HIP-1313): a creation asking for them pays the multiplier its
+// record states; a transfer cannot ask.
+const created = async (highVolume) => (await (await new AccountCreateTransaction()
+  .setKeyWithoutAlias(PrivateKey.generateED25519().publicKey).setHighVolume(highVolume)
+  .execute(client)).getRecord(client));
+const normal = await created(false);
+const high = await created(true);
+console.log('high volume', high.transactionFee.toTinybars().toNumber() / normal.transactionFee.toTinybars().toNumber(),
+  high.highVolumePricingMultiplier.toString(), normal.highVolumePricingMultiplier.toString());
+const flagged = await (await new TransferTransaction().addHbarTransfer('0.0.1001', -1).addHbarTransfer('0.0.1004', 1)
+  .setHighVolume(true).execute(client)).getRecord(client);
+console.log('high volume transfer', flagged.transactionFee.toTinybars().toString(), flagged.highVolumePricingMultiplier.toString());
 process.exit(0);

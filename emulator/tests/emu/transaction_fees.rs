@@ -1,0 +1,116 @@
+//! Transaction fees that grow with the body, as a real network's do, driven by the real Rust
+//! SDK and read back from the records: extra HBAR legs, token transfer lists, signatures and
+//! bytes each cost more than the kind's base fee. (The high-volume multiplier is checked
+//! through the JS SDK, `js_sdk.rs`: the Rust SDK 0.43 cannot set the flag.)
+
+use crate::common::start;
+use hak_emu::genesis::{dev_key, KeyKind};
+use hedera::{
+    AccountId, Client, FileCreateTransaction, Hbar, TokenCreateTransaction, TransactionRecord,
+    TransferTransaction,
+};
+
+fn id(n: u64) -> AccountId {
+    AccountId::new(0, 0, n)
+}
+
+async fn fee_of(tx: &mut TransferTransaction, client: &Client) -> i64 {
+    let record: TransactionRecord = tx
+        .execute(client)
+        .await
+        .unwrap()
+        .get_record(client)
+        .await
+        .unwrap();
+    record.transaction_fee.to_tinybars()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transfer_pays_for_each_extra_leg_token_list_and_signature() {
+    let (emu, client) = start().await;
+    let base = hak_emu::handlers::Kind::CryptoTransfer.fee();
+    let mut plain = TransferTransaction::new();
+    plain
+        .hbar_transfer(id(1001), Hbar::from_tinybars(-2))
+        .hbar_transfer(id(1004), Hbar::from_tinybars(2));
+    assert_eq!(fee_of(&mut plain, &client).await, base);
+
+    // Two more HBAR legs.
+    let mut wide = TransferTransaction::new();
+    wide.hbar_transfer(id(1001), Hbar::from_tinybars(-3))
+        .hbar_transfer(id(1002), Hbar::from_tinybars(1))
+        .hbar_transfer(id(1003), Hbar::from_tinybars(1))
+        .hbar_transfer(id(1004), Hbar::from_tinybars(1));
+    let wide_fee = fee_of(&mut wide, &client).await;
+    assert!(wide_fee > base, "{wide_fee} for 4 legs vs {base}");
+
+    // A second signature (0.0.1002 sends too).
+    let mut cosigned = TransferTransaction::new();
+    cosigned
+        .hbar_transfer(id(1001), Hbar::from_tinybars(-1))
+        .hbar_transfer(id(1002), Hbar::from_tinybars(-1))
+        .hbar_transfer(id(1004), Hbar::from_tinybars(2))
+        .freeze_with(&client)
+        .unwrap()
+        .sign(dev_key(KeyKind::Ed25519, 0x10, 0x02));
+    let cosigned_fee = fee_of(&mut cosigned, &client).await;
+    assert!(
+        cosigned_fee > fee_of(&mut plain_three_legs(), &client).await,
+        "a second signature costs more"
+    );
+
+    // A token transfer list.
+    let token = TokenCreateTransaction::new()
+        .name("Fee")
+        .symbol("FEE")
+        .initial_supply(10)
+        .treasury_account_id(id(1001))
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap()
+        .token_id
+        .unwrap();
+    let mut with_token = TransferTransaction::new();
+    with_token
+        .hbar_transfer(id(1001), Hbar::from_tinybars(-2))
+        .hbar_transfer(id(1004), Hbar::from_tinybars(2))
+        .token_transfer(token, id(1001), -1)
+        .token_transfer(token, id(1004), 1);
+    assert!(fee_of(&mut with_token, &client).await > base);
+
+    // Bytes: a 4 KiB file costs more than an empty one.
+    let file_fee = |contents: Vec<u8>| {
+        let client = &client;
+        async move {
+            let response = FileCreateTransaction::new()
+                .keys([client.get_operator_public_key().unwrap()])
+                .contents(contents)
+                .execute(client)
+                .await
+                .unwrap();
+            response
+                .get_record(client)
+                .await
+                .unwrap()
+                .transaction_fee
+                .to_tinybars()
+        }
+    };
+    let empty = file_fee(Vec::new()).await;
+    let large = file_fee(vec![7; 4096]).await;
+    assert_eq!(empty, hak_emu::handlers::Kind::FileCreate.fee());
+    assert!(large > empty, "{large} for 4 KiB vs {empty}");
+    emu.shutdown();
+}
+
+/// Three HBAR legs, one signature: the cosigned transfer's shape without its second key.
+fn plain_three_legs() -> TransferTransaction {
+    let mut tx = TransferTransaction::new();
+    tx.hbar_transfer(id(1001), Hbar::from_tinybars(-2))
+        .hbar_transfer(id(1002), Hbar::from_tinybars(1))
+        .hbar_transfer(id(1004), Hbar::from_tinybars(1));
+    tx
+}
