@@ -59,10 +59,11 @@ pub fn schedule_file(now: i64) -> proto::CurrentAndNextFeeSchedule {
     }
 }
 
-/// Extra tinybars per signature after the first (about $0.00001).
-const PER_EXTRA_SIGNATURE: i64 = 100_000;
-/// Extra tinybars per transaction byte past `INCLUDED_BYTES` (about $0.0000001).
-const PER_EXTRA_BYTE: i64 = 1_000;
+/// Extra tinybars per signature after the first (about $0.000001), and per transaction
+/// byte past `INCLUDED_BYTES` (about $0.00000001): a privileged payer's 130 KB transaction of
+/// ~1,300 signatures stays under the SDKs' default max fee.
+const PER_EXTRA_SIGNATURE: i64 = 10_000;
+const PER_EXTRA_BYTE: i64 = 100;
 const INCLUDED_BYTES: usize = 1024;
 /// Extra tinybars per HBAR leg past two, and per token transfer list.
 const PER_EXTRA_LEG: i64 = 50_000;

@@ -11,15 +11,17 @@ use crate::ledger::{account_id, account_num, token_id, Ledger, PendingAirdrop};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
 
-/// Can `receiver` take `token` now?
+/// Does `token` go to `receiver` now (else it pends)? An associated receiver takes it unless
+/// it requires receiver signatures — frozen or not: a frozen one fails the transfer
+/// (`ACCOUNT_FROZEN_FOR_TOKEN`), as on the network; an unassociated one needs a free slot.
 fn takes_now(ledger: &Ledger, receiver: u64, token: u64, planned: &[(u64, u64)]) -> bool {
     let Some(account) = ledger.accounts.get(&receiver) else {
         return false;
     };
-    match ledger.rel(receiver, token) {
-        Some(rel) => !rel.frozen,
-        None => !account.receiver_sig_required && has_free_slot(ledger, receiver, planned),
+    if account.receiver_sig_required {
+        return false;
     }
+    ledger.rel(receiver, token).is_some() || has_free_slot(ledger, receiver, planned)
 }
 
 pub fn airdrop(

@@ -14,6 +14,17 @@ fn owner_and_spender(
     owner: Option<&proto::AccountId>,
     spender: Option<&proto::AccountId>,
 ) -> Result<(u64, u64), Code> {
+    parties(ledger, ctx, owner, spender, None)
+}
+
+/// As `owner_and_spender`, but `signer` (a delegating spender) signs instead of the owner.
+fn parties(
+    ledger: &Ledger,
+    ctx: &Ctx<'_>,
+    owner: Option<&proto::AccountId>,
+    spender: Option<&proto::AccountId>,
+    signer: Option<u64>,
+) -> Result<(u64, u64), Code> {
     let owner = match owner {
         Some(id) => account_num(id).ok_or(Code::InvalidAllowanceOwnerId)?,
         None => ctx.payer,
@@ -21,7 +32,15 @@ fn owner_and_spender(
     let account = ledger
         .live_account(owner)
         .ok_or(Code::InvalidAllowanceOwnerId)?;
-    ctx.require(&account.key)?;
+    match signer {
+        None => ctx.require(&account.key)?,
+        Some(delegate) => {
+            let delegate = ledger
+                .live_account(delegate)
+                .ok_or(Code::InvalidDelegatingSpender)?;
+            ctx.require(&delegate.key)?;
+        }
+    }
     let spender = spender
         .and_then(account_num)
         .ok_or(Code::InvalidAllowanceSpenderId)?;
@@ -74,11 +93,30 @@ pub fn approve(
     let mut serials = Vec::new();
     let mut for_all = Vec::new();
     for a in &body.nft_allowances {
+        // A spender approved for all of the owner's serials may grant single serials on the
+        // owner's behalf, signing itself (never "all serials" in turn).
+        let delegate = match &a.delegating_spender {
+            None => None,
+            Some(id) => Some(account_num(id).ok_or(Code::InvalidDelegatingSpender)?),
+        };
+        if delegate.is_some() && a.approved_for_all == Some(true) {
+            return Err(Code::DelegatingSpenderCannotGrantApproveForAll);
+        }
         let (owner, spender) =
-            owner_and_spender(ledger, ctx, a.owner.as_ref(), a.spender.as_ref())?;
+            parties(ledger, ctx, a.owner.as_ref(), a.spender.as_ref(), delegate)?;
         let token = live_token(ledger, a.token_id.as_ref())?;
         if !token.nft {
             return Err(Code::FungibleTokenInNftAllowances);
+        }
+        if let Some(delegate) = delegate {
+            let approved = ledger
+                .nft_approvals_for_all
+                .get(&owner)
+                .and_then(|tokens| tokens.get(&token.num))
+                .is_some_and(|spenders| spenders.contains(&delegate));
+            if !approved {
+                return Err(Code::DelegatingSpenderDoesNotHaveApproveForAll);
+            }
         }
         if ledger.rel(owner, token.num).is_none() {
             return Err(Code::TokenNotAssociatedToAccount);

@@ -229,8 +229,9 @@ pub fn plan_transfer(
         plan.hbar.push((leg.account, leg.amount));
     }
     let mut owners: HashMap<(u64, i64), u64> = HashMap::new();
-    // The network's order: every token's own checks and every party's association first
-    // (`AssociateTokenRecipientsStep`), then allowances, then balances.
+    // The network's order: every token's own checks and every receiver's association first
+    // (`AssociateTokenRecipientsStep`), then allowances, then senders' relationships and
+    // balances.
     let mut fungible_legs = Vec::new();
     for list in lists {
         let token = live_token(ledger, list.token.as_ref())?;
@@ -256,7 +257,10 @@ pub fn plan_transfer(
                 debit && !leg.approval && !rules.senders_signed,
                 &rules,
             )?;
-            plan.holder(ledger, leg.account, num, !debit, rules.force_association)?;
+            // Receivers now (`AssociateTokenRecipientsStep`); senders after the allowances.
+            if !debit {
+                plan.holder(ledger, leg.account, num, true, rules.force_association)?;
+            }
             fungible_legs.push((num, leg));
         }
         for nft in &list.nft_transfers {
@@ -323,6 +327,9 @@ pub fn plan_transfer(
         }
     }
     for (num, leg) in fungible_legs {
+        if leg.amount < 0 {
+            plan.holder(ledger, leg.account, num, false, false)?;
+        }
         let held = ledger.rel(leg.account, num).map_or(0, |r| r.balance);
         if leg.amount < 0 && held < -leg.amount {
             return Err(Code::InsufficientTokenBalance);

@@ -566,6 +566,19 @@ async fn only_privileged_payers_submit_transactions_over_6_kib() {
         .await
         .unwrap();
     assert_eq!(info.size, big.len() as u64);
+    // ~1,300 signatures (130 KB): verified in time, and charged within the SDK's default fee.
+    let mut signed = hedera::AccountCreateTransaction::new();
+    signed
+        .set_key_without_alias(hedera::PrivateKey::generate_ed25519().public_key())
+        .freeze_with(&treasury)
+        .unwrap();
+    for _ in 0..1_270 {
+        signed.sign(hedera::PrivateKey::generate_ed25519());
+    }
+    let response = signed.execute(&treasury).await.unwrap();
+    let record = response.get_record(&treasury).await.unwrap();
+    assert_eq!(record.receipt.status, Status::Success);
+    assert!(record.transaction_fee > hedera::Hbar::from_tinybars(5_000_000));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

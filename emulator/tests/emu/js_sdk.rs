@@ -115,3 +115,19 @@ async fn registered_and_consensus_nodes_through_the_js_sdk() {
         ]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs node and the JS SDK (npm ci in emulator/tests/js-sdk); scripts/test.sh runs it"]
+async fn nft_allowances_delegate_and_allowances_are_checked_before_senders() {
+    let lines = run_script("allowances.mjs", &[]).await;
+    assert_eq!(
+        lines,
+        [
+            "delegate without approval DELEGATING_SPENDER_DOES_NOT_HAVE_APPROVE_FOR_ALL",
+            "approve all SUCCESS",
+            "delegate SUCCESS",
+            "spender moves it SUCCESS",
+            "own debit on approval SPENDER_DOES_NOT_HAVE_ALLOWANCE",
+        ]
+    );
+}

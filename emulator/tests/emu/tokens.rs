@@ -662,3 +662,84 @@ async fn dissociation_succeeds_at_zero_balance_and_a_poor_payer_is_refused_at_pr
     );
     emu.shutdown();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_airdrop_to_an_associated_frozen_account_fails_and_one_needing_signatures_pends() {
+    let (emu, client) = start().await;
+    let operator = client.get_operator_public_key().unwrap();
+    let token = run!(
+        TokenCreateTransaction::new()
+            .name("Cold")
+            .symbol("COLD")
+            .initial_supply(100)
+            .treasury_account_id(id(1001))
+            .freeze_key(operator),
+        &client
+    )
+    .unwrap()
+    .token_id
+    .unwrap();
+    let key = PrivateKey::generate_ed25519();
+    let frozen = run!(
+        AccountCreateTransaction::new()
+            .set_key_without_alias(key.public_key())
+            .initial_balance(Hbar::new(1)),
+        &client
+    )
+    .unwrap()
+    .account_id
+    .unwrap();
+    run!(
+        TokenAssociateTransaction::new()
+            .account_id(frozen)
+            .token_ids([token])
+            .freeze_with(&client)
+            .unwrap()
+            .sign(key),
+        &client
+    )
+    .unwrap();
+    run!(
+        hedera::TokenFreezeTransaction::new()
+            .account_id(frozen)
+            .token_id(token),
+        &client
+    )
+    .unwrap();
+    // Associated: the airdrop is a transfer, and a frozen account takes none.
+    assert_eq!(
+        run!(
+            TokenAirdropTransaction::new()
+                .token_transfer(token, id(1001), -10)
+                .token_transfer(token, frozen, 10),
+            &client
+        )
+        .unwrap_err(),
+        Status::AccountFrozenForToken
+    );
+    assert!(emu.node.ledger.lock().unwrap().pending_airdrops.is_empty());
+    // An account that requires receiver signatures gets a pending airdrop instead.
+    let guarded_key = PrivateKey::generate_ed25519();
+    let guarded = run!(
+        AccountCreateTransaction::new()
+            .set_key_without_alias(guarded_key.public_key())
+            .receiver_signature_required(true)
+            .max_automatic_token_associations(-1)
+            .freeze_with(&client)
+            .unwrap()
+            .sign(guarded_key),
+        &client
+    )
+    .unwrap()
+    .account_id
+    .unwrap();
+    run!(
+        TokenAirdropTransaction::new()
+            .token_transfer(token, id(1001), -10)
+            .token_transfer(token, guarded, 10),
+        &client
+    )
+    .unwrap();
+    assert_eq!(emu.node.ledger.lock().unwrap().pending_airdrops.len(), 1);
+    emu.shutdown();
+}
