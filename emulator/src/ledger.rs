@@ -484,6 +484,10 @@ pub struct Receipt {
     /// The registered node a registered-node transaction created or changed.
     #[serde(default)]
     pub registered_node_id: Option<u64>,
+    /// Accounts the transaction created on the way (a credit to an alias): each has a child
+    /// receipt.
+    #[serde(default)]
+    pub created_accounts: Vec<u64>,
 }
 
 /// HBAR in US cents the network states: 30,000 ℏ = 360,000 ¢ (12 ¢ per ℏ), as the fee

@@ -755,13 +755,18 @@ fn evm_entity(ledger: &Ledger, text: &str) -> Option<u64> {
 
 async fn contract(State(node): Shared, Path(id): Path<String>) -> Response {
     let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    let num = match id.strip_prefix("0x") {
-        Some(_) => match evm_entity(&ledger, &id) {
+    // An EVM address, with or without 0x (the SDKs' `populateAccountNum` sends it bare).
+    let hex = id.strip_prefix("0x").unwrap_or(&id);
+    let is_address = hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    let num = if is_address {
+        match evm_entity(&ledger, hex) {
             Some(num) => Some(num),
-            None if id.len() == 42 => return not_found(),
-            None => None,
-        },
-        None => entity_num(&id),
+            None => return not_found(),
+        }
+    } else if id.starts_with("0x") {
+        None
+    } else {
+        entity_num(&id)
     };
     let Some(num) = num else {
         return bad_request("contractid");

@@ -736,6 +736,23 @@ fn receipt(
         Some(r) => proto::TransactionGetReceiptResponse {
             header: header(Code::Ok, response_type),
             receipt: Some(r.to_proto()),
+            // An account an alias credit created is a preceding child of the transaction.
+            child_transaction_receipts: if q.include_child_receipts {
+                r.created_accounts
+                    .iter()
+                    .map(|&account| {
+                        crate::ledger::Receipt {
+                            status: Code::Success as i32,
+                            account_id: Some(account),
+                            consensus_seconds: r.consensus_seconds,
+                            ..Default::default()
+                        }
+                        .to_proto()
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
             ..Default::default()
         },
     }

@@ -46,11 +46,16 @@ pub fn airdrop(
     let body = proto::TokenAirdropTransactionBody {
         token_transfers: resolved.token_transfers,
     };
-    let delivered = deliver(ledger, ctx, &body);
-    if delivered.is_err() {
-        super::alias::undo(ledger, &created);
+    match deliver(ledger, ctx, &body) {
+        Ok(mut outcome) => {
+            outcome.receipt.created_accounts = created;
+            Ok(outcome)
+        }
+        Err(code) => {
+            super::alias::undo(ledger, &created);
+            Err(code)
+        }
     }
-    delivered
 }
 
 /// An airdrop whose parties are all account numbers.

@@ -206,9 +206,10 @@ pub fn update(
             return Err(Code::ExpirationReductionNotAllowed);
         }
     }
-    // 0.0.0 removes the auto-renew account; any other must exist and sign.
+    // 0.0.0 removes the auto-renew account (the network keeps the 0.0.0 sentinel and
+    // answers it in the contract's info); any other must exist and sign.
     let auto_renew = match body.auto_renew_account_id.as_ref() {
-        Some(id) if is_zero_account(id) => Some(None),
+        Some(id) if is_zero_account(id) => Some(Some(0)),
         Some(id) => Some(auto_renew_account(ledger, ctx, Some(id))?),
         None => None,
     };

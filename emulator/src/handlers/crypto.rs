@@ -428,6 +428,7 @@ pub fn transfer(
         Ok((plan, fees)) => {
             let mut outcome = apply_transfer(ledger, ctx, plan);
             outcome.assessed_custom_fees = fees;
+            outcome.receipt.created_accounts = created;
             Ok(outcome)
         }
         Err(code) => {

@@ -124,3 +124,37 @@ async fn an_account_created_with_an_evm_alias_is_found_by_it_and_unknown_aliases
         .hbar_transfer(id(1001), Hbar::new(1));
     assert_eq!(run!(debit, &client).unwrap_err(), Status::InvalidAccountId);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_account_an_alias_credit_creates_has_a_child_receipt() {
+    let (_emu, client) = start().await;
+    let alias = PrivateKey::generate_ed25519()
+        .public_key()
+        .to_account_id(0, 0);
+    let response = pay(alias, 1).execute(&client).await.unwrap();
+    let receipt = hedera::TransactionReceiptQuery::new()
+        .transaction_id(response.transaction_id)
+        .include_children(true)
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(receipt.children.len(), 1);
+    let created = receipt.children[0].account_id.unwrap();
+    let info = AccountInfoQuery::new()
+        .account_id(alias)
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(info.account_id, created);
+    // Without asking, no children; a second credit creates nothing.
+    let plain = response.get_receipt(&client).await.unwrap();
+    assert!(plain.children.is_empty());
+    let again = pay(alias, 1).execute(&client).await.unwrap();
+    let receipt = hedera::TransactionReceiptQuery::new()
+        .transaction_id(again.transaction_id)
+        .include_children(true)
+        .execute(&client)
+        .await
+        .unwrap();
+    assert!(receipt.children.is_empty());
+}

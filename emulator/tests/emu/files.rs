@@ -464,6 +464,16 @@ async fn contracts_are_updated_and_deleted_with_their_admin_key_only() {
         &client
     )
     .unwrap();
+    let removed = hedera::ContractInfoQuery::new()
+        .contract_id(admin)
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(
+        removed.auto_renew_account_id,
+        Some(hedera::AccountId::new(0, 0, 0)),
+        "read back as the network answers it"
+    );
     run!(
         hedera::ContractDeleteTransaction::new()
             .contract_id(admin)

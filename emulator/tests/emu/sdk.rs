@@ -193,6 +193,11 @@ async fn contracts_are_entities_the_mirror_describes_and_file_initcode_must_be_h
     assert_eq!(address.len(), 42);
     let (status, by_address) = mirror(&emu, &format!("/contracts/{address}")).await;
     assert_eq!((status, &by_address), (200, &info));
+    // Bare, as the SDKs' `populateAccountNum` asks, and by number alone.
+    let (status, bare) = mirror(&emu, &format!("/contracts/{}", &address[2..])).await;
+    assert_eq!((status, &bare), (200, &info));
+    let (status, by_num) = mirror(&emu, &format!("/contracts/{}", contract.num)).await;
+    assert_eq!((status, &by_num), (200, &info));
     // The admin key must sign, as on the real network.
     let unsigned = ContractCreateTransaction::new()
         .bytecode(vec![0x60])
