@@ -105,6 +105,15 @@ impl Node {
         if let Err(code) = handlers::pure_check(data) {
             return code;
         }
+        // A batch key belongs to a batch's inner transactions only (HIP-551).
+        if body.batch_key.is_some() {
+            return Code::BatchKeySetOnNonInnerTransaction;
+        }
+        if let proto::transaction_body::Data::AtomicBatch(batch) = data {
+            if let Err(code) = crate::batch::inner_transactions(&ledger, batch, &active) {
+                return code;
+            }
+        }
         let submit = kind == Kind::TopicSubmit;
         if let Err(code) = handlers::custom_fees::pure_check_limits(&body.max_custom_fees, submit) {
             return code;
@@ -221,7 +230,12 @@ impl Node {
             node: self.account,
             max_custom_fees: &body.max_custom_fees,
         };
-        let outcome = handlers::handle(ledger, &ctx, data).unwrap_or_else(Outcome::failed);
+        let outcome = match data {
+            proto::transaction_body::Data::AtomicBatch(batch) => {
+                self.run_batch(ledger, batch, &active)
+            }
+            _ => handlers::handle(ledger, &ctx, data).unwrap_or_else(Outcome::failed),
+        };
         let meta = RecordMeta {
             max_fee: body.transaction_fee,
             memo: body.memo.clone(),
@@ -231,6 +245,110 @@ impl Node {
             high_volume_multiplier,
         };
         settle(ledger, id, consensus, kind, fee, fee_legs, outcome, meta);
+    }
+}
+
+impl Node {
+    /// Run a batch's inner transactions in order, each with its own consensus time, fee and
+    /// receipt. The first that fails undoes them all: the ledger returns to before the batch,
+    /// then every inner transaction that ran is charged its fee again and keeps a receipt (its
+    /// own status for the failed one, `REVERTED_SUCCESS` for those before it), and the batch
+    /// is `INNER_TRANSACTION_FAILED`.
+    fn run_batch(
+        &self,
+        ledger: &mut Ledger,
+        batch: &proto::AtomicBatchTransactionBody,
+        outer: &keys::ActiveKeys,
+    ) -> Outcome {
+        let inners = match crate::batch::inner_transactions(ledger, batch, outer) {
+            Ok(inners) => inners,
+            Err(code) => return Outcome::failed(code),
+        };
+        let before = ledger.clone();
+        let mut ran: Vec<(usize, Ts, i32)> = Vec::with_capacity(inners.len());
+        for (i, inner) in inners.iter().enumerate() {
+            let consensus = ledger.next_consensus();
+            let status = self.apply_inner(ledger, inner, consensus);
+            ran.push((i, consensus, status));
+            if status != Code::Success as i32 {
+                let last = ledger.last_consensus;
+                *ledger = before;
+                ledger.last_consensus = last;
+                for &(i, consensus, status) in &ran {
+                    let inner = &inners[i];
+                    let kept = if status == Code::Success as i32 {
+                        Code::RevertedSuccess
+                    } else {
+                        Code::try_from(status).unwrap_or(Code::Unknown)
+                    };
+                    let (fee, multiplier) = inner.fee;
+                    let legs = charge_fee(ledger, inner.id.payer, self.account, fee);
+                    let meta = inner_meta(inner, self.account, multiplier);
+                    let outcome = Outcome::failed(kept);
+                    settle(
+                        ledger, inner.id, consensus, inner.kind, fee, legs, outcome, meta,
+                    );
+                }
+                return Outcome::failed(Code::InnerTransactionFailed);
+            }
+        }
+        Outcome::failed(Code::Success)
+    }
+
+    /// One inner transaction of a batch, as `apply` runs a transaction: its status.
+    fn apply_inner(&self, ledger: &mut Ledger, inner: &crate::batch::Inner, consensus: Ts) -> i32 {
+        let (fee, multiplier) = inner.fee;
+        let meta = inner_meta(inner, self.account, multiplier);
+        let Some(data) = inner.body.data.as_ref() else {
+            return Code::InvalidTransactionBody as i32;
+        };
+        if ledger
+            .accounts
+            .get(&inner.id.payer)
+            .is_none_or(|p| p.balance < fee)
+        {
+            let outcome = Outcome::failed(Code::InsufficientPayerBalance);
+            settle(
+                ledger,
+                inner.id,
+                consensus,
+                inner.kind,
+                0,
+                Vec::new(),
+                outcome,
+                meta,
+            );
+            return Code::InsufficientPayerBalance as i32;
+        }
+        let legs = charge_fee(ledger, inner.id.payer, self.account, fee);
+        let ctx = Ctx {
+            payer: inner.id.payer,
+            active: &inner.active,
+            consensus,
+            id: inner.id,
+            node: self.account,
+            max_custom_fees: &inner.body.max_custom_fees,
+        };
+        let outcome = handlers::handle(ledger, &ctx, data).unwrap_or_else(Outcome::failed);
+        let status = outcome.receipt.status;
+        settle(
+            ledger, inner.id, consensus, inner.kind, fee, legs, outcome, meta,
+        );
+        status
+    }
+}
+
+fn inner_meta(inner: &crate::batch::Inner, node: u64, multiplier: Option<u64>) -> RecordMeta {
+    RecordMeta {
+        max_fee: inner.body.transaction_fee,
+        memo: inner.body.memo.clone(),
+        node,
+        valid_duration_seconds: inner
+            .body
+            .transaction_valid_duration
+            .map_or(0, |d| d.seconds),
+        hash: inner.hash.clone(),
+        high_volume_multiplier: multiplier,
     }
 }
 

@@ -7,6 +7,7 @@
 //! - [`ledger`]: the state model (accounts, topics, receipts, the mirror's transaction log).
 //! - [`keys`]: signature verification and key satisfaction (ed25519, ECDSA secp256k1, lists, thresholds).
 //! - [`ingest`]: decoding and the node's precheck, in the real node's order; then handling.
+//! - [`batch`]: the checks of an atomic batch's inner transactions (HIP-551).
 //! - [`handlers`]: one module per service: pure functions over the ledger, all-or-nothing.
 //! - [`queries`]: balance, account info, receipt, record and contract call local queries.
 //! - [`evm`]: the EVM (revm) behind contract create, call and local call; EVM addresses.
@@ -18,6 +19,7 @@
 //! - [`persist`]: the optional on-disk state (`--state DIR`), written crash-safely.
 //! - [`server`]: [`Emulator::start`], binding the node and both mirror APIs.
 
+pub mod batch;
 pub mod evm;
 pub mod fees;
 pub mod genesis;

@@ -164,11 +164,12 @@ pub enum Kind {
     RegisteredNodeCreate,
     RegisteredNodeUpdate,
     RegisteredNodeDelete,
+    AtomicBatch,
 }
 
 impl Kind {
     /// Every kind, in declaration order.
-    pub const ALL: [Kind; 47] = [
+    pub const ALL: [Kind; 48] = [
         Kind::CryptoTransfer,
         Kind::CryptoCreate,
         Kind::CryptoUpdate,
@@ -216,6 +217,7 @@ impl Kind {
         Kind::RegisteredNodeCreate,
         Kind::RegisteredNodeUpdate,
         Kind::RegisteredNodeDelete,
+        Kind::AtomicBatch,
     ];
 
     /// The `HederaFunctionality` of this kind (the fee schedule's key).
@@ -268,6 +270,7 @@ impl Kind {
             Kind::RegisteredNodeCreate => proto::HederaFunctionality::RegisteredNodeCreate,
             Kind::RegisteredNodeUpdate => proto::HederaFunctionality::RegisteredNodeUpdate,
             Kind::RegisteredNodeDelete => proto::HederaFunctionality::RegisteredNodeDelete,
+            Kind::AtomicBatch => proto::HederaFunctionality::AtomicBatch,
         }
     }
 
@@ -320,6 +323,7 @@ impl Kind {
             Data::RegisteredNodeCreate(_) => Kind::RegisteredNodeCreate,
             Data::RegisteredNodeUpdate(_) => Kind::RegisteredNodeUpdate,
             Data::RegisteredNodeDelete(_) => Kind::RegisteredNodeDelete,
+            Data::AtomicBatch(_) => Kind::AtomicBatch,
             _ => return None,
         })
     }
@@ -355,6 +359,8 @@ impl Kind {
             Kind::NodeCreate | Kind::RegisteredNodeCreate => 5_000_000,
             Kind::NodeUpdate | Kind::NodeDelete => 1_000_000,
             Kind::RegisteredNodeUpdate | Kind::RegisteredNodeDelete => 1_000_000,
+            // The batch itself; each inner transaction pays its own fee.
+            Kind::AtomicBatch => 100_000,
         }
     }
 
@@ -408,6 +414,7 @@ impl Kind {
             Kind::RegisteredNodeCreate => "REGISTEREDNODECREATE",
             Kind::RegisteredNodeUpdate => "REGISTEREDNODEUPDATE",
             Kind::RegisteredNodeDelete => "REGISTEREDNODEDELETE",
+            Kind::AtomicBatch => "ATOMICBATCH",
         }
     }
 }

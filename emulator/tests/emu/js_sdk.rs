@@ -131,3 +131,20 @@ async fn nft_allowances_delegate_and_allowances_are_checked_before_senders() {
         ]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs node and the JS SDK (npm ci in emulator/tests/js-sdk); scripts/test.sh runs it"]
+async fn atomic_batches_run_all_their_inner_transactions_or_none() {
+    let lines = run_script("batch.mjs", &[]).await;
+    assert_eq!(
+        lines,
+        [
+            "batch SUCCESS",
+            "inner SUCCESS SUCCESS true true",
+            "empty BATCH_LIST_EMPTY",
+            "unsigned batch key INVALID_SIGNATURE",
+            "failing batch INNER_TRANSACTION_FAILED",
+            "failing inner REVERTED_SUCCESS INSUFFICIENT_ACCOUNT_BALANCE",
+        ]
+    );
+}
