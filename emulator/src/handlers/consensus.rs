@@ -260,6 +260,9 @@ fn charge_topic_fees(
 /// charges more than its limit (`MAX_CUSTOM_FEE_LIMIT_EXCEEDED`). A payer that gives
 /// limits and leaves a charged denomination out does not accept paying it.
 fn check_fee_limits(ctx: &Ctx<'_>, fees: &[(FixedFee, u64)]) -> Result<(), Code> {
+    if ctx.max_custom_fees.is_empty() {
+        return Ok(());
+    }
     let limits: Vec<(Option<u64>, i64)> = ctx
         .max_custom_fees
         .iter()
@@ -274,9 +277,6 @@ fn check_fee_limits(ctx: &Ctx<'_>, fees: &[(FixedFee, u64)]) -> Result<(), Code>
             (token, f.amount)
         })
         .collect();
-    if ctx.max_custom_fees.is_empty() {
-        return Ok(());
-    }
     let charged = |token: Option<u64>| -> i64 {
         fees.iter()
             .filter(|(f, _)| f.token == token)

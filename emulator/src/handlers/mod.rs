@@ -86,7 +86,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    fn success() -> Self {
+    pub fn success() -> Self {
         Outcome::failed(Code::Success)
     }
 

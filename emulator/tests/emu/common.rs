@@ -44,6 +44,11 @@ pub async fn start() -> (Emulator, Client) {
     (emu, client)
 }
 
+/// The documented dev key of genesis account `0.0.n` (0.0.1001 … 0.0.1005).
+pub fn key_of(n: u64) -> hedera::PrivateKey {
+    hak_emu::genesis::dev_key_of(n).expect("a genesis account with a dev key")
+}
+
 /// GET `/api/v1{path}` from the emulator's mirror: (HTTP status, JSON body).
 pub async fn mirror(emu: &Emulator, path: &str) -> (u16, Value) {
     let addr = emu.mirror_addr;

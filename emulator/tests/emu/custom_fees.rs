@@ -4,8 +4,7 @@
 //! level), and HIP-991 topic fees with limits and exempt keys; the records' and the mirror's
 //! assessed fees.
 
-use crate::common::{mirror, start};
-use hak_emu::genesis::{dev_key, KeyKind};
+use crate::common::{key_of, mirror, start};
 use hak_emu::Emulator;
 use hedera::{
     AccountCreateTransaction, AccountId, AnyCustomFee, Client, CustomFee, CustomFixedFee,
@@ -36,16 +35,6 @@ macro_rules! record {
 
 fn id(n: u64) -> AccountId {
     AccountId::new(0, 0, n)
-}
-
-/// The key of a genesis test account (0.0.1002 … 0.0.1005).
-fn key_of(n: u64) -> PrivateKey {
-    let kind = if n.is_multiple_of(2) {
-        KeyKind::Ed25519
-    } else {
-        KeyKind::EcdsaSecp256k1
-    };
-    dev_key(kind, 0x10, (n - 1000) as u8)
 }
 
 /// A client whose operator (payer and signer) is genesis account `n`.

@@ -1,8 +1,7 @@
 //! Tokens, account updates and deletions, topic updates and deletions on the emulator,
 //! driven by the real SDK.
 
-use crate::common::{mirror, start};
-use hak_emu::genesis::{dev_key, KeyKind};
+use crate::common::{key_of, mirror, start};
 use hedera::{
     AccountAllowanceApproveTransaction, AccountCreateTransaction, AccountDeleteTransaction,
     AccountId, AccountUpdateTransaction, Client, Hbar, NftId, PrivateKey, Status,
@@ -305,15 +304,6 @@ async fn topics_update_and_delete_with_their_admin_key_only() {
         Status::Unauthorized
     );
     emu.shutdown();
-}
-
-fn key_of(n: u64) -> PrivateKey {
-    let kind = if n.is_multiple_of(2) {
-        KeyKind::Ed25519
-    } else {
-        KeyKind::EcdsaSecp256k1
-    };
-    dev_key(kind, 0x10, (n - 1000) as u8)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
