@@ -296,7 +296,10 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("hak: {}", format!("{e:#}").replace('\n', " "));
+            // Errors quote plugins (a config error is the plugin's own text): no terminal
+            // escapes or forged lines reach the operator's terminal.
+            let text = format!("{e:#}").replace('\n', " ");
+            eprintln!("hak: {}", crate::logging::one_line(&text));
             ExitCode::from(2)
         }
     }

@@ -246,7 +246,7 @@ fn open_state(
     Ok(match (section.backend, choice) {
         (_, StateChoice::Given(backend)) => backend,
         (Some(StateBackendKind::Memory), _) | (None, StateChoice::Memory) => {
-            Arc::new(MemoryBackend::default())
+            Arc::new(MemoryBackend::with_quota(section.quota()))
         }
         (Some(kind @ (StateBackendKind::Journal | StateBackendKind::Sqlite)), _) => {
             let dir = section
@@ -255,13 +255,13 @@ fn open_state(
                 .unwrap_or_else(|| PathBuf::from(".hak/state"));
             let dir = manifest.resolve(&dir);
             if kind == StateBackendKind::Journal {
-                Arc::new(JournalBackend::open(&dir).map_err(config)?)
+                Arc::new(JournalBackend::open_with(&dir, section.quota()).map_err(config)?)
             } else {
                 Arc::new(SqliteBackend::open(&dir).map_err(config)?)
             }
         }
         (None, StateChoice::DefaultDir(dir)) => {
-            Arc::new(JournalBackend::open(&dir).map_err(config)?)
+            Arc::new(JournalBackend::open_with(&dir, section.quota()).map_err(config)?)
         }
         (Some(StateBackendKind::Redis), _) => {
             let url = section.url.as_deref().unwrap_or_default();

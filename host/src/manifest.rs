@@ -162,6 +162,23 @@ pub struct StateSection {
     pub dir: Option<PathBuf>,
     /// The redis backend's URL, e.g. `redis://127.0.0.1:6379/0`.
     pub url: Option<String>,
+    /// The memory and journal backends: bytes one plugin may hold over all agent contexts
+    /// (scratchpad entries and budget keys, each counting 64 bytes beyond its text; default
+    /// 16 MiB). Past it that plugin's writes are refused (its policy blocks), no one else's.
+    pub max_plugin_bytes: Option<usize>,
+    /// The memory and journal backends: bytes the whole store may hold (default 256 MiB).
+    pub max_total_bytes: Option<usize>,
+}
+
+impl StateSection {
+    /// The quotas this section sets, over the defaults.
+    pub fn quota(&self) -> crate::state_store::Quota {
+        let default = crate::state_store::Quota::default();
+        crate::state_store::Quota {
+            plugin_bytes: self.max_plugin_bytes.unwrap_or(default.plugin_bytes),
+            total_bytes: self.max_total_bytes.unwrap_or(default.total_bytes),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -428,7 +445,18 @@ impl Manifest {
             | (None, Some(_), _) => {
                 return Err("state.url applies to backend = \"redis\" only".into())
             }
+            (None, None, Some(_)) => {
+                return Err("state.dir needs state.backend = \"journal\" or \"sqlite\" (without a backend the dir would be ignored)".into())
+            }
             _ => {}
+        }
+        if (self.state.max_plugin_bytes.is_some() || self.state.max_total_bytes.is_some())
+            && matches!(
+                self.state.backend,
+                Some(StateBackendKind::Sqlite | StateBackendKind::Redis)
+            )
+        {
+            return Err("state.max_plugin_bytes and state.max_total_bytes apply to the memory and journal backends only".into());
         }
         let mut agent_names = std::collections::HashSet::new();
         for (i, a) in self.agents.iter().enumerate() {
@@ -513,6 +541,25 @@ mod tests {
                 .contains("plugins[0] (a): limits.memory_mib"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_state_dir_without_a_backend_and_quotas_on_shared_stores_are_refused() {
+        let err = Manifest::parse("[state]\ndir = \"/tmp/x\"", "t", ".".into()).unwrap_err();
+        assert!(
+            err.to_string().contains("state.dir needs state.backend"),
+            "{err}"
+        );
+        let text = "[state]\nbackend = \"sqlite\"\nmax_plugin_bytes = 1";
+        let err = Manifest::parse(text, "t", ".".into()).unwrap_err();
+        assert!(
+            err.to_string().contains("memory and journal backends only"),
+            "{err}"
+        );
+        let text = "[state]\nbackend = \"journal\"\nmax_plugin_bytes = 1024";
+        let m = Manifest::parse(text, "t", ".".into()).unwrap();
+        assert_eq!(m.state.quota().plugin_bytes, 1024);
+        assert_eq!(m.state.quota().total_bytes, 256 << 20);
     }
 
     #[test]

@@ -413,3 +413,118 @@ fn the_journal_store_holds_budgets_across_concurrency_and_restarts() {
     drop(host);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn dir_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum()
+}
+
+/// A chain of a plugin that fills its scratchpad on every call and a spend limit, on a
+/// journal under `dir` with `[state]` `extra`.
+fn filling_host(dir: &std::path::Path, extra: &str) -> Host {
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}[state]\nbackend = \"journal\"\ndir = {:?}\n{extra}\n{}{}",
+        dir.display().to_string(),
+        plugin_entry(
+            "greedy",
+            "fixtures/hostile",
+            "[plugins.config]\nmode = \"fill-state\""
+        ),
+        spend_limit(1000),
+    );
+    let manifest = hak_host::manifest::Manifest::parse(&manifest, "test manifest", root())
+        .unwrap_or_else(|e| panic!("bad test manifest: {e}"));
+    HostBuilder::new(manifest)
+        .cache_dir(Some(cache_dir()))
+        .build()
+        .unwrap()
+}
+
+fn context_of(n: u64) -> AgentContext {
+    AgentContext {
+        account_id: Some(hedera::AccountId::new(0, 0, 3000 + n)),
+        mode: AgentMode::ReturnBytes,
+    }
+}
+
+#[test]
+fn sixty_four_contexts_filling_their_scratchpads_keep_the_journal_small_and_budgets_working() {
+    let dir = root().join(format!("target/test-tmp/fill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let host = filling_host(&dir, "");
+    for n in 0..64 {
+        let out = host
+            .session(context_of(n))
+            .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+            .unwrap();
+        assert_eq!(out["raw"]["status"], "SUCCESS", "context {n}: {out}");
+    }
+    // Each entry counts 64 bytes beyond its text, so a 64 KiB pad holds < 1,024 of them, not
+    // ~14,000: 64 full pads are a few MiB of journal, not 65 MiB rewritten on every append.
+    let bytes = dir_bytes(&dir);
+    assert!(bytes < 12 << 20, "the state directory holds {bytes} bytes");
+    drop(host);
+    // And it all comes back.
+    let host = filling_host(&dir, "");
+    let out = host
+        .session(context_of(0))
+        .call("transfer_hbar_tool", &hbar_to("0.0.1002", 999.5))
+        .unwrap();
+    assert_eq!(
+        out["raw"]["errorCode"], "POLICY_BLOCKED",
+        "1 of 1000 spent: {out}"
+    );
+    drop(host);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_plugin_past_its_state_quota_is_refused_alone() {
+    let dir = root().join(format!("target/test-tmp/quota-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let host = filling_host(&dir, "max_plugin_bytes = 262144");
+    for n in 0..16 {
+        let out = host
+            .session(context_of(n))
+            .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+            .unwrap();
+        assert_eq!(out["raw"]["status"], "SUCCESS", "context {n}: {out}");
+    }
+    // 16 full pads would be ~1.1 MiB of journal; the greedy plugin stopped at its 256 KiB
+    // quota (~290 KiB of records), and the spend limit beside it went on.
+    let bytes = dir_bytes(&dir);
+    assert!(bytes < 512 << 10, "the state directory holds {bytes} bytes");
+    drop(host);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_budget_key_past_256_bytes_is_refused() {
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}{}",
+        plugin_entry(
+            "hostile",
+            "fixtures/hostile",
+            "[plugins.config]\nmode = \"big-budget-key\""
+        )
+    );
+    let backend = Arc::new(MemoryBackend::default());
+    let host = host_with(&manifest, backend.clone());
+    let attack =
+        json!({"transfers": [{"accountId": "0.0.1002", "amount": 1}], "transactionMemo": "attack"});
+    let out = host
+        .session(bytes_context())
+        .call("transfer_hbar_tool", &attack.to_string())
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    assert!(
+        out["raw"]["policyBlock"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("a budget key is at most 256 bytes, got 1048576"),
+        "{out}"
+    );
+    assert_eq!(backend.usage("hostile"), (0, 0), "nothing was stored");
+}

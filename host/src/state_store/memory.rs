@@ -1,10 +1,14 @@
-//! The in-memory backend: one process, gone at exit (the library default; tests). One lock
-//! makes every operation atomic.
+//! The in-memory backend: one process, gone at exit (the library default; tests), and the
+//! journal backend's state. One lock makes every operation atomic. It keeps the [`Quota`]s:
+//! bytes per plugin over all contexts, and in all.
 
 use super::window::{bucket, oldest_counted, saturating_sum};
-use super::{PadKey, ReservationId, Reserved, StateBackend, StateError, MAX_BUDGET_KEYS};
+use super::{
+    entry_bytes, PadKey, Quota, ReservationId, Reserved, StateBackend, StateError, ENTRY_OVERHEAD,
+    MAX_BUDGET_KEYS,
+};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 #[derive(Default)]
 pub struct MemoryBackend {
@@ -17,6 +21,11 @@ struct Inner {
     next_id: u64,
     /// Unsettled reservations: id → where they are.
     pending: HashMap<u64, (PadKey, BudgetKey)>,
+    quota: Quota,
+    /// Bytes held per plugin (scratchpad entries and budget keys, every context).
+    usage: HashMap<Arc<str>, usize>,
+    /// Bytes held in all.
+    total: usize,
 }
 
 type BudgetKey = (String, u32);
@@ -82,6 +91,28 @@ pub enum Row {
 }
 
 impl MemoryBackend {
+    /// An empty store that keeps `quota`.
+    pub fn with_quota(quota: Quota) -> Self {
+        let backend = MemoryBackend::default();
+        backend.lock().quota = quota;
+        backend
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Bytes held by `plugin` over every context, and by the whole store.
+    pub fn usage(&self, plugin: &str) -> (usize, usize) {
+        let inner = self.lock();
+        (inner.usage.get(plugin).copied().unwrap_or(0), inner.total)
+    }
+
+    /// Put back a scratchpad entry as it was recorded (replaying a journal: no cap, no quota).
+    pub fn restore_entry(&self, pad: &PadKey, key: &str, value: &str) {
+        let _ = self.lock().set(pad, key, value, usize::MAX, false);
+    }
+
     /// Put back a reservation as it was recorded (replaying a journal).
     pub fn restore_pending(
         &self,
@@ -92,9 +123,10 @@ impl MemoryBackend {
         bucket: u64,
         amount: u64,
     ) {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.lock();
         inner.next_id = inner.next_id.max(id);
         let budget_key = (key, window);
+        inner.restore_budget_key(&pad, &budget_key);
         inner
             .pad(&pad)
             .budgets
@@ -107,11 +139,13 @@ impl MemoryBackend {
 
     /// Put back a committed bucket as it was recorded (replaying a journal).
     pub fn restore_bucket(&self, pad: PadKey, key: String, window: u32, bucket: u64, amount: u64) {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.lock();
+        let budget_key = (key, window);
+        inner.restore_budget_key(&pad, &budget_key);
         let slot = inner
             .pad(&pad)
             .budgets
-            .entry((key, window))
+            .entry(budget_key)
             .or_default()
             .buckets
             .entry(bucket)
@@ -121,7 +155,7 @@ impl MemoryBackend {
 
     /// Every scratchpad entry, committed bucket and unsettled reservation (a snapshot).
     pub fn dump(&self) -> Vec<Row> {
-        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let inner = self.lock();
         let mut rows = Vec::new();
         for (pad, p) in &inner.pads {
             for (key, value) in &p.entries {
@@ -159,7 +193,7 @@ impl MemoryBackend {
     /// Budget rows held: committed buckets plus unsettled reservations, over every pad (what
     /// bounds the store's size, whatever the traffic).
     pub fn rows(&self) -> usize {
-        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let inner = self.lock();
         inner
             .pads
             .values()
@@ -173,6 +207,68 @@ impl Inner {
     fn pad(&mut self, pad: &PadKey) -> &mut Pad {
         self.pads.entry(pad.clone()).or_default()
     }
+
+    /// Hold `add` more bytes for `plugin` after giving back `remove`; growth past a quota is
+    /// refused when `enforce` (replay never refuses what was once accepted).
+    fn charge(
+        &mut self,
+        plugin: &Arc<str>,
+        add: usize,
+        remove: usize,
+        enforce: bool,
+    ) -> Result<(), StateError> {
+        let used = self.usage.get(plugin).copied().unwrap_or(0);
+        let plugin_after = (used + add).saturating_sub(remove);
+        let total_after = (self.total + add).saturating_sub(remove);
+        if enforce && add > remove {
+            if plugin_after > self.quota.plugin_bytes {
+                return Err(StateError::Full(format!(
+                    "plugin {plugin:?} holds {used} bytes of state over all agent contexts; its quota is {} bytes",
+                    self.quota.plugin_bytes
+                )));
+            }
+            if total_after > self.quota.total_bytes {
+                return Err(StateError::Full(format!(
+                    "the state store holds {} bytes; the host's quota is {} bytes",
+                    self.total, self.quota.total_bytes
+                )));
+            }
+        }
+        self.usage.insert(plugin.clone(), plugin_after);
+        self.total = total_after;
+        Ok(())
+    }
+
+    fn set(
+        &mut self,
+        pad_key: &PadKey,
+        key: &str,
+        value: &str,
+        cap: usize,
+        enforce: bool,
+    ) -> Result<(), StateError> {
+        let pad = self.pad(pad_key);
+        let old = pad.entries.get(key).map_or(0, |v| entry_bytes(key, v));
+        let new = entry_bytes(key, value);
+        let new_total = pad.bytes - old + new;
+        if new_total > cap {
+            return Err(StateError::Full(format!(
+                "state limit of {cap} bytes exceeded (would be {new_total}; each entry counts {ENTRY_OVERHEAD} bytes beyond its key and value)"
+            )));
+        }
+        self.charge(&pad_key.plugin, new, old, enforce)?;
+        let pad = self.pad(pad_key);
+        pad.bytes = new_total;
+        pad.entries.insert(key.to_owned(), value.to_owned());
+        Ok(())
+    }
+
+    /// Count a budget key the store did not hold yet (replaying).
+    fn restore_budget_key(&mut self, pad: &PadKey, budget_key: &BudgetKey) {
+        if !self.pad(pad).budgets.contains_key(budget_key) {
+            let _ = self.charge(&pad.plugin, budget_key.0.len() + ENTRY_OVERHEAD, 0, false);
+        }
+    }
 }
 
 fn parse_id(id: &ReservationId) -> Option<u64> {
@@ -181,7 +277,7 @@ fn parse_id(id: &ReservationId) -> Option<u64> {
 
 impl StateBackend for MemoryBackend {
     fn get(&self, pad: &PadKey, key: &str) -> Result<Option<String>, StateError> {
-        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let inner = self.lock();
         Ok(inner
             .pads
             .get(pad)
@@ -189,25 +285,18 @@ impl StateBackend for MemoryBackend {
     }
 
     fn set(&self, pad: &PadKey, key: &str, value: &str, cap: usize) -> Result<(), StateError> {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let pad = inner.pad(pad);
-        let old = pad.entries.get(key).map_or(0, |v| key.len() + v.len());
-        let new_total = pad.bytes - old + key.len() + value.len();
-        if new_total > cap {
-            return Err(StateError::Full(format!(
-                "state limit of {cap} bytes exceeded (would be {new_total})"
-            )));
-        }
-        pad.bytes = new_total;
-        pad.entries.insert(key.to_owned(), value.to_owned());
-        Ok(())
+        self.lock().set(pad, key, value, cap, true)
     }
 
-    fn delete(&self, pad: &PadKey, key: &str) -> Result<(), StateError> {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let pad = inner.pad(pad);
+    fn delete(&self, pad_key: &PadKey, key: &str) -> Result<(), StateError> {
+        let mut inner = self.lock();
+        let Some(pad) = inner.pads.get_mut(pad_key) else {
+            return Ok(());
+        };
         if let Some(v) = pad.entries.remove(key) {
-            pad.bytes -= key.len() + v.len();
+            let freed = entry_bytes(key, &v);
+            pad.bytes -= freed;
+            let _ = inner.charge(&pad_key.plugin, 0, freed, false);
         }
         Ok(())
     }
@@ -221,15 +310,19 @@ impl StateBackend for MemoryBackend {
         window_seconds: u32,
         now_ms: u64,
     ) -> Result<Reserved, StateError> {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.lock();
         let id = inner.next_id + 1;
         let budget_key = (key.to_owned(), window_seconds);
         let pad = inner.pad(pad_key);
-        if !pad.budgets.contains_key(&budget_key) && pad.budgets.len() >= MAX_BUDGET_KEYS {
-            return Err(StateError::Full(format!(
-                "at most {MAX_BUDGET_KEYS} budget keys per plugin and agent context"
-            )));
+        if !pad.budgets.contains_key(&budget_key) {
+            if pad.budgets.len() >= MAX_BUDGET_KEYS {
+                return Err(StateError::Full(format!(
+                    "at most {MAX_BUDGET_KEYS} budget keys per plugin and agent context"
+                )));
+            }
+            inner.charge(&pad_key.plugin, key.len() + ENTRY_OVERHEAD, 0, true)?;
         }
+        let pad = inner.pad(pad_key);
         let budget = pad.budgets.entry(budget_key.clone()).or_default();
         let mut forgotten = Vec::new();
         let total = budget.total(now_ms, window_seconds, &mut forgotten);
@@ -261,7 +354,7 @@ impl StateBackend for MemoryBackend {
         window_seconds: u32,
         now_ms: u64,
     ) -> Result<u64, StateError> {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.lock();
         let budget_key = (key.to_owned(), window_seconds);
         let mut forgotten = Vec::new();
         let total = match inner
@@ -279,7 +372,7 @@ impl StateBackend for MemoryBackend {
     }
 
     fn settle(&self, ids: &[ReservationId], commit: bool) -> Result<(), StateError> {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.lock();
         for id in ids.iter().filter_map(parse_id) {
             let Some((pad, budget_key)) = inner.pending.remove(&id) else {
                 continue; // already settled, or left the window
@@ -318,18 +411,54 @@ mod tests {
     }
 
     #[test]
-    fn scratchpad_cap_counts_keys_and_values_and_contexts_are_separate() {
+    fn scratchpad_cap_counts_keys_values_and_each_entry_and_contexts_are_separate() {
         let m = MemoryBackend::default();
-        m.set(&pad("a"), "ab", "cdef", 10).unwrap();
-        m.set(&pad("a"), "ab", "cdefghij", 10).unwrap();
+        let cap = ENTRY_OVERHEAD + 10;
+        m.set(&pad("a"), "ab", "cdef", cap).unwrap();
+        m.set(&pad("a"), "ab", "cdefghij", cap).unwrap();
         assert!(matches!(
-            m.set(&pad("a"), "x", "y", 10),
+            m.set(&pad("a"), "x", "y", cap),
             Err(StateError::Full(_))
         ));
         m.delete(&pad("a"), "ab").unwrap();
-        m.set(&pad("a"), "x", "y", 10).unwrap();
+        m.set(&pad("a"), "x", "y", cap).unwrap();
         assert_eq!(m.get(&pad("b"), "x").unwrap(), None);
         assert_eq!(m.get(&pad("a"), "x").unwrap().as_deref(), Some("y"));
+        // Empty entries are not free: 1 KiB holds 16 of them, not 1,024.
+        let held = (0..1024)
+            .take_while(|i| m.set(&pad("c"), &format!("{i}"), "", 1024).is_ok())
+            .count();
+        assert!(held <= 1024 / ENTRY_OVERHEAD, "{held}");
+        assert_eq!(
+            m.usage("p").0,
+            entry_bytes("x", "y")
+                + (0..held)
+                    .map(|i| entry_bytes(&i.to_string(), ""))
+                    .sum::<usize>()
+        );
+    }
+
+    #[test]
+    fn budget_keys_count_against_the_plugins_quota() {
+        let m = MemoryBackend::with_quota(Quota {
+            plugin_bytes: 3 * (ENTRY_OVERHEAD + 2),
+            total_bytes: 1 << 20,
+        });
+        for scope in ["a", "b", "c"] {
+            assert!(matches!(
+                m.reserve(&pad(scope), "k1", 1, 10, 60, 1_000_000).unwrap(),
+                Reserved::Granted { .. }
+            ));
+        }
+        assert!(matches!(
+            m.reserve(&pad("d"), "k1", 1, 10, 60, 1_000_000),
+            Err(StateError::Full(_))
+        ));
+        // A key it already holds still reserves.
+        assert!(matches!(
+            m.reserve(&pad("a"), "k1", 1, 10, 60, 1_000_000).unwrap(),
+            Reserved::Granted { .. }
+        ));
     }
 
     #[test]

@@ -52,6 +52,37 @@ pub enum StateError {
 
 /// The most budget keys one plugin may use in one agent context (each a bounded window).
 pub const MAX_BUDGET_KEYS: usize = 256;
+/// The longest budget key, in bytes (a key names a budget; it is not a place to store data).
+pub const MAX_BUDGET_KEY_BYTES: usize = 256;
+/// What one stored entry costs beyond its key and value bytes (a scratchpad entry, a budget
+/// key): what a store spends on it whatever its size, so a cap in bytes also caps the number
+/// of entries (64 KiB holds at most 1,024 empty entries, not 65,536).
+pub const ENTRY_OVERHEAD: usize = 64;
+
+/// The bytes a scratchpad entry counts against the caps.
+pub fn entry_bytes(key: &str, value: &str) -> usize {
+    key.len() + value.len() + ENTRY_OVERHEAD
+}
+
+/// Bounds on what the embedded stores (`memory`, `journal`) hold across agent contexts: one
+/// plugin (by its manifest name, over every context) and the whole host. A plugin past its
+/// quota gets [`StateError::Full`] (its policy blocks); other plugins go on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quota {
+    /// Scratchpad entries and budget keys of one plugin, over all contexts.
+    pub plugin_bytes: usize,
+    /// Everything the store holds.
+    pub total_bytes: usize,
+}
+
+impl Default for Quota {
+    fn default() -> Self {
+        Quota {
+            plugin_bytes: 16 << 20,
+            total_bytes: 256 << 20,
+        }
+    }
+}
 /// The longest budget window, in seconds (one year).
 pub const MAX_WINDOW_SECONDS: u32 = 366 * 86_400;
 
@@ -146,6 +177,7 @@ impl StateHandle {
         window_seconds: u32,
     ) -> Result<Reserved, StateError> {
         check_window(window_seconds)?;
+        check_budget_key(key)?;
         let reserved =
             self.backend
                 .reserve(&self.pad, key, amount, limit, window_seconds, now_ms())?;
@@ -157,6 +189,7 @@ impl StateHandle {
 
     pub fn spent(&self, key: &str, window_seconds: u32) -> Result<u64, StateError> {
         check_window(window_seconds)?;
+        check_budget_key(key)?;
         self.backend.spent(&self.pad, key, window_seconds, now_ms())
     }
 }
@@ -165,6 +198,16 @@ fn check_window(window_seconds: u32) -> Result<(), StateError> {
     if window_seconds == 0 || window_seconds > MAX_WINDOW_SECONDS {
         return Err(StateError::Full(format!(
             "window-seconds must be between 1 and {MAX_WINDOW_SECONDS}, got {window_seconds}"
+        )));
+    }
+    Ok(())
+}
+
+fn check_budget_key(key: &str) -> Result<(), StateError> {
+    if key.len() > MAX_BUDGET_KEY_BYTES {
+        return Err(StateError::Full(format!(
+            "a budget key is at most {MAX_BUDGET_KEY_BYTES} bytes, got {}",
+            key.len()
         )));
     }
     Ok(())

@@ -11,7 +11,9 @@
 //! their window; `hak:reservation-ids` (the id counter).
 
 use super::window::width_ms;
-use super::{PadKey, ReservationId, Reserved, StateBackend, StateError, MAX_BUDGET_KEYS};
+use super::{
+    PadKey, ReservationId, Reserved, StateBackend, StateError, ENTRY_OVERHEAD, MAX_BUDGET_KEYS,
+};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -60,29 +62,31 @@ impl Scripts {
         let with_total = |body: &str| redis::Script::new(&format!("{PRUNE_AND_TOTAL}{body}"));
         Scripts {
             // KEYS: pad, bytes. ARGV: key, value, cap.
-            set: redis::Script::new(
+            // Each entry counts ENTRY_OVERHEAD bytes beyond its key and value.
+            set: redis::Script::new(&format!(
                 r"
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 local oldlen = 0
-if old then oldlen = string.len(ARGV[1]) + string.len(old) end
-local total = tonumber(redis.call('GET', KEYS[2]) or '0') - oldlen + string.len(ARGV[1]) + string.len(ARGV[2])
-if total > tonumber(ARGV[3]) then return {0, total} end
+if old then oldlen = string.len(ARGV[1]) + string.len(old) + {ENTRY_OVERHEAD} end
+local total = math.max(0, tonumber(redis.call('GET', KEYS[2]) or '0') - oldlen) + string.len(ARGV[1]) + string.len(ARGV[2]) + {ENTRY_OVERHEAD}
+if total > tonumber(ARGV[3]) then return {{0, total}} end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('SET', KEYS[2], total)
-return {1, total}
-",
-            ),
+return {{1, total}}
+"
+            )),
             // KEYS: pad, bytes. ARGV: key.
-            delete: redis::Script::new(
+            delete: redis::Script::new(&format!(
                 r"
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 if old then
   redis.call('HDEL', KEYS[1], ARGV[1])
-  redis.call('DECRBY', KEYS[2], string.len(ARGV[1]) + string.len(old))
+  local left = redis.call('DECRBY', KEYS[2], string.len(ARGV[1]) + string.len(old) + {ENTRY_OVERHEAD})
+  if left < 0 then redis.call('SET', KEYS[2], 0) end
 end
 return 1
-",
-            ),
+"
+            )),
             // KEYS: buckets, reservations, budget set, id counter.
             // ARGV: amount, limit, window ms, bucket width ms, budget name, max budget keys.
             reserve: with_total(

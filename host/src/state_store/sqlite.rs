@@ -10,7 +10,9 @@
 //! moments. Windows are bucketed sums ([`super::window`]): a budget is at most 61 rows.
 
 use super::window::{bucket, oldest_counted};
-use super::{PadKey, ReservationId, Reserved, StateBackend, StateError, MAX_BUDGET_KEYS};
+use super::{
+    entry_bytes, PadKey, ReservationId, Reserved, StateBackend, StateError, MAX_BUDGET_KEYS,
+};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -189,7 +191,7 @@ impl StateBackend for SqliteBackend {
                 |r| r.get(0),
             )
             .map_err(unavailable)?;
-        let bytes = key.len() + value.len();
+        let bytes = entry_bytes(key, value);
         let new_total = others as usize + bytes;
         if new_total > cap {
             return Err(StateError::Full(format!(
