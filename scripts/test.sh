@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# All checks and tests: formatting, clippy (host and wasm targets), plugins, every test.
+# All checks and tests: formatting, clippy (host and wasm targets), plugins, the
+# instruction-count gate, every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # One build, no incremental state: it would only take disk (GBs) for a build nobody repeats.
@@ -15,6 +16,8 @@ cargo clippy --quiet --target wasm32-wasip2 -p hak-guest \
 # Build every test first: the Go plugins are built with the very `hak` the tests use.
 cargo test --quiet --workspace --no-run
 HAK_BIN=target/debug/hak scripts/build-plugins.sh js go
+# Speed has a gate: instruction counts of the call path against a committed baseline.
+scripts/instruction-gate.sh
 # The official JS SDK is one of the emulator's clients under test.
 (cd emulator/tests/js-sdk && npm ci --no-audit --no-fund --loglevel=error)
 # solc-js and OpenZeppelin: the emulator's genesis factories are checked against their source.
