@@ -56,6 +56,8 @@ var ValueTools = []string{
 	"delete_account_tool", "delete_non_fungible_token_allowance_tool",
 	// ERC-20/721 through their contracts (the token is the contract's id).
 	"transfer_erc20_tool", "transfer_erc721_tool", "mint_erc721_tool",
+	// Signing a schedule may execute it: its facts are what the scheduled body moves.
+	"sign_schedule_transaction_tool",
 }
 
 var entityPattern = regexp.MustCompile(`^\d{1,20}\.\d{1,20}\.\d{1,20}$`)

@@ -268,3 +268,84 @@ fn the_users_account_is_updated() {
         .unwrap();
     assert_eq!(out["raw"]["error"], "Failed to execute Update Account: Invalid parameters: Field \"maxAutomaticTokenAssociations\" - Expected integer, received float");
 }
+
+/// Another account (0.0.1001) schedules "0.0.1003 → 0.0.1005, 7 HBAR"; the agent 0.0.1003
+/// signs it through the tool. A denylist of 0.0.1005 blocks the direct transfer, and must
+/// block the signature too: signing executes the scheduled transfer.
+#[test]
+fn a_schedule_signature_is_judged_by_what_the_schedule_moves() {
+    let (scheduler, _) = start(LOCAL);
+    let params = r#"{"transfers":[{"accountId":"0.0.1005","amount":7}],"sourceAccountId":"0.0.1003","schedulingParams":{"isScheduled":true}}"#;
+    let schedule = ok(&scheduler
+        .default_session()
+        .call("transfer_hbar_tool", params)
+        .unwrap())["scheduleId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let agent_header = same_network(&scheduler).replace(
+        "[context]\naccount_id = \"0.0.1001\"",
+        "[operator]\naccount_id = \"0.0.1003\"\nkey_env = \"HAK_TEST_UNSET_KEY\"\n\n[context]\naccount_id = \"0.0.1003\"",
+    );
+    let deny = plugin_entry(
+        "deny",
+        "rust/recipient-denylist",
+        "config = { accounts = [\"0.0.1005\"] }",
+    );
+    let (agent, _) = start(&format!("{agent_header}{deny}"));
+    let balance = |host: &hak_host::Host| {
+        host.mirror_get("/accounts/0.0.1005").unwrap()["balance"]["balance"]
+            .as_i64()
+            .unwrap()
+    };
+    let before = balance(&agent);
+    let mut session = agent.default_session();
+    let direct = session
+        .call(
+            "transfer_hbar_tool",
+            r#"{"transfers":[{"accountId":"0.0.1005","amount":7}]}"#,
+        )
+        .unwrap();
+    assert_eq!(direct["raw"]["errorCode"], "POLICY_BLOCKED", "{direct}");
+    let signed = session
+        .call(
+            "sign_schedule_transaction_tool",
+            &format!(r#"{{"scheduleId":"{schedule}"}}"#),
+        )
+        .unwrap();
+    assert_eq!(signed["raw"]["errorCode"], "POLICY_BLOCKED", "{signed}");
+    assert_eq!(
+        signed["raw"]["policyBlock"]["reason"], "0.0.1005 is a denylisted recipient",
+        "{signed}"
+    );
+    assert_eq!(balance(&agent), before, "nothing moved");
+    assert!(
+        agent.mirror_get(&format!("/schedules/{schedule}")).unwrap()["executed_timestamp"]
+            .is_null()
+    );
+
+    // A schedule nobody can read cannot be judged: refused, with the reason.
+    let unknown = session
+        .call(
+            "sign_schedule_transaction_tool",
+            r#"{"scheduleId":"0.0.987654"}"#,
+        )
+        .unwrap();
+    let error = unknown["raw"]["error"].as_str().unwrap();
+    assert!(
+        error.contains("cannot state what schedule 0.0.987654 moves"),
+        "{unknown}"
+    );
+
+    // Without the denylist the same signature executes the transfer (what the attack did).
+    let (plain, _) = start(&agent_header);
+    let out = plain
+        .default_session()
+        .call(
+            "sign_schedule_transaction_tool",
+            &format!(r#"{{"scheduleId":"{schedule}"}}"#),
+        )
+        .unwrap();
+    ok(&out);
+    assert_eq!(balance(&plain), before + 700_000_000);
+}

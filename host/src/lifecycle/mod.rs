@@ -27,7 +27,7 @@ use crate::plugin::{
 use crate::stage::Stage;
 use crate::state_store::CallReservations;
 use crate::strategy::{SecondaryResult, StrategyError};
-use crate::tools::{CoreOutput, DynTool, ToolSpec};
+use crate::tools::{CoreOutput, DynTool, ToolContext, ToolSpec};
 use call_state::CallState;
 use chain::{Chain, Plan};
 pub use env::CallEnv;
@@ -357,7 +357,7 @@ impl Session {
         );
 
         // 1. pre-tool-execution (sees the agent's unvalidated params)
-        self.stage(Stage::PreToolExecution, tool, plan, state)?;
+        self.stage(Stage::PreToolExecution, tool, plan, state, &tool_ctx)?;
         // 2. normalise (validation happens here, as in the kit)
         let method = tool.spec().method;
         state.normalised = Some(
@@ -367,7 +367,7 @@ impl Session {
             .map_err(Abort::from)?,
         );
         // 3. post-params-normalization
-        self.stage(Stage::PostParamsNormalization, tool, plan, state)?;
+        self.stage(Stage::PostParamsNormalization, tool, plan, state, &tool_ctx)?;
         // 4. core action: build the transaction or run the query
         let normalised = state.normalised.as_ref().expect("set at stage 2");
         let core = guarded(method, "building its transaction or query", || {
@@ -382,7 +382,7 @@ impl Session {
             });
         }
         // 5. post-core-action (observe-only)
-        self.stage(Stage::PostCoreAction, tool, plan, state)?;
+        self.stage(Stage::PostCoreAction, tool, plan, state, &tool_ctx)?;
         // 6. secondary action: the mode's strategy
         let mut result = match core {
             CoreOutput::Query(result) => {
@@ -452,7 +452,7 @@ impl Session {
             recording || plan.has_steps(Stage::PostSecondaryAction),
         );
         // 7. post-tool-execution
-        self.stage(Stage::PostSecondaryAction, tool, plan, state)?;
+        self.stage(Stage::PostSecondaryAction, tool, plan, state, &tool_ctx)?;
         Ok(state.result.take().expect("set at stage 6"))
     }
 
@@ -467,6 +467,7 @@ impl Session {
         tool: &dyn DynTool,
         plan: &Plan,
         state: &mut CallState<'_>,
+        tool_ctx: &ToolContext<'_>,
     ) -> Result<(), Abort> {
         let steps = plan.steps(stage);
         if steps.is_empty() && self.recorded.is_none() {
@@ -474,9 +475,7 @@ impl Session {
         }
         let spec = tool.spec();
         let chain = self.chain.clone();
-        if state.facts.is_none() {
-            state.facts = state.normalised.as_ref().map(|n| tool.facts(n));
-        }
+        read_facts(tool, state, tool_ctx)?;
         let mut buf = std::mem::take(&mut self.buf);
         state.render(&mut buf);
         if let Some(recorded) = &mut self.recorded {
@@ -550,6 +549,8 @@ impl Session {
                 };
                 match replace(member.as_ref(), stage, tool, state, json) {
                     Ok(()) => {
+                        // Replaced params: their facts, read again, are what is judged.
+                        read_facts(tool, state, tool_ctx)?;
                         state.render(&mut buf);
                         for earlier in steps[..=at].iter().filter(|s| s.policy) {
                             self.judge(earlier.plugin, &stage_call(stage, spec, &buf, state))?;
@@ -909,6 +910,26 @@ fn block(member: &dyn ChainPlugin, call: &StageCall<'_>, info: BlockReason) -> A
     }))
 }
 
+/// The call's facts, once it has normalised params and they were not read yet (again after a
+/// replacement): what every policy from post-params-normalization on judges. A tool that
+/// cannot state them refuses the call.
+fn read_facts(
+    tool: &dyn DynTool,
+    state: &mut CallState<'_>,
+    tool_ctx: &ToolContext<'_>,
+) -> Result<(), Abort> {
+    if state.facts.is_none() {
+        if let Some(normalised) = state.normalised.as_ref() {
+            let facts = guarded(tool.spec().method, "stating its facts", || {
+                tool.read_facts(normalised, tool_ctx)
+            })?
+            .map_err(Abort::from)?;
+            state.facts = Some(facts);
+        }
+    }
+    Ok(())
+}
+
 /// Apply a hook's replacement to the value its stage owns, re-validated like host-made values.
 /// Replacing params needs the `params:replace` capability, replacing the tool result
 /// `result:replace`; a result replacement may change `humanMessage` only, never `raw` (the
@@ -951,7 +972,7 @@ fn replace(
             let normalised = tool
                 .normalised_from_json(&json)
                 .map_err(|e| format!("replacement normalisedParams are invalid: {e}"))?;
-            state.facts = Some(tool.facts(&normalised));
+            state.facts = None; // read again before the stage's policies judge them
             state.normalised = Some(normalised);
         }
         Stage::PostCoreAction => {

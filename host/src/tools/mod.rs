@@ -172,6 +172,18 @@ pub trait Tool: Send + Sync + 'static {
         Facts::default()
     }
 
+    /// The facts policies judge, read when a plugin of the chain will see them (never for a
+    /// call no plugin judges). Default: [`Tool::facts`]. A tool whose movements live on the
+    /// network (signing a schedule executes its body) reads them here; an error refuses the
+    /// call, since a policy cannot judge what cannot be stated.
+    fn read_facts(
+        &self,
+        normalised: &Self::Normalised,
+        _ctx: &ToolContext<'_>,
+    ) -> Result<Facts, ToolError> {
+        Ok(self.facts(normalised))
+    }
+
     /// The human message after a successful execution (the kit's per-tool `postProcess`).
     fn post_process(&self, raw: &RawTransactionResponse) -> String {
         serde_json::to_string_pretty(raw).unwrap_or_default()
@@ -285,6 +297,12 @@ pub trait DynTool: Send + Sync {
     fn result_fields(&self, raw: &RawTransactionResponse) -> serde_json::Map<String, Value>;
     /// [`Tool::facts`] of normalised params this tool produced or checked.
     fn facts(&self, normalised: &Normalised) -> Facts;
+    /// [`Tool::read_facts`] of normalised params this tool produced or checked.
+    fn read_facts(
+        &self,
+        normalised: &Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<Facts, ToolError>;
     /// The JSON Schemas of this tool's stage JSON (built on demand; not for the call path).
     fn shapes(&self) -> shapes::ToolShapes;
 }
@@ -349,6 +367,17 @@ impl<T: Tool> DynTool for Erased<T> {
             .downcast_ref::<T::Normalised>()
             .map(|value| self.tool.facts(value))
             .unwrap_or_default()
+    }
+
+    fn read_facts(
+        &self,
+        normalised: &Normalised,
+        ctx: &ToolContext<'_>,
+    ) -> Result<Facts, ToolError> {
+        match normalised.value.downcast_ref::<T::Normalised>() {
+            Some(value) => self.tool.read_facts(value, ctx),
+            None => Ok(Facts::default()),
+        }
     }
 
     fn shapes(&self) -> shapes::ToolShapes {

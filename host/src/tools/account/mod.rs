@@ -4,6 +4,7 @@ mod create_account;
 mod delete_account;
 mod hbar_allowance;
 mod schedule_ops;
+mod scheduled_body;
 mod token_allowance;
 mod transfer_hbar;
 mod transfer_hbar_with_allowance;

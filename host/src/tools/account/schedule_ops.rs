@@ -1,5 +1,6 @@
 //! `sign_schedule_transaction_tool` and `schedule_delete_tool`: act on an existing schedule.
 
+use crate::facts::Facts;
 use crate::tools::normalise::serde_as;
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
@@ -63,6 +64,12 @@ Parameters:
 
     fn normalise(&self, raw: &Value, _ctx: &ToolContext<'_>) -> Result<ScheduleRef, ToolError> {
         schedule_ref(raw)
+    }
+
+    /// The signature may execute the schedule: its facts are what the scheduled body moves,
+    /// read from the network when a policy is to judge them.
+    fn read_facts(&self, n: &ScheduleRef, ctx: &ToolContext<'_>) -> Result<Facts, ToolError> {
+        super::scheduled_body::facts_of_schedule(ctx.mirror, n.schedule_id)
     }
 
     fn core_action(&self, n: &ScheduleRef, ctx: &ToolContext<'_>) -> Result<CoreOutput, ToolError> {
