@@ -115,6 +115,10 @@ enum Command {
         /// remove a policy).
         #[arg(long)]
         insecure: bool,
+        /// With [[agents]] and no HAK_ADMIN_TOKEN, serve the admin routes (approvals, plugins,
+        /// metrics) anyway, to every caller — agents included. Without it they are off.
+        #[arg(long)]
+        admin_without_token: bool,
     },
     /// Serve the tools to AI agents over the Model Context Protocol: on stdin/stdout (for a
     /// client that starts hak), or over streamable HTTP at `http://<listen>/mcp` with
@@ -373,7 +377,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             listen,
             plugins_dir,
             insecure,
-        } => serve(&host, listen, plugins_dir, insecure)?,
+            admin_without_token,
+        } => serve(&host, listen, plugins_dir, insecure, admin_without_token)?,
         Command::Plugin {
             command:
                 PluginCommand::New {
@@ -636,6 +641,7 @@ fn serve(
     listen: std::net::SocketAddr,
     plugins_dir: Option<PathBuf>,
     insecure: bool,
+    admin_without_token: bool,
 ) -> anyhow::Result<()> {
     let (host, context) = build_host(args)?;
     let admin_token = std::env::var("HAK_ADMIN_TOKEN")
@@ -653,6 +659,14 @@ fn serve(
     let mut options = crate::serve::ServeOptions::from_manifest(&registry, admin_token.as_deref())
         .map_err(anyhow::Error::msg)?;
     options.callers = options.callers.with_default_context(context);
+    if admin_without_token {
+        options.callers = options.callers.admin_without_token();
+    }
+    if options.callers.admin_closed() {
+        tracing::warn!(
+            "admin routes (approvals, plugins, metrics) are off: [[agents]] are configured and $HAK_ADMIN_TOKEN is not set, so no agent key can decide held calls or change policies; set HAK_ADMIN_TOKEN (hak approvals and a metrics scraper send it), or pass --admin-without-token"
+        );
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -405,3 +405,67 @@ fn the_openapi_document_validates_and_every_operation_answers_as_documented() {
     }
     assert_eq!(operations, 13, "{doc}");
 }
+
+/// With `[[agents]]` and no admin token, an agent key must never reach the admin routes: it
+/// could approve its own held call, list or remove its policies, read the metrics.
+#[test]
+fn an_agent_key_never_reaches_the_admin_routes() {
+    let manifest = agents_manifest();
+    let payer = ("Authorization", "Bearer payer-key-0123456789abcdef");
+    let admin_routes = [
+        ("GET", "/v1/approvals"),
+        ("GET", "/v1/plugins"),
+        ("GET", "/metrics"),
+        ("POST", "/v1/approvals/1/approve"),
+        ("POST", "/v1/reload"),
+    ];
+    let closed = serve_with(&manifest, None, None, false);
+    for (method, path) in admin_routes {
+        for headers in [&[payer][..], &[]] {
+            let (status, _, body) = http(closed.addr, method, path, headers, "");
+            assert_eq!(status, 403, "{method} {path}: {body}");
+            assert!(
+                body["error"]
+                    .as_str()
+                    .is_some_and(|e| e.contains("admin routes are off")),
+                "{body}"
+            );
+        }
+    }
+    // Tool calls still work with the agent's key.
+    let (status, body) = post(
+        closed.addr,
+        "transfer_hbar_tool",
+        "Authorization: Bearer payer-key-0123456789abcdef",
+        TRANSFER,
+    );
+    assert_eq!(status, 200, "{body}");
+    drop(closed);
+
+    // With a token only the token opens them.
+    let guarded = serve_with(&manifest, None, Some("admin-token-0123456789"), false);
+    let (status, _, _) = http(guarded.addr, "GET", "/v1/plugins", &[payer], "");
+    assert_eq!(status, 401);
+    let admin = ("Authorization", "Bearer admin-token-0123456789");
+    let (status, _, _) = http(guarded.addr, "GET", "/v1/plugins", &[admin], "");
+    assert_eq!(status, 200);
+    drop(guarded);
+
+    // Opening them without a token is an explicit choice.
+    let open = serve_with(&manifest, None, None, true);
+    let (status, _, _) = http(open.addr, "GET", "/v1/plugins", &[payer], "");
+    assert_eq!(status, 200);
+    drop(open);
+
+    // An admin token that is an agent's key is refused at start.
+    let (host, _) = start(&manifest);
+    let registry = std::sync::Arc::new(hak_host::registry::Registry::new(host, None).unwrap());
+    let err =
+        hak_host::serve::ServeOptions::from_manifest(&registry, Some("payer-key-0123456789abcdef"))
+            .err()
+            .expect("an agent key as the admin token must be refused");
+    assert!(
+        err.contains("agent payer's key is the admin token"),
+        "{err}"
+    );
+}

@@ -377,11 +377,25 @@ pub fn serve(manifest: &str) -> (std::net::SocketAddr, Server) {
 /// Serve `manifest` with the plugins of `plugins_dir` (synced once; re-sync through the
 /// registry or `POST /v1/reload`).
 pub fn serve_dir(manifest: &str, plugins_dir: Option<PathBuf>) -> Server {
+    serve_with(manifest, plugins_dir, Some("s3cret"), false)
+}
+
+/// Serve `manifest` with `admin_token` (none: the admin routes are open without `[[agents]]`,
+/// off with them unless `admin_without_token`).
+pub fn serve_with(
+    manifest: &str,
+    plugins_dir: Option<PathBuf>,
+    admin_token: Option<&str>,
+    admin_without_token: bool,
+) -> Server {
     use hak_host::registry::Registry;
     let (host, _) = start(manifest);
     let registry = Arc::new(Registry::new(host, plugins_dir).unwrap());
     registry.sync_dir();
-    let options = hak_host::serve::ServeOptions::from_manifest(&registry, Some("s3cret")).unwrap();
+    let mut options = hak_host::serve::ServeOptions::from_manifest(&registry, admin_token).unwrap();
+    if admin_without_token {
+        options.callers = options.callers.admin_without_token();
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -54,11 +54,25 @@ impl Caller<'_> {
     }
 }
 
+/// Who may use the admin routes (approvals, plugin changes and listing, metrics).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AdminAccess {
+    /// The bearer of the admin token (never an agent key: a server refuses to start with an
+    /// agent whose key is the token).
+    Token([u8; 32]),
+    /// Anyone who reaches the server: no `[[agents]]` and no token (a loopback development
+    /// server), or agents and an explicit `--admin-without-token`.
+    Open,
+    /// Nobody: agents are configured and no admin token is set, so no key an agent holds
+    /// may decide its own held calls or change its own policies.
+    Closed,
+}
+
 /// The callers a server accepts.
 #[derive(Clone)]
 pub struct Callers {
     agents: Vec<Agent>,
-    admin: Option<[u8; 32]>,
+    admin: AdminAccess,
     default_context: AgentContext,
 }
 
@@ -118,11 +132,38 @@ impl Callers {
                 allow_account_header: spec.allow_account_header,
             });
         }
+        let admin = match admin_token.map(digest) {
+            Some(token) => {
+                if let Some(agent) = agents.iter().find(|a| bool::from(a.digest.ct_eq(&token))) {
+                    return Err(format!(
+                        "agent {}'s key is the admin token: an agent could decide its own held calls; give the admin a token of its own",
+                        agent.name
+                    ));
+                }
+                AdminAccess::Token(token)
+            }
+            None if agents.is_empty() => AdminAccess::Open,
+            None => AdminAccess::Closed,
+        };
         Ok(Callers {
             agents,
-            admin: admin_token.map(digest),
+            admin,
             default_context: default_context.clone(),
         })
+    }
+
+    /// Serve the admin routes without a token even though agents are configured (an explicit
+    /// choice: every agent key then reaches them too).
+    pub fn admin_without_token(mut self) -> Self {
+        if self.admin == AdminAccess::Closed {
+            self.admin = AdminAccess::Open;
+        }
+        self
+    }
+
+    /// Whether the admin routes are off: agents configured, no admin token.
+    pub fn admin_closed(&self) -> bool {
+        self.admin == AdminAccess::Closed
     }
 
     /// Callers without an agent entry (a server with no `[[agents]]`) get `context`; agents
@@ -137,7 +178,7 @@ impl Callers {
     }
 
     pub fn has_admin_token(&self) -> bool {
-        self.admin.is_some()
+        matches!(self.admin, AdminAccess::Token(_))
     }
 
     /// The agent whose key is the request's bearer token (every agent is compared).
@@ -205,11 +246,13 @@ impl Callers {
         Ok((caller.context, caller.agent.map(|a| a.name.clone())))
     }
 
-    /// Whether the request carries the admin token (always, when none is configured).
+    /// Whether the request may use the admin routes: it carries the admin token; anyone on
+    /// an open server; nobody when they are closed.
     pub fn is_admin(&self, headers: &HeaderMap) -> bool {
         match &self.admin {
-            None => true,
-            Some(expected) => bearer(headers)
+            AdminAccess::Open => true,
+            AdminAccess::Closed => false,
+            AdminAccess::Token(expected) => bearer(headers)
                 .map(digest)
                 .is_some_and(|given| bool::from(expected.ct_eq(&given))),
         }

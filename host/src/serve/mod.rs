@@ -259,6 +259,7 @@ async fn list_tools(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
     responses(
         (status = 200, description = "Every plugin with its source, stages and counters", body = PluginsBody),
         (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+        (status = 403, description = "Admin routes are off: [[agents]] are configured and no admin token is set", body = ErrorBody),
     ),
     security((), ("admin_token" = []))
 )]
@@ -292,7 +293,8 @@ pub struct Upload {
     settings_signature: Option<String>,
 }
 
-/// Admin routes need the admin token (when one is configured).
+/// Admin routes need the admin token (when one is configured); with agents and no token they
+/// are off.
 async fn require_admin(
     State(app): State<Arc<App>>,
     request: axum::extract::Request,
@@ -300,6 +302,11 @@ async fn require_admin(
 ) -> Response {
     if app.callers.is_admin(request.headers()) {
         next.run(request).await
+    } else if app.callers.admin_closed() {
+        error(
+            StatusCode::FORBIDDEN,
+            "admin routes are off: [[agents]] are configured and $HAK_ADMIN_TOKEN is not set (start hak serve with it, or with --admin-without-token)",
+        )
     } else {
         error(
             StatusCode::UNAUTHORIZED,
@@ -361,6 +368,7 @@ async fn announced_size(request: axum::extract::Request, next: axum::middleware:
     responses(
         (status = 200, description = "Swapped in", body = ChainVersion),
         (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+        (status = 403, description = "Admin routes are off: [[agents]] are configured and no admin token is set", body = ErrorBody),
         (status = 413, description = "Larger than a component may be", body = ErrorBody),
         (status = 422, description = "Refused: not a valid plugin, a bad signature or settings", body = ErrorBody),
     ),
@@ -447,6 +455,7 @@ async fn put_plugin(
     responses(
         (status = 200, description = "Removed", body = ChainVersion),
         (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+        (status = 403, description = "Admin routes are off: [[agents]] are configured and no admin token is set", body = ErrorBody),
         (status = 422, description = "No such plugin, or one the manifest fixes", body = ErrorBody),
     ),
     security((), ("admin_token" = []))
@@ -469,6 +478,7 @@ async fn delete_plugin(State(app): State<Arc<App>>, Path(name): Path<String>) ->
     responses(
         (status = 200, description = "Rolled back", body = ChainVersion),
         (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+        (status = 403, description = "Admin routes are off: [[agents]] are configured and no admin token is set", body = ErrorBody),
         (status = 422, description = "Nothing to roll back to", body = ErrorBody),
     ),
     security((), ("admin_token" = []))
@@ -489,6 +499,7 @@ async fn rollback_plugin(State(app): State<Arc<App>>, Path(name): Path<String>) 
     responses(
         (status = 200, description = "What the scan loaded, removed and refused", body = crate::registry::SyncReport),
         (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+        (status = 403, description = "Admin routes are off: [[agents]] are configured and no admin token is set", body = ErrorBody),
     ),
     security((), ("admin_token" = []))
 )]
@@ -508,6 +519,7 @@ async fn reload(State(app): State<Arc<App>>) -> Response {
     responses(
         (status = 200, description = "Every metric in the OpenMetrics text format", body = String, content_type = "application/openmetrics-text"),
         (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+        (status = 403, description = "Admin routes are off: [[agents]] are configured and no admin token is set", body = ErrorBody),
     ),
     security((), ("admin_token" = []))
 )]
