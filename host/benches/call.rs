@@ -374,7 +374,18 @@ fn bench_state_stores(c: &mut Criterion) {
         ("sqlite", Arc::new(SqliteBackend::open(&dir).unwrap())),
     ];
     match &redis {
-        Some(r) => stores.push(("redis", Arc::new(RedisBackend::open(&r.1).unwrap()))),
+        // The bench's server keeps nothing (a scratch store), knowingly.
+        Some(r) => stores.push((
+            "redis",
+            Arc::new(
+                RedisBackend::open(
+                    &r.1,
+                    std::time::Duration::from_millis(50),
+                    hak_host::state_store::redis::Persistence::Acknowledged,
+                )
+                .unwrap(),
+            ),
+        )),
         None => eprintln!("redis-server not installed: no redis figure"),
     }
     for (name, store) in stores {

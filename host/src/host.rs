@@ -240,7 +240,8 @@ fn open_state(
     manifest: &Manifest,
     choice: StateChoice,
 ) -> Result<Arc<dyn StateBackend>, HostError> {
-    use crate::state_store::{journal::JournalBackend, redis::RedisBackend, sqlite::SqliteBackend};
+    use crate::state_store::redis::{Persistence, RedisBackend};
+    use crate::state_store::{journal::JournalBackend, sqlite::SqliteBackend};
     let config = |e: String| HostError::Config(format!("state: {e}"));
     let section = &manifest.state;
     Ok(match (section.backend, choice) {
@@ -265,7 +266,12 @@ fn open_state(
         }
         (Some(StateBackendKind::Redis), _) => {
             let url = section.url.as_deref().unwrap_or_default();
-            Arc::new(RedisBackend::open(url).map_err(config)?)
+            let timeout = std::time::Duration::from_millis(section.timeout_ms.unwrap_or(50));
+            let persistence = match section.redis_persistence {
+                Some(crate::manifest::RedisPersistence::Acknowledged) => Persistence::Acknowledged,
+                _ => Persistence::Check,
+            };
+            Arc::new(RedisBackend::open(url, timeout, persistence).map_err(config)?)
         }
     })
 }

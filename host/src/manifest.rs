@@ -168,6 +168,22 @@ pub struct StateSection {
     pub max_plugin_bytes: Option<usize>,
     /// The memory and journal backends: bytes the whole store may hold (default 256 MiB).
     pub max_total_bytes: Option<usize>,
+    /// The redis backend: each operation (connecting included) within this many ms (default
+    /// 50, inside the default 100 ms plugin deadline); past it the store is unavailable and
+    /// the policy blocks.
+    pub timeout_ms: Option<u64>,
+    /// The redis backend: `"checked"` (default: at start the server must run with
+    /// `appendonly yes`, or hak refuses to start) or `"acknowledged"` (the operator vouches
+    /// for persistence, e.g. a managed Redis that refuses `CONFIG`).
+    pub redis_persistence: Option<RedisPersistence>,
+}
+
+/// `[state] redis_persistence`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RedisPersistence {
+    Checked,
+    Acknowledged,
 }
 
 impl StateSection {
@@ -449,6 +465,21 @@ impl Manifest {
                 return Err("state.dir needs state.backend = \"journal\" or \"sqlite\" (without a backend the dir would be ignored)".into())
             }
             _ => {}
+        }
+        if (self.state.timeout_ms.is_some() || self.state.redis_persistence.is_some())
+            && self.state.backend != Some(StateBackendKind::Redis)
+        {
+            return Err(
+                "state.timeout_ms and state.redis_persistence apply to backend = \"redis\" only"
+                    .into(),
+            );
+        }
+        if let Some(ms) = self.state.timeout_ms {
+            if !(1..=60_000).contains(&ms) {
+                return Err(format!(
+                    "state.timeout_ms must be between 1 and 60000, got {ms}"
+                ));
+            }
         }
         if (self.state.max_plugin_bytes.is_some() || self.state.max_total_bytes.is_some())
             && matches!(

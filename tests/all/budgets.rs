@@ -528,3 +528,78 @@ fn a_budget_key_past_256_bytes_is_refused() {
     );
     assert_eq!(backend.usage("hostile"), (0, 0), "nothing was stored");
 }
+
+fn redis_manifest(url: &str, extra: &str) -> String {
+    format!(
+        "{RETURN_BYTES_HEADER}{}\n[state]\nbackend = \"redis\"\nurl = \"{url}\"\n{extra}",
+        spend_limit(7),
+    )
+}
+
+/// A frozen Redis (SIGSTOP: the port stays open, nothing answers) is a store that cannot
+/// answer: each call gets the spend limit's documented block, at once, not the plugin's
+/// deadline after seconds of waiting (which failed the call as PLUGIN_FAILED); four calls at
+/// once do not queue behind one connection; thawed, the store serves again.
+#[test]
+#[ignore = "needs redis-server (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn a_frozen_redis_blocks_each_call_within_the_plugins_deadline() {
+    let redis = RedisServer::start();
+    let (host, _) = start(&redis_manifest(&redis.url, ""));
+    let ok = host
+        .session(bytes_context())
+        .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+        .unwrap();
+    assert_eq!(ok["raw"]["status"], "SUCCESS", "{ok}");
+    redis.signal("STOP");
+    let outs: Vec<serde_json::Value> = std::thread::scope(|s| {
+        let calls: Vec<_> = (0..4)
+            .map(|_| {
+                let host = host.clone();
+                s.spawn(move || {
+                    host.session(bytes_context())
+                        .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+                        .unwrap()
+                })
+            })
+            .collect();
+        calls.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    for out in &outs {
+        assert_eq!(
+            out["raw"]["policyBlock"]["reasonCode"], "SPEND_LIMIT_UNAVAILABLE",
+            "{out}"
+        );
+    }
+    redis.signal("CONT");
+    let again = host
+        .session(bytes_context())
+        .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+        .unwrap();
+    assert_eq!(again["raw"]["status"], "SUCCESS", "{again}");
+}
+
+/// A Redis that keeps nothing across a restart would reset every budget: refused at start,
+/// unless the manifest says the operator knows.
+#[test]
+#[ignore = "needs redis-server (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn a_redis_without_persistence_is_refused_unless_acknowledged() {
+    let redis = RedisServer::start_volatile();
+    let err = try_start(&redis_manifest(&redis.url, ""))
+        .err()
+        .expect("a volatile redis must be refused")
+        .to_string();
+    assert!(err.contains("appendonly no"), "{err}");
+    assert!(
+        err.contains("redis_persistence = \"acknowledged\""),
+        "{err}"
+    );
+    let (host, _) = start(&redis_manifest(
+        &redis.url,
+        "redis_persistence = \"acknowledged\"\n",
+    ));
+    let out = host
+        .session(bytes_context())
+        .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+}

@@ -268,22 +268,40 @@ impl Rng {
     }
 }
 
-/// A real `redis-server` on a free loopback port, for as long as the value lives (no
-/// persistence). Panics with the install hint when the server is missing.
+/// A real `redis-server` on a free loopback port, for as long as the value lives: with its
+/// append-only file on (in a temporary directory), as hak requires, or volatile. Panics with
+/// the install hint when the server is missing.
 pub struct RedisServer {
     child: std::process::Child,
     pub url: String,
+    dir: PathBuf,
 }
 
 impl RedisServer {
+    /// A server that persists (`appendonly yes`).
     pub fn start() -> Self {
+        Self::start_with(&["--appendonly", "yes"])
+    }
+
+    /// A server that keeps nothing across a restart (`--save '' --appendonly no`).
+    pub fn start_volatile() -> Self {
+        Self::start_with(&["--save", "", "--appendonly", "no"])
+    }
+
+    fn start_with(persistence: &[&str]) -> Self {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
+        let dir = root().join(format!("target/test-tmp/redis-{port}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
         let child = std::process::Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
+            .args(["--save", ""])
+            .args(persistence)
+            .arg("--dir")
+            .arg(&dir)
             .stdout(std::process::Stdio::null())
             .spawn()
             .expect("redis-server runs (scripts/install-deps.sh installs Debian's redis-server)");
@@ -298,7 +316,17 @@ impl RedisServer {
         RedisServer {
             child,
             url: format!("redis://127.0.0.1:{port}/0"),
+            dir,
         }
+    }
+
+    /// Freeze (`SIGSTOP`) or thaw (`SIGCONT`) the server: it keeps its port and answers nothing.
+    pub fn signal(&self, signal: &str) {
+        let status = std::process::Command::new("kill")
+            .args([format!("-{signal}"), self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -{signal}");
     }
 }
 
@@ -306,6 +334,7 @@ impl Drop for RedisServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

@@ -1,5 +1,9 @@
 //! The shared backend: Redis, so several `hak serve` replicas behind a load balancer hold one
-//! budget. Each operation is one Lua script (Redis runs a script atomically), with the time
+//! budget. Connections are pooled (a handful of sync connections: a call takes one and gives
+//! it back; written here because r2d2 would PING on every checkout and run a reaper thread,
+//! and neither bounds connecting and answering by one deadline), every operation is bounded
+//! by `[state] timeout_ms` (50 ms: a frozen server is unavailable, not a stall), and at start
+//! the server must persist (`appendonly yes`) unless the manifest acknowledges otherwise. Each operation is one Lua script (Redis runs a script atomically), with the time
 //! taken from the Redis server (`TIME`), so replicas with drifting clocks still agree on the
 //! windows. Amounts are Lua numbers there: reservations above 2^53 base units are refused
 //! (fail closed) rather than rounded.
@@ -15,16 +19,33 @@ use super::{
     PadKey, ReservationId, Reserved, StateBackend, StateError, ENTRY_OVERHEAD, MAX_BUDGET_KEYS,
 };
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The largest amount a Lua number holds exactly.
 const MAX_EXACT: u64 = 1 << 53;
 
 pub struct RedisBackend {
     client: redis::Client,
-    conn: Mutex<Option<redis::Connection>>,
+    /// Connections not in use (a call takes one, or opens one, and gives it back): calls on
+    /// several threads do not wait for each other.
+    idle: Mutex<Vec<redis::Connection>>,
     url: String,
     scripts: Scripts,
+    /// Each operation, connecting included, within this.
+    timeout: Duration,
+}
+
+/// Connections kept open for later calls.
+const MAX_IDLE: usize = 32;
+
+/// How the operator vouches for the server's persistence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Persistence {
+    /// Check it at start (`CONFIG GET appendonly`): refuse a server that would forget budgets.
+    Check,
+    /// The operator vouches for it (a managed Redis that disables `CONFIG`, or a deliberate
+    /// volatile store): not checked.
+    Acknowledged,
 }
 
 struct Scripts {
@@ -150,46 +171,136 @@ fn unavailable(e: redis::RedisError) -> StateError {
     StateError::Unavailable(e.to_string())
 }
 
+fn timed_out(timeout: Duration) -> StateError {
+    StateError::Unavailable(format!(
+        "redis did not answer within {} ms",
+        timeout.as_millis()
+    ))
+}
+
 impl RedisBackend {
-    /// Connect to `url` (`redis://127.0.0.1:6379/0`) and check that it answers.
-    pub fn open(url: &str) -> Result<Self, String> {
-        let client = redis::Client::open(url).map_err(|e| format!("state.url {url:?}: {e}"))?;
+    /// Connect to `url` (`redis://127.0.0.1:6379/0`), check that it answers and, unless
+    /// `persistence` is acknowledged, that it keeps what it is told across a restart. Each
+    /// later operation is bounded by `timeout`: past it the store is unavailable (the policy
+    /// blocks) and the call goes on within the plugin's deadline.
+    pub fn open(url: &str, timeout: Duration, persistence: Persistence) -> Result<Self, String> {
+        use redis::IntoConnectionInfo;
+        let info = url
+            .into_connection_info()
+            .map_err(|e| format!("state.url {url:?}: {e}"))?;
+        // No CLIENT SETINFO at connect: its answers are ignored, so each would wait out the
+        // read timeout on a frozen server and connecting would take twice the bound.
+        let settings = info.redis_settings().clone().set_skip_set_lib_name();
+        let info = info.set_redis_settings(settings);
+        let client = redis::Client::open(info).map_err(|e| format!("state.url {url:?}: {e}"))?;
         let backend = RedisBackend {
             client,
-            conn: Mutex::new(None),
+            idle: Mutex::new(Vec::new()),
             url: url.to_owned(),
             scripts: Scripts::new(),
+            timeout,
         };
-        backend
-            .with_conn(|c| redis::cmd("PING").query::<String>(c))
-            .map_err(|e| format!("state.url {url:?}: {e}"))?;
+        // The first answer may take longer than a call's bound (a server just started).
+        let started = backend.with_conn_within(Duration::from_secs(2), |c| {
+            redis::cmd("PING").query::<String>(c)
+        });
+        started.map_err(|e| format!("state.url {url:?}: {e}"))?;
+        if persistence == Persistence::Check {
+            backend.check_persistence()?;
+        }
         Ok(backend)
     }
 
-    /// Run `op` on the connection, reconnecting once if the connection broke.
+    /// Refuse a server that forgets budgets when it restarts: without the append-only file a
+    /// restart loses every spend since the last snapshot (all of them without snapshots).
+    fn check_persistence(&self) -> Result<(), String> {
+        let url = &self.url;
+        let answer = self.with_conn_within(Duration::from_secs(2), |c| {
+            redis::cmd("CONFIG")
+                .arg("GET")
+                .arg("appendonly")
+                .query::<Vec<String>>(c)
+        });
+        let values = answer.map_err(|e| {
+            format!(
+                "state.url {url:?}: cannot check that the server persists budgets (CONFIG GET appendonly: {e}); a managed Redis often refuses CONFIG: if it persists (append-only file on), say so with [state] redis_persistence = \"acknowledged\""
+            )
+        })?;
+        match values.get(1).map(String::as_str) {
+            Some("yes") => Ok(()),
+            other => Err(format!(
+                "state.url {url:?}: the server runs with appendonly {}: a restart would forget the budgets spent since its last snapshot (all of them without snapshots) and let them be spent again. Turn the append-only file on (appendonly yes, appendfsync everysec or always), or, to run without it knowingly, set [state] redis_persistence = \"acknowledged\"",
+                other.unwrap_or("(no answer)")
+            )),
+        }
+    }
+
     fn with_conn<T>(
         &self,
         op: impl Fn(&mut redis::Connection) -> redis::RedisResult<T>,
     ) -> Result<T, StateError> {
-        let mut slot = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        self.with_conn_within(self.timeout, op)
+    }
+
+    /// Run `op` on an idle connection (or a new one), connecting and answering within
+    /// `timeout` in all; a connection that broke is replaced once while time is left. A
+    /// connection that timed out is dropped (its answer may still come).
+    fn with_conn_within<T>(
+        &self,
+        timeout: Duration,
+        op: impl Fn(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T, StateError> {
+        let deadline = Instant::now() + timeout;
+        let left = || deadline.saturating_duration_since(Instant::now());
         for attempt in 0..2 {
-            if slot.is_none() {
-                let conn = self
-                    .client
-                    .get_connection_with_timeout(Duration::from_secs(2))
-                    .map_err(unavailable)?;
-                conn.set_read_timeout(Some(Duration::from_secs(5)))
-                    .and_then(|_| conn.set_write_timeout(Some(Duration::from_secs(5))))
-                    .map_err(unavailable)?;
-                *slot = Some(conn);
-            }
-            let conn = slot.as_mut().expect("connected above");
-            match op(conn) {
-                Ok(v) => return Ok(v),
-                Err(e) if attempt == 0 && (e.is_io_error() || e.is_connection_dropped()) => {
-                    *slot = None;
+            let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let mut conn = match idle {
+                Some(conn) => conn,
+                None => {
+                    if left().is_zero() {
+                        return Err(timed_out(timeout));
+                    }
+                    self.client
+                        .get_connection_with_timeout(left())
+                        .map_err(|e| {
+                            if e.is_timeout() {
+                                timed_out(timeout)
+                            } else {
+                                unavailable(e)
+                            }
+                        })?
                 }
-                Err(e) => return Err(unavailable(e)),
+            };
+            let remaining = left();
+            if remaining.is_zero() {
+                return Err(timed_out(timeout));
+            }
+            conn.set_read_timeout(Some(remaining))
+                .and_then(|()| conn.set_write_timeout(Some(remaining)))
+                .map_err(unavailable)?;
+            match op(&mut conn) {
+                Ok(v) => {
+                    let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+                    if idle.len() < MAX_IDLE {
+                        idle.push(conn);
+                    }
+                    return Ok(v);
+                }
+                Err(e) if e.is_timeout() => return Err(timed_out(timeout)),
+                Err(e) if attempt == 0 && (e.is_io_error() || e.is_connection_dropped()) => {
+                    // The server went away: the other idle connections are as stale.
+                    self.idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
+                    continue;
+                }
+                Err(e) => {
+                    if !e.is_io_error() && !e.is_connection_dropped() {
+                        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+                        if idle.len() < MAX_IDLE {
+                            idle.push(conn);
+                        }
+                    }
+                    return Err(unavailable(e));
+                }
             }
         }
         Err(StateError::Unavailable("redis connection lost".into()))
