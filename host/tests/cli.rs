@@ -475,8 +475,10 @@ fn two_serve_replicas_on_one_redis_hold_one_budget() {
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    // A scratch server (no persistence, knowingly), and a generous bound: this is about
+    // atomicity across replicas with 64 calls on 2 cores, not about a slow store.
     let plugins = format!(
-        "[state]\nbackend = \"redis\"\nurl = \"redis://127.0.0.1:{port}/0\"\n\n[[plugins]]\nname = \"spend\"\npath = {:?}\nconfig = {{ dailyHbarBudget = 7 }}\n",
+        "[state]\nbackend = \"redis\"\nurl = \"redis://127.0.0.1:{port}/0\"\nredis_persistence = \"acknowledged\"\ntimeout_ms = 2000\n\n[[plugins]]\nname = \"spend\"\npath = {:?}\nconfig = {{ dailyHbarBudget = 7 }}\n",
         root().join("target/plugins/rust/spend-limit.wasm").display().to_string()
     );
     let pid = std::process::id();
