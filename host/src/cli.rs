@@ -221,12 +221,18 @@ enum PluginCommand {
         config: Option<String>,
     },
     /// Run a plugin on one recorded stage input (a file of `hak call --record`): its policy,
-    /// then its hook, at that stage; print what each answered as JSON.
+    /// then its hook, at that stage; print what each answered as JSON. With --cases, check
+    /// it against a cases file instead: one line per case, a diff for each mismatch, exit 1
+    /// when any case fails.
     Test {
         file: PathBuf,
         /// The recorded stage input: `{"stage", "method", "toolType", "input"}`.
+        #[arg(long, required_unless_present = "cases", conflicts_with = "cases")]
+        input: Option<PathBuf>,
+        /// A cases file: `[{"name", "input": <recorded stage input or its path>, "config"?,
+        /// "expect": "allow" | "block" | "needs-approval", "reason"?, "code"?}]`.
         #[arg(long)]
-        input: PathBuf,
+        cases: Option<PathBuf>,
         /// The plugin config as JSON (default `{}`).
         #[arg(long)]
         config: Option<String>,
@@ -348,9 +354,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 PluginCommand::Test {
                     file,
                     input,
+                    cases,
                     config,
                 },
         } => {
+            if let Some(cases) = cases {
+                return plugin_cases(&file, &cases, config.as_deref());
+            }
+            let input = input.ok_or_else(|| anyhow::anyhow!("give --input or --cases"))?;
             let text = std::fs::read_to_string(&input)
                 .map_err(|e| anyhow::anyhow!("--input {}: {e}", input.display()))?;
             let trial = crate::trial::TrialInput::parse(&text)
@@ -392,9 +403,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Some(sdk) => sdk,
                 None => crate::scaffold::embedded_sdk_root(None).map_err(anyhow::Error::msg)?,
             };
-            let (files, build) =
+            let made =
                 crate::scaffold::new_plugin(lang, &name, &dir, &sdk).map_err(anyhow::Error::msg)?;
-            println!("{}", json!({"files": files, "build": build}));
+            println!(
+                "{}",
+                json!({"files": made.files, "build": made.build, "check": made.check})
+            );
         }
         Command::Plugin {
             command: PluginCommand::Componentize { core, out },
@@ -807,6 +821,58 @@ fn load_standalone(
     };
     let runtime = Runtime::new(config, Arc::new(TracingLogSink))?;
     Ok(LoadedPlugin::load(&runtime, spec, file, None)?)
+}
+
+/// `hak plugin test FILE --cases CASES`: every case through the plugin (loaded once per
+/// config), `ok` or `FAIL` with the difference, then a summary; exit 1 when any case failed.
+fn plugin_cases(
+    file: &std::path::Path,
+    cases_path: &std::path::Path,
+    config: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(cases_path)
+        .map_err(|e| anyhow::anyhow!("--cases {}: {e}", cases_path.display()))?;
+    let dir = cases_path.parent().unwrap_or(std::path::Path::new("."));
+    let cases = crate::trial::parse_cases(&text, dir)
+        .map_err(|e| anyhow::anyhow!("--cases {}: {e}", cases_path.display()))?;
+    let mut loaded: std::collections::HashMap<Option<String>, Arc<dyn crate::plugin::ChainPlugin>> =
+        std::collections::HashMap::new();
+    let mut failed = 0;
+    for case in &cases {
+        let config = case.config.as_deref().or(config).map(str::to_owned);
+        let member = match loaded.get(&config) {
+            Some(member) => Ok(member.clone()),
+            None => load_standalone(file, config.as_deref()).map(|plugin| {
+                let member = crate::runtime::WasmPlugin::member(plugin);
+                loaded.insert(config.clone(), member.clone());
+                member
+            }),
+        };
+        let verdict = member
+            .map_err(|e| format!("the plugin did not load with this config: {e:#}"))
+            .and_then(|member| {
+                crate::trial::check(case, &crate::trial::run(member.as_ref(), &case.input))
+            });
+        let name = crate::logging::one_line(&case.name);
+        match verdict {
+            Ok(()) => println!("ok   {name}"),
+            Err(diff) => {
+                failed += 1;
+                // The diff quotes the plugin's words with `{:?}`: escaped, one line each.
+                println!("FAIL {name}\n  {diff}");
+            }
+        }
+    }
+    println!(
+        "{} cases: {} passed, {failed} failed",
+        cases.len(),
+        cases.len() - failed
+    );
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::Result<()> {

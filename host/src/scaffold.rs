@@ -40,7 +40,7 @@ pub fn new_plugin(
     name: &str,
     dir: &Path,
     sdk_root: &Path,
-) -> Result<(Vec<PathBuf>, String), String> {
+) -> Result<Scaffolded, String> {
     if !valid_name(name) {
         return Err(format!(
             "plugin name {name:?}: use lowercase letters, digits and '-', starting with a letter"
@@ -83,6 +83,9 @@ pub fn new_plugin(
             (root.join("main_test.go"), GO_TEST.to_owned()),
         ],
     };
+    // Every language: expectations `hak plugin test <wasm> --cases cases.json` checks.
+    let mut files = files;
+    files.push((root.join("cases.json"), CASES.to_owned()));
     let mut written = Vec::new();
     for (path, text) in files {
         if let Some(parent) = path.parent() {
@@ -111,7 +114,32 @@ pub fn new_plugin(
             root.join(format!("{name}.wasm")).display(),
         ),
     };
-    Ok((written, build))
+    let wasm = match lang {
+        Lang::Rust => format!(
+            "target/wasm32-wasip2/release/{}.wasm",
+            name.replace('-', "_")
+        ),
+        Lang::Go => format!("{name}.wasm"),
+        Lang::Js => format!("{name}.wasm"),
+    };
+    let check = format!(
+        "cd {} && hak plugin test {wasm} --cases cases.json",
+        root.display()
+    );
+    Ok(Scaffolded {
+        files: written,
+        build,
+        check,
+    })
+}
+
+/// What `hak plugin new` made: the files, the command that tests and builds the plugin, and
+/// the command that checks the built component against the scaffolded `cases.json`.
+#[derive(Debug)]
+pub struct Scaffolded {
+    pub files: Vec<PathBuf>,
+    pub build: String,
+    pub check: String,
 }
 
 fn rust_manifest(name: &str, sdk: &Path) -> String {
@@ -141,6 +169,70 @@ panic = "abort"
         sdk = sdk.display().to_string()
     )
 }
+
+/// The scaffolded policy's expectations, for `hak plugin test <wasm> --cases cases.json`:
+/// stage inputs as `hak call --record` writes them (add your own the same way).
+const CASES: &str = r#"[
+  {
+    "name": "2 HBAR to one recipient is allowed",
+    "config": { "maxTinybars": "500000000" },
+    "expect": "allow",
+    "input": {
+      "stage": "post_params_normalization",
+      "method": "transfer_hbar_tool",
+      "toolType": "transaction",
+      "input": {
+        "normalisedParams": {
+          "hbarTransfers": [
+            { "accountId": "0.0.2001", "amount": "200000000" },
+            { "accountId": "0.0.1001", "amount": "-200000000" }
+          ],
+          "schedulingParams": { "isScheduled": false }
+        },
+        "rawParams": { "transfers": [{ "accountId": "0.0.2001", "amount": 2 }] },
+        "context": { "accountId": "0.0.1001", "mode": "returnBytes", "network": "testnet" }
+      }
+    }
+  },
+  {
+    "name": "10 HBAR to one recipient is blocked",
+    "config": { "maxTinybars": "500000000" },
+    "expect": "block",
+    "reason": "1000000000 tinybars to one recipient is too much",
+    "input": {
+      "stage": "post_params_normalization",
+      "method": "transfer_hbar_tool",
+      "toolType": "transaction",
+      "input": {
+        "normalisedParams": {
+          "hbarTransfers": [
+            { "accountId": "0.0.2001", "amount": "1000000000" },
+            { "accountId": "0.0.1001", "amount": "-1000000000" }
+          ],
+          "schedulingParams": { "isScheduled": false }
+        },
+        "rawParams": { "transfers": [{ "accountId": "0.0.2001", "amount": 10 }] },
+        "context": { "accountId": "0.0.1001", "mode": "returnBytes", "network": "testnet" }
+      }
+    }
+  },
+  {
+    "name": "a balance query is not judged",
+    "config": { "maxTinybars": "500000000" },
+    "expect": "allow",
+    "input": {
+      "stage": "post_params_normalization",
+      "method": "get_hbar_balance_query_tool",
+      "toolType": "query",
+      "input": {
+        "normalisedParams": { "accountId": "0.0.2001" },
+        "rawParams": { "accountId": "0.0.2001" },
+        "context": { "accountId": "0.0.1001", "mode": "returnBytes", "network": "testnet" }
+      }
+    }
+  }
+]
+"#;
 
 const RUST_LIB: &str = r#"//! {{name}}: blocks HBAR transfers that send more than `maxTinybars` to one recipient.
 //! Config: `{"maxTinybars": "100000000"}`.

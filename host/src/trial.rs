@@ -155,3 +155,135 @@ fn error(e: PluginError) -> Value {
         }),
     }
 }
+
+/// What a case expects of the plugin at its stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Expect {
+    Allow,
+    Block,
+    NeedsApproval,
+}
+
+impl Expect {
+    fn as_str(self) -> &'static str {
+        match self {
+            Expect::Allow => "allow",
+            Expect::Block => "block",
+            Expect::NeedsApproval => "needs-approval",
+        }
+    }
+}
+
+/// One case of a cases file: a stage input, the plugin's config for it (default: the one
+/// given on the command line) and what the plugin must answer.
+#[derive(Debug)]
+pub struct Case {
+    pub name: String,
+    pub input: TrialInput,
+    /// The config as JSON text, when the case sets one.
+    pub config: Option<String>,
+    pub expect: Expect,
+    /// The exact reason a block or needs-approval must give, when set.
+    pub reason: Option<String>,
+    /// The exact code a block or needs-approval must give, when set.
+    pub code: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseFile {
+    name: String,
+    /// A recorded stage input, inline, or the path of one (relative to the cases file).
+    input: Value,
+    config: Option<Value>,
+    expect: Expect,
+    reason: Option<String>,
+    code: Option<String>,
+}
+
+/// Parse a cases file (`[{name, input, config?, expect, reason?, code?}]`); errors name the
+/// case and field. Paths in `input` are relative to `dir`.
+pub fn parse_cases(text: &str, dir: &std::path::Path) -> Result<Vec<Case>, String> {
+    let raw: Vec<Value> =
+        serde_json::from_str(text).map_err(|e| format!("not a JSON array of cases: {e}"))?;
+    let mut cases = Vec::with_capacity(raw.len());
+    let mut names = std::collections::HashSet::new();
+    for (i, value) in raw.into_iter().enumerate() {
+        let at = format!("cases[{i}]");
+        let case: CaseFile = serde_json::from_value(value).map_err(|e| format!("{at}: {e}"))?;
+        if !names.insert(case.name.clone()) {
+            return Err(format!("{at}: duplicate name {:?}", case.name));
+        }
+        let at = format!("{at} ({})", case.name);
+        let input = match &case.input {
+            Value::String(path) => {
+                let path = dir.join(path);
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("{at}: input: {}: {e}", path.display()))?;
+                TrialInput::parse(&text)
+            }
+            other => TrialInput::parse(&other.to_string()),
+        }
+        .map_err(|e| format!("{at}: input: {e}"))?;
+        if case.expect == Expect::Allow && (case.reason.is_some() || case.code.is_some()) {
+            return Err(format!(
+                "{at}: reason and code apply to block and needs-approval"
+            ));
+        }
+        cases.push(Case {
+            name: case.name,
+            input,
+            config: case.config.map(|c| c.to_string()),
+            expect: case.expect,
+            reason: case.reason,
+            code: case.code,
+        });
+    }
+    Ok(cases)
+}
+
+/// Whether `answer` (what [`run`] returned) is what `case` expects; otherwise the difference,
+/// as `expected …` / `got …` lines. A plugin that did not judge the input (not relevant, no
+/// policy at that stage) allowed it.
+pub fn check(case: &Case, answer: &Value) -> Result<(), String> {
+    let policy = &answer["policy"];
+    let got = policy["verdict"].as_str().unwrap_or("allow");
+    let describe = |verdict: &str, reason: Option<&str>, code: Option<&str>| {
+        let mut text = verdict.to_owned();
+        if let Some(code) = code {
+            text += &format!(" [{code:?}]");
+        }
+        if let Some(reason) = reason {
+            text += &format!(" ({reason:?})");
+        }
+        text
+    };
+    let got_reason = policy["reason"]
+        .as_str()
+        .or_else(|| policy["message"].as_str())
+        .or_else(|| policy["detail"].as_str());
+    let got_code = policy["code"].as_str().or_else(|| policy["cause"].as_str());
+    let matches = got == case.expect.as_str()
+        && case.reason.as_deref().is_none_or(|r| Some(r) == got_reason)
+        && case.code.as_deref().is_none_or(|c| Some(c) == got_code);
+    if matches {
+        return Ok(());
+    }
+    let mut got_text = describe(got, got_reason, got_code);
+    if policy.is_null() {
+        got_text += if answer["relevant"] == false {
+            " — the tool is not relevant to the plugin"
+        } else {
+            " — the plugin has no policy at this stage"
+        };
+    }
+    Err(format!(
+        "expected {}\n  got      {got_text}",
+        describe(
+            case.expect.as_str(),
+            case.reason.as_deref(),
+            case.code.as_deref()
+        )
+    ))
+}

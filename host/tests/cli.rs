@@ -749,3 +749,79 @@ fn recorded_calls_replay_through_a_new_chain_and_a_recorded_stage_tests_one_plug
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--input"));
 }
+
+/// `hak plugin test --cases`: a policy author's expectations, checked against the built
+/// component — every case passes, or the run says which did not and how, and exits 1.
+#[test]
+fn plugin_test_checks_a_cases_file_and_fails_with_a_diff() {
+    let dir = root().join(format!("target/test-tmp/cli-cases-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let wasm = root().join("target/plugins/rust/max-recipients.wasm");
+    let input = |recipients: &[&str]| {
+        let transfers: Vec<Value> = recipients
+            .iter()
+            .map(|a| serde_json::json!({"accountId": a, "amount": "100000000"}))
+            .collect();
+        serde_json::json!({
+            "stage": "post_params_normalization",
+            "method": "transfer_hbar_tool",
+            "toolType": "transaction",
+            "input": {"normalisedParams": {"hbarTransfers": transfers, "schedulingParams": {"isScheduled": false}}}
+        })
+    };
+    // One input kept as a file beside the cases: `input` may name it.
+    std::fs::write(
+        dir.join("two.json"),
+        input(&["0.0.2001", "0.0.2002"]).to_string(),
+    )
+    .unwrap();
+    let passing = serde_json::json!([
+        {"name": "one recipient", "config": {"maxRecipients": 1}, "expect": "allow", "input": input(&["0.0.2001"])},
+        {"name": "two recipients", "config": {"maxRecipients": 1}, "expect": "block", "input": "two.json",
+         "code": "MAX_RECIPIENTS_EXCEEDED"},
+        {"name": "two allowed with a looser config", "config": {"maxRecipients": 5}, "expect": "allow", "input": "two.json"},
+    ]);
+    std::fs::write(dir.join("cases.json"), passing.to_string()).unwrap();
+    let cases = dir.join("cases.json").display().to_string();
+    let out = hak(&["plugin", "test", wasm.to_str().unwrap(), "--cases", &cases]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("ok   two recipients"), "{stdout}");
+    assert!(stdout.contains("3 cases: 3 passed, 0 failed"), "{stdout}");
+
+    // A wrong expectation fails the run, with what was expected and what came.
+    let failing = serde_json::json!([
+        {"name": "two recipients pass?", "config": {"maxRecipients": 1}, "expect": "allow", "input": "two.json"},
+        {"name": "one recipient", "config": {"maxRecipients": 1}, "expect": "block", "reason": "nope", "input": input(&["0.0.2001"])},
+    ]);
+    std::fs::write(dir.join("cases.json"), failing.to_string()).unwrap();
+    let out = hak(&["plugin", "test", wasm.to_str().unwrap(), "--cases", &cases]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("FAIL two recipients pass?\n  expected allow\n  got      block [\"MAX_RECIPIENTS_EXCEEDED\"]"), "{stdout}");
+    assert!(
+        stdout.contains("FAIL one recipient\n  expected block (\"nope\")\n  got      allow"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("2 cases: 0 passed, 2 failed"), "{stdout}");
+
+    // A malformed cases file is a usage error naming the case and field.
+    std::fs::write(
+        dir.join("cases.json"),
+        r#"[{"name": "x", "expect": "maybe", "input": "two.json"}]"#,
+    )
+    .unwrap();
+    let out = hak(&["plugin", "test", wasm.to_str().unwrap(), "--cases", &cases]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cases[0]") && stderr.contains("maybe"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

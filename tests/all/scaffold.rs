@@ -116,8 +116,31 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
     std::fs::create_dir_all(&work).unwrap();
     std::fs::create_dir_all(&home).unwrap();
     let checkout = root().display().to_string();
+    // The scaffolded expectations (cases.json) hold for the component each language builds.
+    let cases_pass = |wasm: &Path, project: &str| {
+        let out = Command::new(&hak)
+            .args(["plugin", "test"])
+            .arg(wasm)
+            .arg("--cases")
+            .arg(work.join(project).join("cases.json"))
+            .env("HOME", &home)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("3 cases: 3 passed, 0 failed"),
+            "{project}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
     let new = |lang: &str, name: &str| {
         let made = hak_in(&hak, &work, &home, &["plugin", "new", name, "--lang", lang]);
+        assert!(
+            made["check"]
+                .as_str()
+                .is_some_and(|c| c.contains("hak plugin test") && c.contains("--cases cases.json")),
+            "{made}"
+        );
         for file in made["files"].as_array().unwrap() {
             let text = std::fs::read_to_string(work.join(file.as_str().unwrap())).unwrap();
             assert!(!text.contains(&checkout), "{file} points into the checkout");
@@ -151,6 +174,10 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
         &root().join("target/scaffold-target/wasm32-wasip2/release/rust_policy.wasm"),
         "rust-policy",
     );
+    cases_pass(
+        &root().join("target/scaffold-target/wasm32-wasip2/release/rust_policy.wasm"),
+        "rust-policy",
+    );
 
     let build = new("go", "go-policy");
     assert!(
@@ -180,6 +207,7 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
     );
     assert!(built["bytes"].as_u64().unwrap() > 0);
     check_loads(&work.join("go-policy.wasm"), "go-policy");
+    cases_pass(&work.join("go-policy.wasm"), "go-policy");
 
     let build = new("js", "js-policy");
     assert!(
@@ -190,6 +218,7 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
     // before it builds.
     shell(&build, &work);
     check_loads(&work.join("js-policy/js-policy.wasm"), "js-policy");
+    cases_pass(&work.join("js-policy/js-policy.wasm"), "js-policy");
 
     let sdks: Vec<_> = std::fs::read_dir(home.join(".local/share/hak/sdk"))
         .unwrap()
