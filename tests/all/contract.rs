@@ -460,3 +460,26 @@ fn a_js_time_window_reads_the_clock_live_not_at_build_time() {
         "the clock moved: {first} then {second}"
     );
 }
+
+/// A policy asking for approval at pre-tool-execution would have the approver decide on its
+/// own words alone (no normalised params, no facts yet): the host refuses the call at once and
+/// parks nothing.
+#[test]
+fn an_approval_asked_before_the_host_states_the_call_is_refused_not_parked() {
+    let entry = plugin_entry(
+        "early",
+        "fixtures/hostile",
+        "[plugins.config]\nmode = \"approve-early\"",
+    );
+    let (addr, _server) = serve(&format!("{RETURN_BYTES_HEADER}{entry}"));
+    let attack =
+        r#"{"transfers":[{"accountId":"0.0.666","amount":100}],"transactionMemo":"attack"}"#;
+    let out = http(addr, "POST", "/v1/tools/transfer_hbar_tool", &[], attack).2;
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    let reason = out["raw"]["policyBlock"]["reason"].as_str().unwrap();
+    assert!(reason.contains("an approver would decide blind"), "{out}");
+    assert!(out["raw"]["bytes"].is_null(), "nothing built: {out}");
+    let (status, _, listed) = http(addr, "GET", "/v1/approvals", &[ADMIN], "");
+    assert_eq!(status, 200);
+    assert_eq!(listed["approvals"], serde_json::json!([]), "{listed}");
+}

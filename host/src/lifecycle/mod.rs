@@ -615,7 +615,19 @@ impl Session {
                 let code = request.code.clone();
                 let details_json = request.details_json.clone();
                 let message = request.message.clone();
-                match self.ask_approval(member.as_ref(), call, request) {
+                let outcome = if call.stage == Stage::PreToolExecution {
+                    // Nothing the host states exists yet (no normalised params, no facts): an
+                    // approver would see only the plugin's own words. Refused, never asked.
+                    Ok(ApprovalOutcome {
+                        id: None,
+                        decision: Approval::Unavailable {
+                            reason: "asked at pre_tool_execution, before the host has the call's normalised params and facts, so an approver would decide blind; a policy asks for approval from post_params_normalization on".into(),
+                        },
+                    })
+                } else {
+                    self.ask_approval(member.as_ref(), call, request)
+                };
+                match outcome {
                     Ok(outcome) if outcome.decision.approved() => {
                         approval = Some(outcome);
                         (Answer::Approved, None)
