@@ -42,24 +42,53 @@ impl LogSink for TracingLogSink {
     }
 }
 
-/// Memory cap of one instance. Growing past it traps, and the failure is reported as `memory`.
+/// Memory cap of one instance: all its linear memories together (a component may define many;
+/// the pooling allocator caps each slot, the on-demand allocator nothing), in every allocator
+/// mode. Growing past it traps, and the failure is reported as `memory`.
 pub struct MemoryGuard {
     limit_bytes: usize,
+    /// Bytes of every memory of the instance, as grown so far.
+    used: usize,
+    /// `used` before the last growth allowed (restored when that growth fails).
+    before_growth: usize,
     pub(crate) exceeded: Option<usize>,
+}
+
+impl MemoryGuard {
+    pub fn new(limit_bytes: usize) -> Self {
+        MemoryGuard {
+            limit_bytes,
+            used: 0,
+            before_growth: 0,
+            exceeded: None,
+        }
+    }
 }
 
 impl wasmtime::ResourceLimiter for MemoryGuard {
     fn memory_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        if desired > self.limit_bytes {
-            self.exceeded = Some(desired);
-            wasmtime::bail!("memory limit of {} bytes exceeded", self.limit_bytes);
+        let total = self.used.saturating_sub(current).saturating_add(desired);
+        if total > self.limit_bytes {
+            self.exceeded = Some(total);
+            wasmtime::bail!(
+                "memory limit of {} bytes exceeded (all memories together would hold {total})",
+                self.limit_bytes
+            );
         }
+        self.before_growth = self.used;
+        self.used = total;
         Ok(true)
+    }
+
+    fn memory_grow_failed(&mut self, _error: wasmtime::Error) -> wasmtime::Result<()> {
+        // The growth counted above did not happen; the guest sees -1 and may go on.
+        self.used = self.before_growth;
+        Ok(())
     }
 
     fn table_growing(
@@ -193,10 +222,7 @@ impl PluginState {
         PluginState {
             wasi,
             table: ResourceTable::new(),
-            memory: MemoryGuard {
-                limit_bytes: limits.memory_bytes(),
-                exceeded: None,
-            },
+            memory: MemoryGuard::new(limits.memory_bytes()),
             plugin,
             sink,
             log_budget: limits.max_log_bytes,
@@ -285,5 +311,28 @@ impl WasiView for PluginState {
             ctx: &mut self.wasi,
             table: &mut self.table,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MemoryGuard;
+    use wasmtime::ResourceLimiter;
+
+    #[test]
+    fn the_memory_cap_holds_for_all_memories_together() {
+        const MIB: usize = 1 << 20;
+        let mut guard = MemoryGuard::new(64 * MIB);
+        // Ten memories of 48 MiB each were each under the cap alone: 480 MiB in all.
+        assert!(guard.memory_growing(0, 48 * MIB, None).unwrap());
+        assert!(guard.memory_growing(0, 48 * MIB, None).is_err());
+        assert_eq!(guard.exceeded, Some(96 * MIB));
+        // Growing one memory counts only the growth; a failed growth gives it back.
+        assert!(guard.memory_growing(48 * MIB, 56 * MIB, None).unwrap());
+        guard
+            .memory_grow_failed(wasmtime::format_err!("mmap"))
+            .unwrap();
+        assert!(guard.memory_growing(48 * MIB, 64 * MIB, None).unwrap());
+        assert!(guard.memory_growing(0, MIB, None).is_err());
     }
 }
