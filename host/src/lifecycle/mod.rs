@@ -475,7 +475,10 @@ impl Session {
         }
         let spec = tool.spec();
         let chain = self.chain.clone();
-        read_facts(tool, state, tool_ctx)?;
+        // Policies judge facts: a tool that cannot state them refuses the call. Hooks only
+        // observe: for them unstated facts are absent, not a refusal.
+        let judging = steps.iter().any(|s| s.policy);
+        read_facts(tool, state, tool_ctx, judging)?;
         let mut buf = std::mem::take(&mut self.buf);
         state.render(&mut buf);
         if let Some(recorded) = &mut self.recorded {
@@ -550,7 +553,7 @@ impl Session {
                 match replace(member.as_ref(), stage, tool, state, json) {
                     Ok(()) => {
                         // Replaced params: their facts, read again, are what is judged.
-                        read_facts(tool, state, tool_ctx)?;
+                        read_facts(tool, state, tool_ctx, judging)?;
                         state.render(&mut buf);
                         for earlier in steps[..=at].iter().filter(|s| s.policy) {
                             self.judge(earlier.plugin, &stage_call(stage, spec, &buf, state))?;
@@ -924,19 +927,24 @@ fn block(member: &dyn ChainPlugin, call: &StageCall<'_>, info: BlockReason) -> A
 
 /// The call's facts, once it has normalised params and they were not read yet (again after a
 /// replacement): what every policy from post-params-normalization on judges. A tool that
-/// cannot state them refuses the call.
+/// cannot state them refuses the call when a policy is to judge them (`judging`).
 fn read_facts(
     tool: &dyn DynTool,
     state: &mut CallState<'_>,
     tool_ctx: &ToolContext<'_>,
+    judging: bool,
 ) -> Result<(), Abort> {
     if state.facts.is_none() {
         if let Some(normalised) = state.normalised.as_ref() {
-            let facts = guarded(tool.spec().method, "stating its facts", || {
+            let read = guarded(tool.spec().method, "stating its facts", || {
                 tool.read_facts(normalised, tool_ctx)
-            })?
-            .map_err(Abort::from)?;
-            state.facts = Some(facts);
+            })?;
+            match read {
+                Ok(facts) => state.facts = Some(facts),
+                Err(e) if judging => return Err(Abort::from(e)),
+                // Only hooks at this stage: they see no facts; a later policy reads again.
+                Err(e) => tracing::debug!("facts not stated for hooks: {}", e.message),
+            }
         }
     }
     Ok(())
