@@ -20,6 +20,41 @@ use prometheus_client::registry::Registry;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+/// One session's `calls` counters: each (tool, outcome) it meets is looked up in the family
+/// once (a lock and a label hash) and then only bumped.
+pub struct CallMeters {
+    metrics: Arc<Metrics>,
+    mode: &'static str,
+    seen: Vec<(&'static str, CallOutcome, Counter)>,
+}
+
+impl CallMeters {
+    /// Past this many (tool, outcome) pairs a session counts through the family again (a
+    /// session calling every tool with every outcome keeps no unbounded list).
+    const MAX_SEEN: usize = 32;
+
+    /// Count one call of `tool` that ended `outcome`.
+    pub fn count(&mut self, tool: &'static str, outcome: CallOutcome) {
+        if let Some((_, _, counter)) = self
+            .seen
+            .iter()
+            .find(|(t, o, _)| *o == outcome && *t == tool)
+        {
+            counter.inc();
+            return;
+        }
+        let counter = self.metrics.calls.get_or_create_owned(&CallLabels {
+            tool,
+            mode: self.mode,
+            outcome: outcome.as_str(),
+        });
+        counter.inc();
+        if self.seen.len() < Self::MAX_SEEN {
+            self.seen.push((tool, outcome, counter));
+        }
+    }
+}
+
 /// How a call ended, as counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CallOutcome {
@@ -280,15 +315,14 @@ impl Metrics {
             .inc();
     }
 
-    /// Count one call.
-    pub fn call(&self, tool: &'static str, mode: &'static str, outcome: CallOutcome) {
-        self.calls
-            .get_or_create(&CallLabels {
-                tool,
-                mode,
-                outcome: outcome.as_str(),
-            })
-            .inc();
+    /// A session's call counters for agent mode `mode`, resolved as it meets each tool and
+    /// outcome ([`CallMeters`]).
+    pub fn call_meters(self: &Arc<Self>, mode: &'static str) -> CallMeters {
+        CallMeters {
+            metrics: self.clone(),
+            mode,
+            seen: Vec::new(),
+        }
     }
 
     /// The handles of one plugin, resolved lazily as its steps are counted.

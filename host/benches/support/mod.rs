@@ -1,7 +1,11 @@
-//! What the benches share: the repository root, the built example plugins, the transfer they
+//! What the benches share: the `hak` binary's allocator, the repository root, the built example plugins, the transfer they
 //! call. (Each bench is its own crate; this file is included by `mod support;`.)
 
 use std::path::PathBuf;
+
+/// The allocator the `hak` binary runs with (`src/main.rs`): what is measured is what ships.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// `transfer_hbar_tool` with two recipients and a memo.
 pub const PARAMS: &str = r#"{"transfers":[{"accountId":"0.0.2001","amount":1},{"accountId":"0.0.2002","amount":0.5}],"transactionMemo":"bench"}"#;

@@ -18,7 +18,7 @@ use crate::capabilities::Capability;
 use crate::context::AgentContext;
 use crate::decisions::{CallRecord, Decision};
 use crate::manifest::OnError;
-use crate::metrics::{Answer, CallOutcome, PluginMeters, StepKind};
+use crate::metrics::{Answer, CallMeters, CallOutcome, PluginMeters, StepKind};
 use crate::plugin::ChainPlugin;
 use crate::plugin::{
     ApprovalRequest, BlockReason, ContextScope, FailureCause, HookAnswer, PluginError,
@@ -54,6 +54,8 @@ pub struct Session {
     members: Vec<Box<dyn PluginSession>>,
     /// Each chain member's metric handles, in chain order.
     meters: Vec<PluginMeters>,
+    /// The `calls` counters this session has met.
+    call_meters: CallMeters,
     /// The current call's plugin steps, kept only while a decision log is open.
     decisions: Vec<Decision>,
     recording: bool,
@@ -137,6 +139,7 @@ impl Session {
         };
         let members = open_members(&chain, &scope);
         let meters = open_meters(&*env, &chain);
+        let call_meters = env.metrics().call_meters(context.mode.as_str());
         let recording = env.decision_log().is_some();
         let approver = env.approver();
         Session {
@@ -147,6 +150,7 @@ impl Session {
             chain,
             members,
             meters,
+            call_meters,
             decisions: Vec::new(),
             recording,
             caller: None,
@@ -224,8 +228,7 @@ impl Session {
         self.decisions.clear();
         let (envelope, outcome) = self.outcome_of_run(&*env, tool, &plan, params_json);
         self.settle_reservations();
-        env.metrics()
-            .call(tool.spec().method, self.context.mode.as_str(), outcome);
+        self.call_meters.count(tool.spec().method, outcome);
         if let Some(log) = env.decision_log() {
             let raw = &envelope["raw"];
             log.write(&CallRecord {

@@ -23,24 +23,43 @@ fn token_key(t: &TokenId) -> (u64, u64, u64) {
     (t.shard, t.realm, t.num)
 }
 
+/// Up to this many distinct ids, merging compares them one by one (a transfer has a handful
+/// of entries: hashing each id with SipHash cost more than the comparisons); past it, an index.
+const LINEAR_MERGE_MAX: usize = 16;
+
 /// Merge `moves` by `key` (equal ids, as the old linear search compared them; amounts added,
-/// the first entry's other fields kept), in first-seen order: one pass with an index, so a
-/// list of n moves costs O(n), not O(n²).
+/// the first entry's other fields kept), in first-seen order: one pass, comparing with the
+/// entries so far while there are few of them, then with an index, so a list of n moves
+/// costs O(n), not O(n²).
 fn merge_by<T, K: std::hash::Hash + Eq>(
     moves: impl IntoIterator<Item = T>,
     key: impl Fn(&T) -> K,
     amount: impl Fn(&mut T) -> &mut i64,
 ) -> Vec<T> {
-    let moves = moves.into_iter();
+    let mut moves = moves.into_iter();
     let mut merged: Vec<T> = Vec::with_capacity(moves.size_hint().0);
-    let mut index: HashMap<K, usize> = HashMap::with_capacity(moves.size_hint().0);
-    for mut m in moves {
+    let add = |into: &mut T, mut m: T| {
+        let added = *amount(&mut m);
+        let total = amount(into);
+        *total = total.saturating_add(added);
+    };
+    while merged.len() < LINEAR_MERGE_MAX {
+        let Some(m) = moves.next() else {
+            return merged;
+        };
+        let k = key(&m);
+        match merged.iter_mut().find(|e| key(e) == k) {
+            Some(into) => add(into, m),
+            None => merged.push(m),
+        }
+    }
+    let mut index: HashMap<K, usize> = HashMap::with_capacity(merged.len() * 2);
+    for (at, m) in merged.iter().enumerate() {
+        index.insert(key(m), at);
+    }
+    for m in moves {
         match index.entry(key(&m)) {
-            Entry::Occupied(at) => {
-                let added = *amount(&mut m);
-                let total = amount(&mut merged[*at.get()]);
-                *total = total.saturating_add(added);
-            }
+            Entry::Occupied(at) => add(&mut merged[*at.get()], m),
             Entry::Vacant(slot) => {
                 slot.insert(merged.len());
                 merged.push(m);
@@ -99,6 +118,25 @@ mod tests {
             order,
             [(id(2), -7, true), (id(9), 7, false), (id(1000), 0, false)]
         );
+    }
+
+    #[test]
+    fn long_lists_merge_the_same_past_the_linear_part() {
+        // 40 accounts, each named three times (spread so repeats fall on both sides of the
+        // switch from comparisons to the index).
+        let moves: Vec<HbarMove> = (0..120u64)
+            .map(|i| (id(100 + (i * 7) % 40), 1 + i as i64, i % 2 == 0))
+            .collect();
+        let order = js_hbar_transfer_order(moves.clone());
+        assert_eq!(order.len(), 40);
+        for (account, total, approved) in order {
+            let mine: Vec<&HbarMove> = moves.iter().filter(|m| m.0 == account).collect();
+            assert_eq!(total, mine.iter().map(|m| m.1).sum::<i64>());
+            assert_eq!(
+                approved, mine[0].2,
+                "the first entry's other fields are kept"
+            );
+        }
     }
 
     #[test]
