@@ -69,6 +69,13 @@ export default definePlugin({
       relevantTools: [...DEFAULT_TOOLS, ...(config.additionalTools ?? [])],
       policyStages: [Stage.POST_PARAMS_NORMALIZATION],
       state: { max, custom },
+      // Each tool gets only what its rule reads: normalisedParams, the facts' movements
+      // (EVM tools), or nothing (a fixed count).
+      reads: {
+        ...Object.fromEntries(Object.entries(custom).map(([tool, rule]) => [tool, rule.count === undefined ? ['params'] : []])),
+        ...Object.fromEntries(FACT_COUNTED.filter((tool) => !custom[tool]).map((tool) => [tool, ['facts']])),
+        '*': ['params'],
+      },
     };
   },
   policy: {

@@ -12,6 +12,7 @@ import (
 //   hooks.*(stage-input)  -> result<hook-result, string>    16 bytes
 //   policy.*(stage-input) -> result<verdict, string>        44 bytes
 //   events.on-tool-failure(string)
+//   inputs.reads()        -> list<tool-reads>                8 bytes (entries: tool @0, flags u8 @8, 12 bytes)
 // A stage input flattens to more than 16 values (contract 0.2.0 added `facts`), so the host
 // passes it in memory, by one pointer (80 bytes, align 4): stage u8 @0, method @4, tool-type
 // u8 @12, params @16, facts option @24 (tag u8, facts @28; facts.go has their layout).
@@ -31,7 +32,7 @@ func errResult(msg string) uint32 {
 
 func panicMessage(r any) string { return fmt.Sprintf("plugin panicked: %v", r) }
 
-//go:wasmexport hedera:agent-kit/plugin@0.2.0#describe
+//go:wasmexport hedera:agent-kit/plugin@0.2.1#describe
 func exportDescribe(ptr unsafe.Pointer, n uint32) (ret uint32) {
 	begin()
 	defer endCall()
@@ -150,47 +151,47 @@ func runPolicy(p unsafe.Pointer) (ret uint32) {
 	return at
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.2.0#pre-tool-execution
+//go:wasmexport hedera:agent-kit/hooks@0.2.1#pre-tool-execution
 func exportHookPre(p unsafe.Pointer) uint32 {
 	return runHook(p)
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.2.0#post-params-normalization
+//go:wasmexport hedera:agent-kit/hooks@0.2.1#post-params-normalization
 func exportHookParams(p unsafe.Pointer) uint32 {
 	return runHook(p)
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.2.0#post-core-action
+//go:wasmexport hedera:agent-kit/hooks@0.2.1#post-core-action
 func exportHookCore(p unsafe.Pointer) uint32 {
 	return runHook(p)
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.2.0#post-tool-execution
+//go:wasmexport hedera:agent-kit/hooks@0.2.1#post-tool-execution
 func exportHookTool(p unsafe.Pointer) uint32 {
 	return runHook(p)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.2.0#should-block-pre-tool-execution
+//go:wasmexport hedera:agent-kit/policy@0.2.1#should-block-pre-tool-execution
 func exportPolicyPre(p unsafe.Pointer) uint32 {
 	return runPolicy(p)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.2.0#should-block-post-params-normalization
+//go:wasmexport hedera:agent-kit/policy@0.2.1#should-block-post-params-normalization
 func exportPolicyParams(p unsafe.Pointer) uint32 {
 	return runPolicy(p)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.2.0#should-block-post-core-action
+//go:wasmexport hedera:agent-kit/policy@0.2.1#should-block-post-core-action
 func exportPolicyCore(p unsafe.Pointer) uint32 {
 	return runPolicy(p)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.2.0#should-block-post-secondary-action
+//go:wasmexport hedera:agent-kit/policy@0.2.1#should-block-post-secondary-action
 func exportPolicySecondary(p unsafe.Pointer) uint32 {
 	return runPolicy(p)
 }
 
-//go:wasmexport hedera:agent-kit/events@0.2.0#on-tool-failure
+//go:wasmexport hedera:agent-kit/events@0.2.1#on-tool-failure
 func exportOnToolFailure(ptr unsafe.Pointer, n uint32) {
 	begin()
 	defer endCall()
@@ -202,4 +203,33 @@ func exportOnToolFailure(ptr unsafe.Pointer, n uint32) {
 		defer func() { _ = recover() }()
 		o.OnToolFailure(report)
 	}
+}
+
+//go:wasmexport hedera:agent-kit/inputs@0.2.1#reads
+func exportReads() (ret uint32) {
+	begin()
+	defer endCall()
+	table := []ToolReads{{Tool: "*", Params: true, Facts: true}}
+	if r, ok := registered.(Reader); ok && !overflowed {
+		func() {
+			defer func() { _ = recover() }()
+			table = r.Reads()
+		}()
+	}
+	list := make([]byte, 12*len(table))
+	for i, e := range table {
+		putString(list, 12*i, e.Tool)
+		var flags byte
+		if e.Params {
+			flags |= 1
+		}
+		if e.Facts {
+			flags |= 2
+		}
+		list[12*i+8] = flags
+	}
+	b, at := retAreaFor()
+	putU32(b, 0, lowerBytes(list))
+	putU32(b, 4, uint32(len(table)))
+	return at
 }

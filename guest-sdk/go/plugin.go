@@ -130,6 +130,22 @@ type Hooks interface {
 	Hook(in *StageInput) (HookResult, error)
 }
 
+// ToolReads is what a plugin reads of one tool's stage input (contract 0.2.1 `inputs`):
+// Tool is a method or "*" (every tool not named).
+type ToolReads struct {
+	Tool   string
+	Params bool
+	Facts  bool
+}
+
+// Reader is implemented by plugins that say what they read of the stage input, per tool;
+// asked once after Describe. The host lowers only those parts into the plugin (the others
+// arrive as ParamsJSON "" and Facts nil), which is most of what a stage call costs. A plugin
+// that does not implement it reads everything.
+type Reader interface {
+	Reads() []ToolReads
+}
+
 // FailureObserver is implemented by plugins that want `events.on-tool-failure`.
 type FailureObserver interface {
 	OnToolFailure(reportJSON string)

@@ -890,6 +890,11 @@ fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::Result<()> {
         "size": plugin.size,
         "sha256": plugin.sha256,
         "contract": plugin.contract(),
+        "reads": plugin
+            .reads
+            .entries()
+            .map(|(tool, reads)| (tool.to_owned(), json!(reads.names())))
+            .collect::<serde_json::Map<_, _>>(),
     });
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())

@@ -88,7 +88,9 @@ pub fn run(plugin: &dyn ChainPlugin, input: &TrialInput) -> Value {
         tool_type: input.tool_type,
         input: &input.input,
         facts: facts.as_ref(),
-    };
+    }
+    // What the plugin gets in a chain: only the parts it reads for this tool.
+    .for_reads(plugin.reads(&input.method));
     let policy = (relevant && description.policy_stages.contains(input.stage)).then(
         || match session.policy(&call) {
             Ok(Verdict::Allow) => json!({"verdict": "allow"}),

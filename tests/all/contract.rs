@@ -1,7 +1,8 @@
 //! Contract 0.2.0: the host states each call's facts (who gets what, tokens, changes, memo,
 //! scheduling) and hands them to plugins typed; a policy may answer needs-approval, and the
 //! call parks until a human decides (HTTP admin routes, `hak approvals`), times out, or finds
-//! nobody to ask — only an approval lets it go on. Plugins built for 0.1.x keep loading.
+//! nobody to ask — only an approval lets it go on. Plugins built for 0.1.x and 0.2.0 keep
+//! loading (0.2.0 ones, without `inputs`, are handed the whole stage input).
 
 use hak_host::facts::{Asset, Via, ALL};
 use hak_host::tools::ToolRegistry;
@@ -482,4 +483,35 @@ fn an_approval_asked_before_the_host_states_the_call_is_refused_not_parked() {
     let (status, _, listed) = http(addr, "GET", "/v1/approvals", &[ADMIN], "");
     assert_eq!(status, 200);
     assert_eq!(listed["approvals"], serde_json::json!([]), "{listed}");
+}
+
+/// A plugin built for 0.2.0 exports no `inputs` (0.2.1): it loads on this host and is handed
+/// the whole stage input, params and facts, beside 0.2.1 plugins that read less.
+#[test]
+fn a_plugin_built_for_contract_0_2_0_still_gets_the_whole_stage_input() {
+    let older = plugin_entry("older", "fixtures/v0-2-0", "");
+    let blind = plugin_entry(
+        "blind",
+        "fixtures/recorder",
+        "[plugins.config]\ntag = \"B\"\nreads = []\nstages = [\"post-params-normalization\"]\n",
+    );
+    let (host, _logs) = start(&format!("{RETURN_BYTES_HEADER}{blind}{older}"));
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", &transfer(2))
+        .unwrap();
+    let reason = out["raw"]["policyBlock"]["reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        reason.starts_with("0.2.0 got ") && reason.ends_with(" params bytes and 2 movements"),
+        "{out}"
+    );
+    let bytes: usize = reason["0.2.0 got ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(bytes > 100, "{out}");
 }

@@ -330,3 +330,75 @@ fn stage_params_follow_the_documented_json_shapes() {
     assert_eq!(params[3]["toolResult"], out);
     assert_eq!(params[3]["coreActionResult"], params[2]["coreActionResult"]);
 }
+
+/// Contract 0.2.1 `inputs`: a plugin gets only the parts of the stage input it says it reads
+/// (params `""`, no facts for the others), a plugin that says nothing gets everything, and a
+/// policy that reads neither still blocks; the approver and the other plugins are unaffected.
+#[test]
+fn each_plugin_receives_only_the_parts_of_the_stage_input_it_reads() {
+    let stage = "stages = [\"post-params-normalization\"]\nechoReceived = true\n";
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}{}{}{}{}",
+        recorder("All", stage),
+        recorder("Facts", &format!("{stage}reads = [\"facts\"]")),
+        recorder("Params", &format!("{stage}reads = [\"params\"]")),
+        recorder("None", &format!("{stage}reads = []")),
+    );
+    let (host, logs) = start(&manifest);
+    let result = host
+        .default_session()
+        .call("transfer_hbar_tool", &transfer(1))
+        .unwrap();
+    assert_eq!(result["raw"]["status"], "SUCCESS", "{result}");
+    let received: Vec<String> = logs
+        .take()
+        .into_iter()
+        .filter(|l| l.contains(" received "))
+        .collect();
+    // Policy then hook, each plugin in turn.
+    let line = |tag: &str, params: bool, facts: &str| {
+        let bytes = if params { "full" } else { "0" };
+        format!("{tag} received params={bytes} facts={facts}")
+    };
+    let normalise = |l: &String| {
+        let (head, rest) = l.split_once("params=").unwrap();
+        let (bytes, tail) = rest.split_once(' ').unwrap();
+        let bytes = if bytes == "0" { "0" } else { "full" };
+        format!("{head}params={bytes} {tail}")
+    };
+    let got: Vec<String> = received.iter().map(normalise).collect();
+    let mut expected = Vec::new();
+    for (tag, params, facts) in [
+        ("All", true, "1"),
+        ("Facts", false, "1"),
+        ("Params", true, "none"),
+        ("None", false, "none"),
+    ] {
+        expected.push(line(tag, params, facts));
+        expected.push(line(tag, params, facts));
+    }
+    assert_eq!(got, expected, "{received:?}");
+    assert!(
+        received[0]
+            .split("params=")
+            .nth(1)
+            .unwrap()
+            .starts_with(|c: char| c != '0'),
+        "{received:?}"
+    );
+
+    // One that reads nothing still decides (it blocks on the method alone).
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}{}",
+        recorder(
+            "Blind",
+            &format!("{stage}reads = []\nblockAt = \"post-params-normalization\"")
+        ),
+    );
+    let (host, _logs) = start(&manifest);
+    let result = host
+        .default_session()
+        .call("transfer_hbar_tool", &transfer(1))
+        .unwrap();
+    assert_eq!(result["raw"]["errorCode"], "POLICY_BLOCKED", "{result}");
+}

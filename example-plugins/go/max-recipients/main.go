@@ -100,6 +100,21 @@ func (p *policy) Describe(config []byte) (guest.Info, error) {
 	}, nil
 }
 
+// Reads: custom rules and the built-in ones read normalisedParams, the EVM tools the facts'
+// movements; nothing else is lowered into the plugin.
+func (p *policy) Reads() []guest.ToolReads {
+	var out []guest.ToolReads
+	for tool := range p.custom {
+		out = append(out, guest.ToolReads{Tool: tool, Params: true})
+	}
+	for tool := range factCounted {
+		if _, custom := p.custom[tool]; !custom {
+			out = append(out, guest.ToolReads{Tool: tool, Facts: true})
+		}
+	}
+	return append(out, guest.ToolReads{Tool: "*", Params: true})
+}
+
 func (p *policy) count(in *guest.StageInput) (uint64, error) {
 	if _, custom := p.custom[in.Method]; !custom {
 		return countBuiltin(in)

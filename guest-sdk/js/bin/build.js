@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // hak-js-build <plugin.js> -o <plugin.wasm>: bundle a plugin module (its `export default
 // definePlugin(...)`, the SDK, anything it imports) with esbuild, then make a component of
-// `hedera:agent-kit/agent-plugin@0.2.0` with componentize-js 0.23. Every WASI feature is
+// `hedera:agent-kit/agent-plugin@0.2.1` with componentize-js 0.23. Every WASI feature is
 // disabled but the clocks and random (so `Date` and `Math.random` read the host's clock and
 // random source at call time, not values frozen when the component was built); the host
 // links those, bounded (no sleep outlasts a call's deadline).
@@ -30,6 +30,7 @@ export const plugin = p.plugin;
 export const hooks = p.hooks;
 export const policy = p.policy;
 export const events = p.events;
+export const inputs = p.inputs;
 `);
   const bundle = join(work, 'bundle.js');
   await build({

@@ -1,4 +1,4 @@
-// Types of the hak JavaScript guest SDK (contract hedera:agent-kit@0.2.0).
+// Types of the hak JavaScript guest SDK (contract hedera:agent-kit@0.2.1).
 
 import type { ToolMethod, StageParamsOf } from './tools.js';
 /** Every tool's stage JSON types, generated from the tools' schemas (`hak tools --shapes ts`). */
@@ -136,6 +136,12 @@ export interface Description<S> {
   policyStages?: readonly StageName[];
   /** Handed to every stage function as its second argument. */
   state?: S;
+  /**
+   * What the plugin reads of the stage input, per tool method or "*" (every other tool), e.g.
+   * `{'*': ['params']}` (contract 0.2.1 `inputs`). The host lowers only those parts into the
+   * plugin; the others arrive as `paramsJson === ''` and no facts. Absent: everything.
+   */
+  reads?: Readonly<Record<string, readonly ('params' | 'facts')[]>>;
 }
 type Stages<R, S> = Partial<Record<'preToolExecution' | 'postParamsNormalization' | 'postCoreAction', (input: StageInput, state: S) => R | undefined>>;
 export interface PluginDefinition<S> {

@@ -1,12 +1,12 @@
 // hak guest SDK for JavaScript. A plugin module does
 //   export default definePlugin({ describe(config) {…}, policy: {…}, hooks: {…}, onToolFailure })
 // and `hak-js-build plugin.js -o plugin.wasm` makes it a component of the world
-// `hedera:agent-kit/agent-plugin@0.2.0` importing nothing of WASI but the clocks and random
+// `hedera:agent-kit/agent-plugin@0.2.1` importing nothing of WASI but the clocks and random
 // (`Date`, `Math.random`). Every stage has a default
 // (proceed / allow); the host only calls the stages `describe` declares.
-import * as hostApi from 'hedera:agent-kit/host@0.2.0';
-import * as hederaApi from 'hedera:agent-kit/hedera@0.2.0';
-import * as budgetApi from 'hedera:agent-kit/budget@0.2.0';
+import * as hostApi from 'hedera:agent-kit/host@0.2.1';
+import * as hederaApi from 'hedera:agent-kit/hedera@0.2.1';
+import * as budgetApi from 'hedera:agent-kit/budget@0.2.1';
 import { fromHost } from './facts.js';
 
 export { facts } from './facts.js';
@@ -140,6 +140,24 @@ const POLICIES = {
   shouldBlockPostSecondaryAction: 'postSecondaryAction',
 };
 
+/**
+ * `describe`'s `reads` (contract 0.2.1 `inputs`) as the host asks for it: an object from a tool
+ * method (or `'*'`, every other tool) to the parts of the stage input the plugin reads there,
+ * `['params']`, `['facts']`, both or `[]`. The host lowers only those into the plugin (the
+ * others arrive as `paramsJson === ''` and no facts): most of a stage call's cost.
+ */
+function readsTable(byTool) {
+  if (byTool === null || typeof byTool !== 'object' || Array.isArray(byTool)) {
+    throw new Error('describe: `reads` must be an object from a tool (or "*") to a list of "params" / "facts"');
+  }
+  return Object.entries(byTool).map(([tool, parts]) => {
+    if (!Array.isArray(parts) || parts.some((p) => p !== 'params' && p !== 'facts')) {
+      throw new Error(`describe: reads[${JSON.stringify(tool)}] must list "params" and/or "facts"`);
+    }
+    return { tool, reads: { params: parts.includes('params'), facts: parts.includes('facts') } };
+  });
+}
+
 /** An error the host sees as the plugin's `err(message)`. */
 function fail(error) {
   const message = typeof error === 'string' ? error : (error && error.message) || String(error);
@@ -150,13 +168,15 @@ function fail(error) {
 
 /**
  * Build the component's exports. `describe(config)` validates the operator's config (an
- * object) and returns `{name, description, relevantTools, hookStages, policyStages, state}`;
- * throw to refuse the config. `state` is handed to every stage function as its second
+ * object) and returns `{name, description, relevantTools, hookStages, policyStages, state,
+ * reads?}` (`reads`: what the plugin reads of the stage input per tool, e.g.
+ * `{'*': ['params']}`; absent: everything); throw to refuse the config. `state` is handed to every stage function as its second
  * argument. Stage functions get a `StageInput`; policies return `allow` or `block(…)`,
  * hooks `proceed` or `replace(…)`; throwing fails the call with that message.
  */
 export function definePlugin({ describe, hooks = {}, policy = {}, onToolFailure }) {
   let state;
+  let reads = [{ tool: '*', reads: { params: true, facts: true } }];
   const wrap = (fn, fallback) => (raw) => {
     if (!fn) return fallback;
     let out;
@@ -177,6 +197,7 @@ export function definePlugin({ describe, hooks = {}, policy = {}, onToolFailure 
         let info;
         try {
           info = describe(JSON.parse(configJson));
+          if (info.reads !== undefined) reads = readsTable(info.reads);
         } catch (e) {
           fail(e);
         }
@@ -192,6 +213,11 @@ export function definePlugin({ describe, hooks = {}, policy = {}, onToolFailure 
     },
     hooks: hookExports,
     policy: policyExports,
+    inputs: {
+      reads() {
+        return reads;
+      },
+    },
     events: {
       onToolFailure(json) {
         if (!onToolFailure) return;

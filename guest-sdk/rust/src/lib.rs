@@ -2,7 +2,7 @@
 //!
 //! A plugin is a type implementing [`Plugin`]; every stage method has a no-op default, so a
 //! policy only writes the stage it decides at. [`export_plugin!`] wires the type to the
-//! `hedera:agent-kit/plugin` world (contract 0.2.0). What lives here: the trait, the stage
+//! `hedera:agent-kit/plugin` world (contract 0.2.1). What lives here: the trait, the stage
 //! input with the host's typed [`Facts`] (who gets what, tokens, changes) and typed views of
 //! the stage JSON ([`StageInput`]), the [`block`] and [`needs_approval`] helpers and thin
 //! wrappers over the host imports ([`host`]).
@@ -41,6 +41,7 @@ mod input;
 pub mod scan;
 
 pub use amount::Amount;
+pub use bindings::exports::hedera::agent_kit::inputs::{Parts, ToolReads};
 pub use bindings::hedera::agent_kit::types::{
     ApprovalRequest, Asset, BlockInfo, Entity, Facts, HookResult, LogLevel, Movement, PluginInfo,
     Stage, ToolType, Verdict, Via,
@@ -86,6 +87,16 @@ pub trait Plugin: Sized + 'static {
     }
     fn should_block_post_secondary_action(&self, _input: &StageInput) -> PolicyOutcome {
         Ok(Verdict::Allow)
+    }
+
+    /// What the plugin reads of the stage input, per tool (contract 0.2.1 `inputs`), asked
+    /// once after `describe`: the host lowers only these parts into the plugin, the others
+    /// arrive as `""` params and no facts — most of what a stage call costs is lowering them.
+    /// Entries name a tool method or `"*"` (every tool not named); see [`reads`]. The default
+    /// reads everything. Say only what the plugin never reads: a policy that reads facts it
+    /// did not ask for sees none.
+    fn reads(&self) -> Vec<ToolReads> {
+        vec![reads("*", Parts::PARAMS | Parts::FACTS)]
     }
 
     /// A call to one of the relevant tools ended blocked or failed (contract 0.1.1 `events`).
@@ -138,6 +149,15 @@ impl PluginInfo {
             hook_stages: stages.into_iter().collect(),
             policy_stages: Vec::new(),
         }
+    }
+}
+
+/// One entry of [`Plugin::reads`]: for `tool` (a method, or `"*"`), read `parts`
+/// (`Parts::PARAMS`, `Parts::FACTS`, both, or `Parts::empty()` for neither).
+pub fn reads(tool: &str, parts: Parts) -> ToolReads {
+    ToolReads {
+        tool: tool.to_owned(),
+        reads: parts,
     }
 }
 
@@ -297,7 +317,7 @@ macro_rules! export_plugin {
 #[doc(hidden)]
 pub mod __private {
     pub use super::bindings::exports::hedera::agent_kit::plugin::Guest as DescribeGuest;
-    use super::bindings::exports::hedera::agent_kit::{events, hooks, plugin, policy};
+    use super::bindings::exports::hedera::agent_kit::{events, hooks, inputs, plugin, policy};
     use super::*;
     use std::cell::RefCell;
 
@@ -358,6 +378,15 @@ pub mod __private {
         fn on_tool_failure(input: String) {
             if let Some(plugin) = A::slot().0.borrow().as_ref() {
                 plugin.on_tool_failure(&ToolFailure { json: input });
+            }
+        }
+    }
+
+    impl<A: Adapter> inputs::Guest for A {
+        fn reads() -> Vec<ToolReads> {
+            match A::slot().0.borrow().as_ref() {
+                Some(plugin) => plugin.reads(),
+                None => vec![super::reads("*", Parts::PARAMS | Parts::FACTS)],
             }
         }
     }

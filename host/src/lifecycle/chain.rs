@@ -1,18 +1,20 @@
 //! The ordered plugin chain and, per tool, the precomputed plan of which plugin runs at which
-//! stage (as policy, hook or both). Plugins run in manifest order; a plugin is only called at
+//! stage (as policy, hook or both) and what it reads of the stage input. Plugins run in manifest order; a plugin is only called at
 //! stages it declared and for tools it declared relevant, so the hot path never asks.
 
-use crate::plugin::ChainPlugin;
+use crate::plugin::{ChainPlugin, Reads};
 use crate::stage::Stage;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// One plugin's turn at one stage: its policy check first, then its hook.
+/// One plugin's turn at one stage: its policy check first, then its hook, each given the
+/// parts of the stage input the plugin reads for this tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
     pub plugin: usize,
     pub policy: bool,
     pub hook: bool,
+    pub reads: Reads,
 }
 
 /// The steps of every stage for one tool, and who hears about its failures.
@@ -47,6 +49,7 @@ impl Plan {
             if member.observes_failures() {
                 plan.notify.push(i);
             }
+            let reads = member.reads(method);
             for stage in Stage::ALL {
                 let (policy, hook) = (
                     d.policy_stages.contains(stage),
@@ -57,6 +60,7 @@ impl Plan {
                         plugin: i,
                         policy,
                         hook,
+                        reads,
                     });
                 }
             }

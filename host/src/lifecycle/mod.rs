@@ -22,7 +22,7 @@ use crate::metrics::{Answer, CallMeters, CallOutcome, PluginMeters, StepKind};
 use crate::plugin::ChainPlugin;
 use crate::plugin::{
     ApprovalRequest, BlockReason, ContextScope, FailureCause, HookAnswer, PluginError,
-    PluginFailure, PluginSession, StageCall, Verdict,
+    PluginFailure, PluginSession, Reads, StageCall, Verdict,
 };
 use crate::stage::Stage;
 use crate::state_store::CallReservations;
@@ -478,12 +478,22 @@ impl Session {
         }
         let spec = tool.spec();
         let chain = self.chain.clone();
-        // Policies judge facts: a tool that cannot state them refuses the call. Hooks only
-        // observe: for them unstated facts are absent, not a refusal.
+        // Policies judge facts: a tool that cannot state them refuses the call, whatever the
+        // policies read (an approver is shown them too). Hooks only observe: for them unstated
+        // facts are absent, not a refusal, and they are read only for a hook that reads them.
         let judging = steps.iter().any(|s| s.policy);
-        read_facts(tool, state, tool_ctx, judging)?;
+        if judging || steps.iter().any(|s| s.reads.facts) {
+            read_facts(tool, state, tool_ctx, judging)?;
+        }
+        // The stage JSON is written only when a plugin of the stage reads it (or it is
+        // recorded); the others get `""` (contract 0.2.1 `inputs`).
+        let render = self.recorded.is_some() || steps.iter().any(|s| s.reads.params);
         let mut buf = std::mem::take(&mut self.buf);
-        state.render(&mut buf);
+        if render {
+            state.render(&mut buf);
+        } else {
+            buf.clear();
+        }
         if let Some(recorded) = &mut self.recorded {
             recorded.push(RecordedStage {
                 stage,
@@ -496,7 +506,8 @@ impl Session {
             for (at, step) in steps.iter().enumerate() {
                 let member = &chain.members()[step.plugin];
                 if step.policy {
-                    self.judge(step.plugin, &stage_call(stage, spec, &buf, state))?;
+                    let call = stage_call(stage, spec, &buf, state);
+                    self.judge(step.plugin, &call, step.reads, state)?;
                 }
                 if !step.hook {
                     continue;
@@ -509,7 +520,8 @@ impl Session {
                 }
                 let enforce = member.enforces();
                 let started = Instant::now();
-                let answer = session.hook(&stage_call(stage, spec, &buf, state));
+                let answer =
+                    session.hook(&stage_call(stage, spec, &buf, state).for_reads(step.reads));
                 let took = started.elapsed();
                 if let Err(PluginError::Failed(f)) = &answer {
                     self.meters[step.plugin].failure(f.cause.as_str());
@@ -556,10 +568,15 @@ impl Session {
                 match replace(member.as_ref(), stage, tool, state, json) {
                     Ok(()) => {
                         // Replaced params: their facts, read again, are what is judged.
-                        read_facts(tool, state, tool_ctx, judging)?;
-                        state.render(&mut buf);
+                        if judging || steps.iter().any(|s| s.reads.facts) {
+                            read_facts(tool, state, tool_ctx, judging)?;
+                        }
+                        if render {
+                            state.render(&mut buf);
+                        }
                         for earlier in steps[..=at].iter().filter(|s| s.policy) {
-                            self.judge(earlier.plugin, &stage_call(stage, spec, &buf, state))?;
+                            let call = stage_call(stage, spec, &buf, state);
+                            self.judge(earlier.plugin, &call, earlier.reads, state)?;
                         }
                     }
                     Err(detail) => {
@@ -590,12 +607,20 @@ impl Session {
     /// One policy check of chain member `index`: allow, or the abort it causes. A shadow
     /// member's (`enforce = false`) block, error, failure or request for approval is recorded
     /// and the call goes on. A request for approval parks the call with the session's
-    /// approver: approved, the chain goes on; anything else blocks.
-    fn judge(&mut self, index: usize, call: &StageCall<'_>) -> Result<(), Abort> {
+    /// approver: approved, the chain goes on; anything else blocks. The member gets the
+    /// parts of `call` it `reads`; an approver is shown the call's normalised params and facts
+    /// from `state`, whatever the member reads.
+    fn judge(
+        &mut self,
+        index: usize,
+        call: &StageCall<'_>,
+        reads: Reads,
+        state: &CallState<'_>,
+    ) -> Result<(), Abort> {
         let member = self.chain.members()[index].clone();
         let enforce = member.enforces();
         let started = Instant::now();
-        let answer = self.members[index].policy(call);
+        let answer = self.members[index].policy(&call.for_reads(reads));
         let took = started.elapsed();
         let mut approval = None;
         let (counted, abort) = match answer {
@@ -631,7 +656,7 @@ impl Session {
                         },
                     })
                 } else {
-                    self.ask_approval(member.as_ref(), call, request)
+                    self.ask_approval(member.as_ref(), call, request, state)
                 };
                 match outcome {
                     Ok(outcome) if outcome.decision.approved() => {
@@ -704,6 +729,7 @@ impl Session {
         member: &dyn ChainPlugin,
         call: &StageCall<'_>,
         request: ApprovalRequest,
+        state: &CallState<'_>,
     ) -> Result<ApprovalOutcome, PluginFailure> {
         let details = details_of(
             member,
@@ -721,10 +747,11 @@ impl Session {
             details,
             agent: self.caller.as_deref().map(str::to_owned),
             context: self.scope.scope.to_string(),
-            normalised_params: serde_json::from_str::<Value>(call.input)
-                .ok()
-                .and_then(|mut v| v.get_mut("normalisedParams").map(Value::take)),
-            facts: call.facts.cloned(),
+            normalised_params: state
+                .normalised
+                .as_ref()
+                .and_then(|n| serde_json::from_str::<Value>(n.json()).ok()),
+            facts: state.facts.clone(),
             timeout_seconds: request.timeout_seconds,
         };
         let outcome = match &self.approver {

@@ -41,6 +41,72 @@ impl PluginDescription {
     }
 }
 
+/// What a plugin reads of a stage input (contract 0.2.1 `inputs`): the stage params JSON, the
+/// typed facts. A part it does not read is not rendered, computed or lowered for it: it gets
+/// `""` for the params and no facts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reads {
+    pub params: bool,
+    pub facts: bool,
+}
+
+impl Reads {
+    /// `["params", "facts"]`, the parts read, as `hak plugin inspect` shows them.
+    pub fn names(self) -> Vec<&'static str> {
+        [(self.params, "params"), (self.facts, "facts")]
+            .into_iter()
+            .filter_map(|(read, name)| read.then_some(name))
+            .collect()
+    }
+
+    /// Every part: what a plugin that says nothing (any built before 0.2.1) gets.
+    pub const ALL: Reads = Reads {
+        params: true,
+        facts: true,
+    };
+}
+
+/// What a plugin reads, per tool: the entry naming the method, else the `"*"` entry, else
+/// every part.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadsTable {
+    tools: Vec<(String, Reads)>,
+    otherwise: Option<Reads>,
+}
+
+impl ReadsTable {
+    /// Entries in the plugin's order; the first one naming a tool wins, as does the first
+    /// `"*"`.
+    pub fn new(entries: impl IntoIterator<Item = (String, Reads)>) -> Self {
+        let mut table = ReadsTable::default();
+        for (tool, reads) in entries {
+            if tool == "*" {
+                table.otherwise.get_or_insert(reads);
+            } else if !table.tools.iter().any(|(t, _)| *t == tool) {
+                table.tools.push((tool, reads));
+            }
+        }
+        table
+    }
+
+    /// The entries, the `"*"` one last (`"*"` reads everything when the plugin named none).
+    pub fn entries(&self) -> impl Iterator<Item = (&str, Reads)> {
+        self.tools
+            .iter()
+            .map(|(tool, reads)| (tool.as_str(), *reads))
+            .chain(std::iter::once(("*", self.otherwise.unwrap_or(Reads::ALL))))
+    }
+
+    pub fn for_method(&self, method: &str) -> Reads {
+        self.tools
+            .iter()
+            .find(|(tool, _)| tool == method)
+            .map(|(_, reads)| *reads)
+            .or(self.otherwise)
+            .unwrap_or(Reads::ALL)
+    }
+}
+
 /// Why a policy blocks: its message (the kit's `reason`), an optional machine code and
 /// optional details as a JSON text (checked by the lifecycle).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,6 +164,18 @@ pub struct StageCall<'a> {
     pub facts: Option<&'a Facts>,
 }
 
+impl<'a> StageCall<'a> {
+    /// This call as a plugin that reads `reads` receives it: the params JSON `""` and no
+    /// facts for the parts it does not read.
+    pub fn for_reads(&self, reads: Reads) -> StageCall<'a> {
+        StageCall {
+            input: if reads.params { self.input } else { "" },
+            facts: if reads.facts { self.facts } else { None },
+            ..*self
+        }
+    }
+}
+
 /// The agent context a plugin session serves: its scope key (what scratchpads, quotas and
 /// circuit breakers are keyed by), the state store, and the current call's budget
 /// reservations (settled by the lifecycle when the call ends).
@@ -134,6 +212,12 @@ pub trait ChainPlugin: Send + Sync {
     /// metrics, `GET /v1/plugins`) but never changing a call.
     fn enforces(&self) -> bool {
         true
+    }
+
+    /// What it reads of the stage input when called for `method` (trusted native plugins and
+    /// plugins that do not say: everything). Asked when a chain's plan is made, not per call.
+    fn reads(&self, _method: &str) -> Reads {
+        Reads::ALL
     }
 
     /// Whether it wants to hear how blocked or failed calls of its tools ended.

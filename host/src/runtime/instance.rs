@@ -2,14 +2,15 @@
 //! (epoch ticks, minus time spent in host calls), fuel and the memory guard, its output is
 //! size-checked, and any failure is classified. The caller discards an instance that failed.
 
-use super::bindings::{v0_1, v0_2, Exports, PluginInfo};
+use super::bindings::{v0_1, v0_2, Exports, PluginInfo, WitParts, WitToolReads};
 use super::plugin::LoadedPlugin;
 use super::sandbox::PluginState;
 use crate::capabilities::CapabilityQuota;
 use crate::facts::{Asset, Facts, Via};
 use crate::limits::EPOCH_TICK_MS;
 use crate::plugin::{
-    ApprovalRequest, BlockReason, FailureCause, HookAnswer, PluginFailure, StageCall, Verdict,
+    ApprovalRequest, BlockReason, FailureCause, HookAnswer, PluginFailure, Reads, StageCall,
+    Verdict,
 };
 use crate::stage::Stage;
 use crate::state_store::StateHandle;
@@ -59,6 +60,8 @@ pub struct PluginInstance {
     store: Store<PluginState>,
     bindings: Exports,
     on_tool_failure: Option<wasmtime::component::TypedFunc<(String,), ()>>,
+    /// `inputs.reads`, when the plugin exports it (asked once, at load).
+    reads: Option<wasmtime::component::TypedFunc<(), (Vec<WitToolReads>,)>>,
     plugin: Arc<str>,
     deadline_ms: u64,
     deadline_ticks: u64,
@@ -128,11 +131,17 @@ impl PluginInstance {
                 .get_typed_func::<(String,), ()>(&mut store, index)
                 .ok()
         });
+        let reads = plugin.reads_func.as_ref().and_then(|index| {
+            instance
+                .get_typed_func::<(), (Vec<WitToolReads>,)>(&mut store, index)
+                .ok()
+        });
         let mut this = PluginInstance {
             _live: Live::new(),
             store,
             bindings,
             on_tool_failure,
+            reads,
             plugin: name,
             deadline_ms: limits.deadline_ms,
             deadline_ticks: limits.deadline_ticks(),
@@ -318,6 +327,49 @@ impl PluginInstance {
         result.map_err(|e| self.failure("on_tool_failure", e))
     }
 
+    /// What the plugin reads of the stage input, per tool (`inputs.reads`, contract 0.2.1):
+    /// `None` when it does not export it (it reads everything). Same deadline and limits as
+    /// a stage call; more than [`MAX_READS_ENTRIES`] entries, or a tool name longer than 256
+    /// bytes, is an invalid output.
+    pub fn reads(&mut self) -> Result<Option<Vec<(String, Reads)>>, PluginFailure> {
+        let Some(func) = self.reads else {
+            return Ok(None);
+        };
+        self.arm();
+        let result = func.call(&mut self.store, ());
+        self.store.data_mut().end_call();
+        let (entries,) = result.map_err(|e| self.failure("reads", e))?;
+        let invalid = |detail: String| PluginFailure {
+            plugin: self.plugin.to_string(),
+            phase: "reads".into(),
+            cause: FailureCause::InvalidOutput,
+            detail,
+        };
+        if entries.len() > MAX_READS_ENTRIES {
+            return Err(invalid(format!(
+                "inputs.reads returned {} entries, more than {MAX_READS_ENTRIES}",
+                entries.len()
+            )));
+        }
+        entries
+            .into_iter()
+            .map(|e| {
+                if e.tool.is_empty() || e.tool.len() > 256 {
+                    return Err(invalid(format!(
+                        "inputs.reads names a tool of {} bytes (1 to 256)",
+                        e.tool.len()
+                    )));
+                }
+                let reads = Reads {
+                    params: e.reads.contains(WitParts::PARAMS),
+                    facts: e.reads.contains(WitParts::FACTS),
+                };
+                Ok((e.tool, reads))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+
     /// The plugin's operator-given name.
     pub fn plugin_name(&self) -> &str {
         &self.plugin
@@ -393,6 +445,9 @@ impl PluginInstance {
         )
     }
 }
+
+/// The most entries `inputs.reads` may return (as many as relevant tools).
+pub const MAX_READS_ENTRIES: usize = 1024;
 
 /// What a stage call hands the guest, for the input limit: method, params and facts.
 fn input_size(call: &StageCall<'_>) -> usize {

@@ -12,7 +12,7 @@ use crate::capabilities::Capability;
 use crate::manifest::OnError;
 use crate::plugin::{
     ChainPlugin, ContextScope, FailureCause, HookAnswer, PluginDescription, PluginError,
-    PluginFailure, PluginSession, StageCall, Verdict,
+    PluginFailure, PluginSession, Reads, StageCall, Verdict,
 };
 use crate::stage::Stage;
 use crate::state_store::{PadKey, StateHandle};
@@ -55,6 +55,10 @@ impl ChainPlugin for WasmPlugin {
 
     fn observes_failures(&self) -> bool {
         self.0.observes_failures()
+    }
+
+    fn reads(&self, method: &str) -> Reads {
+        self.0.reads.for_method(method)
     }
 
     fn open(&self, scope: &ContextScope) -> Box<dyn PluginSession> {

@@ -1,6 +1,6 @@
 //! Loading a plugin: read, size and sha256 checks, compile (or load the precompiled artifact),
 //! type-check against the world (`InstancePre`), then `describe` with the operator's config in
-//! a throw-away instance. A `LoadedPlugin` is immutable and shared; instances come from it.
+//! a throw-away instance, and `inputs.reads` there when the plugin exports it. A `LoadedPlugin` is immutable and shared; instances come from it.
 
 use super::bindings::{PluginInfo, Pre};
 use super::engine::Runtime;
@@ -9,7 +9,7 @@ use super::member::stage_of;
 use crate::capabilities::{Capability, CapabilityCounters, HederaActions, QuotaWindows};
 use crate::limits::{MAX_COMPILE_SECONDS, MAX_COMPONENT_BYTES};
 use crate::manifest::{OnError, PluginSpec};
-use crate::plugin::{PluginDescription, PluginFailure};
+use crate::plugin::{PluginDescription, PluginFailure, ReadsTable};
 use crate::stage::StageSet;
 use crate::state_store::StateHandle;
 use sha2::{Digest, Sha256};
@@ -39,7 +39,7 @@ pub enum LoadError {
     #[error("plugin {plugin}: not a WebAssembly component: {reason}")]
     NotAComponent { plugin: String, reason: String },
     #[error(
-        "plugin {plugin}: does not fit the hedera:agent-kit/agent-plugin@0.2.0 world (or 0.1.0-0.1.2): {reason}"
+        "plugin {plugin}: does not fit the hedera:agent-kit/agent-plugin@0.2.1 world (or 0.1.0-0.1.2): {reason}"
     )]
     WrongWorld { plugin: String, reason: String },
     #[error("plugin {plugin}: describe rejected its config: {message}")]
@@ -222,6 +222,10 @@ pub struct LoadedPlugin {
     pub(crate) pre: Pre,
     /// `events.on-tool-failure`, when the plugin exports it (contract 0.1.1 and later).
     pub(crate) on_tool_failure: Option<wasmtime::component::ComponentExportIndex>,
+    /// `inputs.reads`, when the component exports it (contract 0.2.1).
+    pub(crate) reads_func: Option<wasmtime::component::ComponentExportIndex>,
+    /// What the plugin reads of the stage input, per tool (everything when it does not say).
+    pub reads: ReadsTable,
     pub stats: Arc<PluginStats>,
     /// Capability-call windows per context scope (`limits.capability_calls_per_minute`).
     pub(crate) quota_windows: QuotaWindows,
@@ -345,6 +349,9 @@ impl LoadedPlugin {
             .and_then(|events| {
                 component.get_export_index(Some(&events), super::bindings::ON_TOOL_FAILURE)
             });
+        let reads_func = component
+            .get_export_index(None, super::bindings::INPUTS_INTERFACE)
+            .and_then(|inputs| component.get_export_index(Some(&inputs), super::bindings::READS));
         let config_json = spec.config_json();
         let mut loaded = LoadedPlugin {
             spec,
@@ -361,6 +368,8 @@ impl LoadedPlugin {
             component,
             pre,
             on_tool_failure,
+            reads_func,
+            reads: ReadsTable::default(),
             stats: Arc::default(),
             quota_windows: QuotaWindows::default(),
             runtime: runtime.clone(),
@@ -369,7 +378,7 @@ impl LoadedPlugin {
         };
         // Describe in a throw-away instance with a throw-away scratchpad.
         let pad = StateHandle::scratch(&loaded.spec.name, loaded.spec.limits.max_state_bytes);
-        let (instance, info) = PluginInstance::instantiate(&loaded, pad)?;
+        let (mut instance, info) = PluginInstance::instantiate(&loaded, pad)?;
         let info = info.map_err(|message| LoadError::Config {
             plugin: plugin.clone(),
             message,
@@ -384,6 +393,9 @@ impl LoadedPlugin {
                 plugin,
                 message: "on_error = \"skip\" is allowed for hooks only; this plugin is a policy (policies fail closed)".into(),
             });
+        }
+        if let Some(entries) = instance.reads()? {
+            loaded.reads = ReadsTable::new(entries);
         }
         *loaded.spare.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(instance);
         Ok(Arc::new(loaded))

@@ -11,7 +11,8 @@
 
 use hak_guest::serde_json::{self, Value};
 use hak_guest::{
-    block_with, host, scan, Amount, Plugin, PluginInfo, PolicyOutcome, Stage, StageInput, Verdict,
+    block_with, host, reads, scan, Amount, Parts, Plugin, PluginInfo, PolicyOutcome, Stage,
+    StageInput, ToolReads, Verdict,
 };
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -101,6 +102,27 @@ impl Plugin for MaxRecipients {
             },
             info,
         ))
+    }
+
+    /// The built-in rules and `field` rules count entries of `normalisedParams`, the EVM tools
+    /// count the facts' movements, and a fixed `count` reads nothing: each tool gets only the
+    /// part its rule reads.
+    fn reads(&self) -> Vec<ToolReads> {
+        let mut out: Vec<ToolReads> = self
+            .custom
+            .iter()
+            .map(|(tool, rule)| {
+                let parts = if rule.count.is_some() {
+                    Parts::empty()
+                } else {
+                    Parts::PARAMS
+                };
+                reads(tool, parts)
+            })
+            .collect();
+        out.extend(FACT_COUNTED.iter().map(|tool| reads(tool, Parts::FACTS)));
+        out.push(reads("*", Parts::PARAMS));
+        out
     }
 
     fn should_block_post_params_normalization(&self, input: &StageInput) -> PolicyOutcome {

@@ -1,7 +1,10 @@
 //! "Reject Tool Call": the kit's `RejectToolPolicy`. Blocks every call to the configured tools
 //! before anything runs. Config: `{"relevantTools": ["tool_a", "tool_b"]}` (`"*"` rejects all).
 
-use hak_guest::{block, host, parse_config, Plugin, PluginInfo, PolicyOutcome, Stage, StageInput};
+use hak_guest::{
+    block, host, parse_config, reads, Parts, Plugin, PluginInfo, PolicyOutcome, Stage, StageInput,
+    ToolReads,
+};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -23,6 +26,11 @@ impl Plugin for RejectTool {
         );
         info.relevant_tools = config.relevant_tools;
         Ok((RejectTool, info))
+    }
+
+    /// It decides on the method alone: neither the params nor the facts are lowered into it.
+    fn reads(&self) -> Vec<ToolReads> {
+        vec![reads("*", Parts::empty())]
     }
 
     fn should_block_pre_tool_execution(&self, input: &StageInput) -> PolicyOutcome {

@@ -1,4 +1,4 @@
-// The host imports (`hedera:agent-kit/{host,hedera,budget}@0.2.0`) as in-memory fakes, for
+// The host imports (`hedera:agent-kit/{host,hedera,budget}@0.2.1`) as in-memory fakes, for
 // plugin tests run natively by `hak-js-test` (which bundles this module in their place). The
 // shapes are the component bindings' own: options as undefined, results thrown as errors
 // with a `payload`, u64 as BigInt. `fakes` is the state `../testing.js` reads and resets.
