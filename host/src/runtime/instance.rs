@@ -60,8 +60,8 @@ pub struct PluginInstance {
     store: Store<PluginState>,
     bindings: Exports,
     on_tool_failure: Option<wasmtime::component::TypedFunc<(String,), ()>>,
-    /// `inputs.reads`, when the plugin exports it (asked once, at load).
-    reads: Option<wasmtime::component::TypedFunc<(), (Vec<WitToolReads>,)>>,
+    /// The instance itself, for exports looked up once (`inputs.reads`, at load).
+    instance: wasmtime::component::Instance,
     plugin: Arc<str>,
     deadline_ms: u64,
     deadline_ticks: u64,
@@ -131,17 +131,12 @@ impl PluginInstance {
                 .get_typed_func::<(String,), ()>(&mut store, index)
                 .ok()
         });
-        let reads = plugin.reads_func.as_ref().and_then(|index| {
-            instance
-                .get_typed_func::<(), (Vec<WitToolReads>,)>(&mut store, index)
-                .ok()
-        });
         let mut this = PluginInstance {
             _live: Live::new(),
             store,
             bindings,
             on_tool_failure,
-            reads,
+            instance,
             plugin: name,
             deadline_ms: limits.deadline_ms,
             deadline_ticks: limits.deadline_ticks(),
@@ -331,8 +326,15 @@ impl PluginInstance {
     /// `None` when it does not export it (it reads everything). Same deadline and limits as
     /// a stage call; more than [`MAX_READS_ENTRIES`] entries, or a tool name longer than 256
     /// bytes, is an invalid output.
-    pub fn reads(&mut self) -> Result<Option<Vec<(String, Reads)>>, PluginFailure> {
-        let Some(func) = self.reads else {
+    pub fn reads(
+        &mut self,
+        export: Option<&wasmtime::component::ComponentExportIndex>,
+    ) -> Result<Option<Vec<(String, Reads)>>, PluginFailure> {
+        let Some(func) = export.and_then(|index| {
+            self.instance
+                .get_typed_func::<(), (Vec<WitToolReads>,)>(&mut self.store, index)
+                .ok()
+        }) else {
             return Ok(None);
         };
         self.arm();

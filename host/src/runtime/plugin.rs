@@ -394,7 +394,7 @@ impl LoadedPlugin {
                 message: "on_error = \"skip\" is allowed for hooks only; this plugin is a policy (policies fail closed)".into(),
             });
         }
-        if let Some(entries) = instance.reads()? {
+        if let Some(entries) = instance.reads(loaded.reads_func.as_ref())? {
             loaded.reads = ReadsTable::new(entries);
         }
         *loaded.spare.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(instance);
