@@ -468,6 +468,10 @@ impl CallEnv for Host {
         self.inner.manifest.context.explain_blocks.unwrap_or(false)
     }
 
+    fn call_budget(&self) -> std::time::Duration {
+        self.inner.manifest.engine.call_budget()
+    }
+
     fn tool_context<'a>(
         &'a self,
         context: &'a AgentContext,

@@ -9,6 +9,11 @@ pub const EPOCH_TICK_MS: u64 = 1;
 pub const MAX_MEMORY_MIB: u32 = 512;
 /// Largest deadline an operator may configure for one plugin call.
 pub const MAX_DEADLINE_MS: u64 = 60_000;
+/// Default wall-clock time all plugins of one tool call may take together, host calls
+/// (network capabilities, state) included: `[engine] call_budget_ms`.
+pub const DEFAULT_CALL_BUDGET_MS: u64 = 10_000;
+/// Largest `[engine] call_budget_ms`.
+pub const MAX_CALL_BUDGET_MS: u64 = 600_000;
 /// Component instances the pooling allocator keeps room for (plugins × live agent contexts).
 pub const POOL_INSTANCES: u32 = 1_000;
 /// Longest a component may take to compile before it is refused.

@@ -147,6 +147,20 @@ pub struct EngineSection {
     /// Count guest instructions so plugins may set `limits.fuel` (slower guests; default off).
     #[serde(default)]
     pub fuel: bool,
+    /// Wall-clock milliseconds all plugins of one tool call may take together — their guest
+    /// calls, the host calls those make (network capabilities, state) and clock waits; not
+    /// the wait for an approver (default [`crate::limits::DEFAULT_CALL_BUDGET_MS`]).
+    pub call_budget_ms: Option<u64>,
+}
+
+impl EngineSection {
+    /// `call_budget_ms`, or its default.
+    pub fn call_budget(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(
+            self.call_budget_ms
+                .unwrap_or(crate::limits::DEFAULT_CALL_BUDGET_MS),
+        )
+    }
 }
 
 /// Where plugin state (scratchpads and budgets) lives: `[state]`.
@@ -434,6 +448,14 @@ impl Manifest {
             return Err("network.nodes must list at least one node for a custom network".into());
         }
         self.approvals.validate()?;
+        if let Some(ms) = self.engine.call_budget_ms {
+            let max = crate::limits::MAX_CALL_BUDGET_MS;
+            if !(1..=max).contains(&ms) {
+                return Err(format!(
+                    "engine.call_budget_ms must be between 1 and {max} (got {ms})"
+                ));
+            }
+        }
         let mut seen = std::collections::HashSet::new();
         for (i, p) in self.plugins.iter().enumerate() {
             let at = format!("plugins[{i}] ({})", p.name);

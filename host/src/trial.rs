@@ -88,6 +88,7 @@ pub fn run(plugin: &dyn ChainPlugin, input: &TrialInput) -> Value {
         tool_type: input.tool_type,
         input: &input.input,
         facts: facts.as_ref(),
+        budget: None,
     }
     // What the plugin gets in a chain: only the parts it reads for this tool.
     .for_reads(plugin.reads(&input.method));

@@ -252,6 +252,85 @@ fn a_capability_call_to_a_silent_network_times_out() {
 }
 
 #[test]
+fn one_budget_bounds_every_plugin_and_host_call_of_a_tool_call() {
+    // Three policies, each asking a network that never answers for topics: with default
+    // limits that is 3 plugins × 4 capability calls × 5 s = 60 s of a held call. The tool
+    // call's plugin budget (here 1.5 s) bounds all of it together.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in silent.incoming().flatten() {
+            held.push(conn);
+        }
+    });
+    std::env::set_var(
+        "HAK_TEST_SILENT_KEY",
+        hak_emu::genesis::operator_key().to_string_der(),
+    );
+    let mut manifest = format!(
+        "[network]\nname = \"custom\"\nnodes = {{ \"{addr}\" = \"0.0.3\" }}\nmirror_url = \"http://{addr}/api/v1\"\n\n[operator]\naccount_id = \"0.0.1001\"\nkey_env = \"HAK_TEST_SILENT_KEY\"\n\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n\n[engine]\ncall_budget_ms = 1500\n"
+    );
+    for i in 1..=3 {
+        manifest.push_str(&plugin_entry(
+            &format!("flood{i}"),
+            "fixtures/hostile",
+            "capabilities = [\"hedera:create-topic\"]\n[plugins.config]\nmode = \"capability-flood\"",
+        ));
+    }
+    let (out, took) = bounded(&manifest, ATTACK);
+    let failure = &out["raw"]["pluginFailure"];
+    assert_eq!(failure["plugin"], "flood1", "{out}");
+    assert_eq!(failure["cause"], "deadline", "{out}");
+    assert!(
+        error(&out).contains("1500 ms plugin budget ([engine] call_budget_ms)"),
+        "{out}"
+    );
+    assert!(took < Duration::from_secs(5), "held {took:?}");
+}
+
+#[test]
+fn a_skipped_hook_that_spends_the_budget_leaves_the_policies_after_it_failing_closed() {
+    // A skippable hook spins past the call's 300 ms: it is stopped at the budget's end and
+    // skipped, and the policy after it, with no time left, fails closed without running.
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}\n[engine]\ncall_budget_ms = 300\n{}{}",
+        hostile_entry(
+            "loop-hook",
+            "on_error = \"skip\"\n[plugins.limits]\ndeadline_ms = 5000"
+        ),
+        allowlist()
+    );
+    let (host, _) = start(&manifest);
+    let started = Instant::now();
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", ATTACK)
+        .unwrap();
+    let took = started.elapsed();
+    let failure = &out["raw"]["pluginFailure"];
+    assert_eq!(failure["plugin"], "allowlist", "{out}");
+    assert_eq!(failure["cause"], "deadline", "{out}");
+    assert!(error(&out).contains("not run"), "{out}");
+    assert!(took < Duration::from_secs(3), "held {took:?}");
+}
+
+#[test]
+fn a_call_budget_out_of_range_is_refused_naming_the_field() {
+    for ms in [0, 600_001] {
+        let text = format!("{RETURN_BYTES_HEADER}\n[engine]\ncall_budget_ms = {ms}\n");
+        let err = hak_host::manifest::Manifest::parse(&text, "m.toml", root())
+            .err()
+            .unwrap_or_else(|| panic!("{ms} accepted"));
+        assert!(
+            err.to_string()
+                .contains("engine.call_budget_ms must be between 1 and 600000"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn a_tripped_breaker_bypasses_a_hook_in_its_own_context_only() {
     let manifest = format!(
         "{RETURN_BYTES_HEADER}{}",

@@ -467,5 +467,6 @@ pub fn judge_normalised(
         tool_type: hak_host::tools::ToolType::Transaction,
         input: params,
         facts: facts.as_ref(),
+        budget: None,
     })
 }

@@ -1,6 +1,7 @@
 //! How much network one plugin instance may still use: its grants, the per-call and
 //! per-context-per-minute quotas (`limits.max_capability_calls`,
-//! `limits.capability_calls_per_minute`), the timeout of one action, and the counters every
+//! `limits.capability_calls_per_minute`), the timeout of one action (never past the tool
+//! call's plugin budget), and the counters every
 //! use and refusal lands in. A granted, in-quota call goes to the [`HederaActions`]; anything
 //! else is refused with a message naming the limit. No SDK and no sandbox type lives here.
 
@@ -10,7 +11,7 @@ use crate::limits::PluginLimits;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Capability calls made and refused by one plugin (all its instances).
 #[derive(Debug, Default)]
@@ -89,22 +90,47 @@ impl CapabilityQuota {
         self.used_in_call = 0;
     }
 
-    /// `hedera.submit-topic-message` for `plugin`.
+    /// `hedera.submit-topic-message` for `plugin`, ending by `until` at the latest.
     pub fn submit_topic_message(
         &mut self,
         plugin: &str,
         topic_id: &str,
         message: &str,
+        until: Option<Instant>,
     ) -> Result<String, String> {
+        let timeout = self.timeout_until(until)?;
         let actions = self.take(Capability::SubmitTopicMessage, plugin)?;
         let (topic, message) = checked_message(topic_id, message)?;
-        actions.submit_topic_message(topic, message, self.timeout)
+        actions.submit_topic_message(topic, message, timeout)
     }
 
-    /// `hedera.create-topic` for `plugin`.
-    pub fn create_topic(&mut self, plugin: &str, memo: &str) -> Result<String, String> {
+    /// `hedera.create-topic` for `plugin`, ending by `until` at the latest.
+    pub fn create_topic(
+        &mut self,
+        plugin: &str,
+        memo: &str,
+        until: Option<Instant>,
+    ) -> Result<String, String> {
+        let timeout = self.timeout_until(until)?;
         let actions = self.take(Capability::CreateTopic, plugin)?;
-        actions.create_topic(checked_memo(memo)?, self.timeout)
+        actions.create_topic(checked_memo(memo)?, timeout)
+    }
+
+    /// The timeout of an action started now: its own (`limits.capability_timeout_ms`), cut
+    /// to what is left before `until` (the end of the tool call's plugin budget); refused
+    /// when nothing is left.
+    fn timeout_until(&self, until: Option<Instant>) -> Result<Duration, String> {
+        let Some(until) = until else {
+            return Ok(self.timeout);
+        };
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            self.counters.refusals.fetch_add(1, Ordering::Relaxed);
+            return Err(
+                "the tool call's plugin budget ([engine] call_budget_ms) is spent".to_owned(),
+            );
+        }
+        Ok(self.timeout.min(left))
     }
 
     /// Take one call of `capability` from the quotas, or say why not.

@@ -51,6 +51,12 @@ pub trait CallEnv: Send + Sync {
     /// Where each call is recorded, when the manifest asks for a decision log.
     fn decision_log(&self) -> Option<&DecisionLog>;
 
+    /// The wall-clock time all plugins of one call may take together, host calls included
+    /// (`[engine] call_budget_ms`).
+    fn call_budget(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(crate::limits::DEFAULT_CALL_BUDGET_MS)
+    }
+
     /// Who decides needs-approval verdicts (`hak serve`, `hak mcp`); `None`: nobody can, so
     /// such a verdict blocks (a session may bring its own, [`super::Session::set_approver`]).
     fn approver(&self) -> Option<Arc<dyn Approver>> {

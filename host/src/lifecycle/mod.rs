@@ -21,7 +21,7 @@ use crate::manifest::OnError;
 use crate::metrics::{Answer, CallMeters, CallOutcome, PluginMeters, StepKind};
 use crate::plugin::ChainPlugin;
 use crate::plugin::{
-    ApprovalRequest, BlockReason, ContextScope, FailureCause, HookAnswer, PluginError,
+    ApprovalRequest, BlockReason, CallBudget, ContextScope, FailureCause, HookAnswer, PluginError,
     PluginFailure, PluginSession, Reads, StageCall, Verdict,
 };
 use crate::stage::Stage;
@@ -74,6 +74,11 @@ pub struct Session {
     explain_blocks: bool,
     /// Who decides needs-approval verdicts for this session (default: the environment's).
     approver: Option<Arc<dyn Approver>>,
+    /// The plugin time of one call (`[engine] call_budget_ms`), and what is left of the
+    /// current call's: every guest call's wall-clock time, its host calls included, is taken
+    /// from it; waiting for an approver or the network's answer to the tool is not.
+    call_budget: Duration,
+    budget_left: Duration,
 }
 
 /// One stage input as a plugin received it (`hak call --record`, `hak plugin test --input`).
@@ -142,6 +147,7 @@ impl Session {
         let call_meters = env.metrics().call_meters(context.mode.as_str());
         let recording = env.decision_log().is_some();
         let approver = env.approver();
+        let call_budget = env.call_budget();
         Session {
             env,
             scope,
@@ -161,6 +167,8 @@ impl Session {
             outcome: TxOutcome::NotApplied,
             explain_blocks,
             approver,
+            call_budget,
+            budget_left: call_budget,
         }
     }
 
@@ -226,6 +234,7 @@ impl Session {
         self.failed_normalised = None;
         self.outcome = TxOutcome::NotApplied;
         self.decisions.clear();
+        self.budget_left = self.call_budget;
         let (envelope, outcome) = self.outcome_of_run(&*env, tool, &plan, params_json);
         self.settle_reservations();
         self.call_meters.count(tool.spec().method, outcome);
@@ -520,9 +529,20 @@ impl Session {
                 }
                 let enforce = member.enforces();
                 let started = Instant::now();
-                let answer =
-                    session.hook(&stage_call(stage, spec, &buf, state).for_reads(step.reads));
+                let answer = match budget_at(started, self.budget_left, self.call_budget) {
+                    Some(budget) => session.hook(
+                        &stage_call(stage, spec, &buf, state)
+                            .for_reads(step.reads)
+                            .within(budget),
+                    ),
+                    None => Err(PluginError::Failed(not_run(
+                        member.as_ref(),
+                        stage.as_str(),
+                        self.call_budget,
+                    ))),
+                };
                 let took = started.elapsed();
+                self.budget_left = self.budget_left.saturating_sub(took);
                 if let Err(PluginError::Failed(f)) = &answer {
                     self.meters[step.plugin].failure(f.cause.as_str());
                 }
@@ -620,8 +640,16 @@ impl Session {
         let member = self.chain.members()[index].clone();
         let enforce = member.enforces();
         let started = Instant::now();
-        let answer = self.members[index].policy(&call.for_reads(reads));
+        let answer = match budget_at(started, self.budget_left, self.call_budget) {
+            Some(budget) => self.members[index].policy(&call.for_reads(reads).within(budget)),
+            None => Err(PluginError::Failed(not_run(
+                member.as_ref(),
+                call.stage.as_str(),
+                self.call_budget,
+            ))),
+        };
         let took = started.elapsed();
+        self.budget_left = self.budget_left.saturating_sub(took);
         let mut approval = None;
         let (counted, abort) = match answer {
             Ok(Verdict::Allow) => (Answer::Allow, None),
@@ -841,7 +869,17 @@ impl Session {
         }
         let input = Value::Object(input).to_string();
         for &index in plan.failure_observers() {
-            if let Err(failure) = self.members[index].on_failure(&input) {
+            let started = Instant::now();
+            let Some(budget) = budget_at(started, self.budget_left, self.call_budget) else {
+                tracing::warn!(
+                    plugin = self.chain.members()[index].name(),
+                    "failure notification not delivered: the call's plugin budget is spent"
+                );
+                continue;
+            };
+            let delivered = self.members[index].on_failure(&input, Some(budget));
+            self.budget_left = self.budget_left.saturating_sub(started.elapsed());
+            if let Err(failure) = delivered {
                 tracing::warn!(
                     "failure notification not delivered: {}",
                     crate::logging::one_line(&failure.to_string())
@@ -865,6 +903,31 @@ fn stage_call<'a>(
         tool_type: spec.tool_type,
         input,
         facts: state.facts.as_ref(),
+        budget: None,
+    }
+}
+
+/// The budget of a guest call starting at `now` with `left` of the call's plugin time
+/// (`total`): `None` when nothing is left.
+fn budget_at(now: Instant, left: Duration, total: Duration) -> Option<CallBudget> {
+    (!left.is_zero()).then(|| CallBudget {
+        until: now + left,
+        total_ms: total.as_millis() as u64,
+    })
+}
+
+/// The failure of `member`, not run at `phase` because the plugins before it spent the
+/// call's plugin time: fails closed like any deadline (a policy blocks; a hook follows its
+/// `on_error`).
+fn not_run(member: &dyn ChainPlugin, phase: &str, total: Duration) -> PluginFailure {
+    PluginFailure {
+        plugin: member.name().to_owned(),
+        phase: phase.into(),
+        cause: FailureCause::Deadline,
+        detail: format!(
+            "not run: the plugins before it spent the tool call's {} ms plugin budget ([engine] call_budget_ms)",
+            total.as_millis()
+        ),
     }
 }
 

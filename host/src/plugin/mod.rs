@@ -154,7 +154,8 @@ pub enum PluginError {
 }
 
 /// One stage call: the stage, the tool, the stage input JSON the plugin reads and, from
-/// post-params-normalization on, the call's [`Facts`] (0.2 plugins receive them typed).
+/// post-params-normalization on, the call's [`Facts`] (0.2 plugins receive them typed), and
+/// what is left of the tool call's plugin time.
 #[derive(Clone, Copy, Debug)]
 pub struct StageCall<'a> {
     pub stage: Stage,
@@ -162,6 +163,27 @@ pub struct StageCall<'a> {
     pub tool_type: ToolType,
     pub input: &'a str,
     pub facts: Option<&'a Facts>,
+    /// Until when the plugins of the tool call may still run (`None`: only each guest call's
+    /// own deadline bounds it, as in `hak plugin test`).
+    pub budget: Option<CallBudget>,
+}
+
+/// The wall-clock time all plugins of one tool call may take together (`[engine]
+/// call_budget_ms`): guest execution, the host calls it makes (network capabilities, state)
+/// and its clock waits all count; waiting for an approver does not. A guest call never runs
+/// past `until`, whatever its own deadline, and one that starts after it fails at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallBudget {
+    pub until: std::time::Instant,
+    /// The whole budget, for messages.
+    pub total_ms: u64,
+}
+
+impl CallBudget {
+    /// What is left of it at `now` (zero once spent).
+    pub fn left(&self, now: std::time::Instant) -> std::time::Duration {
+        self.until.saturating_duration_since(now)
+    }
 }
 
 impl<'a> StageCall<'a> {
@@ -171,6 +193,14 @@ impl<'a> StageCall<'a> {
         StageCall {
             input: if reads.params { self.input } else { "" },
             facts: if reads.facts { self.facts } else { None },
+            ..*self
+        }
+    }
+
+    /// This call bounded by `budget`.
+    pub fn within(&self, budget: CallBudget) -> StageCall<'a> {
+        StageCall {
+            budget: Some(budget),
             ..*self
         }
     }
@@ -240,8 +270,13 @@ pub trait PluginSession: Send {
 
     fn hook(&mut self, call: &StageCall<'_>) -> Result<HookAnswer, PluginError>;
 
-    /// Tell it how a blocked or failed call ended (a JSON text); observe-only.
-    fn on_failure(&mut self, _input_json: &str) -> Result<(), PluginFailure> {
+    /// Tell it how a blocked or failed call ended (a JSON text), within what is left of the
+    /// call's `budget`; observe-only.
+    fn on_failure(
+        &mut self,
+        _input_json: &str,
+        _budget: Option<CallBudget>,
+    ) -> Result<(), PluginFailure> {
         Ok(())
     }
 

@@ -2,7 +2,8 @@
 //! deadline only interrupts guest code; a guest blocked in the host — `wasi:io/poll` on a
 //! clock subscription, i.e. any `sleep` — would hold its thread as long as it liked (wasmtime's
 //! own implementation sleeps the full duration, or forever). Here a subscription that ends
-//! within the current call's budget waits as asked, and one that would end past it traps at
+//! within the current call's budget (its deadline, never past the tool call's plugin budget)
+//! waits as asked, and one that would end past it traps at
 //! once, reported as the deadline it would have broken. No other pollable a plugin can reach
 //! blocks (stdin is empty, stdout/stderr are captured), so no WASI call outlasts the deadline —
 //! in `describe`, stage calls and `on-tool-failure` alike.
@@ -41,7 +42,10 @@ impl PluginState {
     /// A subscription `after` from now. One that would end past the call's budget traps at
     /// once as out of time: the guest asked to wait longer than it may run.
     fn wake_within_deadline(&mut self, after: Duration) -> wasmtime::Result<Resource<DynPollable>> {
-        let budget_end = self.call_deadline + self.host_time;
+        let mut budget_end = self.call_deadline + self.host_time;
+        if let Some(until) = self.host_call_until() {
+            budget_end = budget_end.min(tokio::time::Instant::from_std(until));
+        }
         let at = match tokio::time::Instant::now().checked_add(after) {
             Some(at) if at <= budget_end => at,
             _ => return Err(wasmtime::Trap::Interrupt.into()),

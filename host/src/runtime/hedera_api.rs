@@ -1,7 +1,8 @@
 //! The `hedera` capability import, bound to the WIT of each contract line: each call goes to the instance's
 //! [`CapabilityQuota`](crate::capabilities::CapabilityQuota) (grants, quotas, counters, the
 //! actions). Time spent blocked in a granted action is not charged to the plugin's deadline
-//! (the action has its own timeout). Nothing else lives here.
+//! (the action has its own timeout), but it is to the tool call's plugin budget: an action
+//! never waits past its end. Nothing else lives here.
 
 use super::sandbox::PluginState;
 use std::time::Instant;
@@ -27,13 +28,17 @@ macro_rules! bind_hedera_import {
                 message: String,
             ) -> Result<String, String> {
                 self.timed(|s| {
+                    let until = s.host_call_until();
                     s.capability
-                        .submit_topic_message(&s.plugin, &topic_id, &message)
+                        .submit_topic_message(&s.plugin, &topic_id, &message, until)
                 })
             }
 
             fn create_topic(&mut self, memo: String) -> Result<String, String> {
-                self.timed(|s| s.capability.create_topic(&s.plugin, &memo))
+                self.timed(|s| {
+                    let until = s.host_call_until();
+                    s.capability.create_topic(&s.plugin, &memo, until)
+                })
             }
         }
     };

@@ -9,8 +9,8 @@ use crate::capabilities::CapabilityQuota;
 use crate::facts::{Asset, Facts, Via};
 use crate::limits::EPOCH_TICK_MS;
 use crate::plugin::{
-    ApprovalRequest, BlockReason, FailureCause, HookAnswer, PluginFailure, Reads, StageCall,
-    Verdict,
+    ApprovalRequest, BlockReason, CallBudget, FailureCause, HookAnswer, PluginFailure, Reads,
+    StageCall, Verdict,
 };
 use crate::stage::Stage;
 use crate::state_store::StateHandle;
@@ -96,10 +96,19 @@ impl PluginInstance {
         let mut store = Store::new(&plugin.runtime.engine, state);
         store.limiter(|s| &mut s.memory);
         store.epoch_deadline_callback(|mut ctx| {
-            // Time spent blocked in host calls (network capabilities) is not the plugin's.
+            // Time spent blocked in host calls (network capabilities) is not the plugin's
+            // deadline's, but it is the tool call's: never extended past the call's budget.
             let data = ctx.data_mut();
             let owed = std::mem::take(&mut data.host_time);
-            let ticks = owed.as_millis() as u64 / EPOCH_TICK_MS;
+            let mut ticks = owed.as_millis() as u64 / EPOCH_TICK_MS;
+            if let Some(budget) = data.call_budget {
+                let left = budget.left(std::time::Instant::now());
+                ticks = if left.is_zero() {
+                    0
+                } else {
+                    ticks.min(budget_ticks(left))
+                };
+            }
             if ticks > 0 {
                 Ok(UpdateDeadline::Continue(ticks))
             } else {
@@ -107,7 +116,7 @@ impl PluginInstance {
             }
         });
         let fuel = plugin.runtime.fuel.then(|| limits.fuel.unwrap_or(u64::MAX));
-        store.data_mut().begin_call();
+        store.data_mut().begin_call(std::time::Instant::now(), None);
         if let Some(fuel) = fuel {
             store
                 .set_fuel(fuel)
@@ -145,7 +154,7 @@ impl PluginInstance {
             max_input: limits.max_input_bytes,
         };
         let config = plugin.config_json.as_str();
-        let info = this.run("describe", |b, s| match b {
+        let info = this.run("describe", None, |b, s| match b {
             Exports::V0_2(b) => b.hedera_agent_kit_plugin().call_describe(s, config),
             Exports::V0_1(b) => b
                 .hedera_agent_kit_plugin()
@@ -175,7 +184,7 @@ impl PluginInstance {
     ) -> Result<Result<HookAnswer, String>, PluginFailure> {
         let stage = call.stage;
         self.check_input(stage.as_str(), input_size(call))?;
-        let answer = self.run(stage.as_str(), |b, s| match b {
+        let answer = self.run(stage.as_str(), call.budget, |b, s| match b {
             Exports::V0_2(b) => {
                 let facts = call.facts.map(WitFacts::new);
                 let input = stage_input_0_2(call, facts.as_ref());
@@ -231,7 +240,7 @@ impl PluginInstance {
     ) -> Result<Result<Verdict, String>, PluginFailure> {
         let stage = call.stage;
         self.check_input(stage.as_str(), input_size(call))?;
-        let answer = self.run(stage.as_str(), |b, s| match b {
+        let answer = self.run(stage.as_str(), call.budget, |b, s| match b {
             Exports::V0_2(b) => {
                 use v0_2::hedera::agent_kit::types::Verdict as V;
                 let facts = call.facts.map(WitFacts::new);
@@ -310,13 +319,17 @@ impl PluginInstance {
     }
 
     /// Tell the plugin a call ended blocked or failed (`events.on-tool-failure`); a no-op for
-    /// plugins that do not export it. Same deadline and limits as a stage call.
-    pub fn notify_failure(&mut self, input_json: &str) -> Result<(), PluginFailure> {
+    /// plugins that do not export it. Same deadline, limits and call budget as a stage call.
+    pub fn notify_failure(
+        &mut self,
+        input_json: &str,
+        budget: Option<CallBudget>,
+    ) -> Result<(), PluginFailure> {
         let Some(func) = self.on_tool_failure else {
             return Ok(());
         };
         self.check_input("on_tool_failure", input_json.len())?;
-        self.arm();
+        self.arm("on_tool_failure", budget)?;
         let result = func.call(&mut self.store, (input_json.to_owned(),));
         self.store.data_mut().end_call();
         result.map_err(|e| self.failure("on_tool_failure", e))
@@ -337,7 +350,7 @@ impl PluginInstance {
         }) else {
             return Ok(None);
         };
-        self.arm();
+        self.arm("reads", None)?;
         let result = func.call(&mut self.store, ());
         self.store.data_mut().end_call();
         let (entries,) = result.map_err(|e| self.failure("reads", e))?;
@@ -415,22 +428,40 @@ impl PluginInstance {
         Ok(())
     }
 
-    /// Reset fuel, deadline and per-call budgets.
-    fn arm(&mut self) {
-        self.store.data_mut().begin_call();
+    /// Reset fuel, deadline and per-call budgets; the deadline is the plugin's own or the end
+    /// of the tool call's `budget`, whichever comes first. A budget already spent refuses the
+    /// guest call before it starts.
+    fn arm(&mut self, phase: &str, budget: Option<CallBudget>) -> Result<(), PluginFailure> {
+        let mut ticks = self.deadline_ticks;
+        let now = std::time::Instant::now();
+        if let Some(budget) = budget {
+            let left = budget.left(now);
+            if left.is_zero() {
+                return Err(PluginFailure {
+                    plugin: self.plugin.to_string(),
+                    phase: phase.into(),
+                    cause: FailureCause::Deadline,
+                    detail: budget_spent(budget),
+                });
+            }
+            ticks = ticks.min(budget_ticks(left));
+        }
+        self.store.data_mut().begin_call(now, budget);
         if let Some(fuel) = self.fuel {
             // Only fails when the engine does not count fuel, which `fuel` being set rules out.
             let _ = self.store.set_fuel(fuel);
         }
-        self.store.set_epoch_deadline(self.deadline_ticks);
+        self.store.set_epoch_deadline(ticks);
+        Ok(())
     }
 
     fn run<R>(
         &mut self,
         phase: &str,
+        budget: Option<CallBudget>,
         call: impl FnOnce(&Exports, &mut Store<PluginState>) -> wasmtime::Result<R>,
     ) -> Result<R, PluginFailure> {
-        self.arm();
+        self.arm(phase, budget)?;
         let result = call(&self.bindings, &mut self.store);
         self.store.data_mut().end_call();
         result.map_err(|e| self.failure(phase, e))
@@ -602,6 +633,19 @@ fn failure_at_start(plugin: &str, e: &wasmtime::Error) -> PluginFailure {
     }
 }
 
+/// Epoch ticks until `left` has passed (+1, as for a deadline: never less than asked).
+fn budget_ticks(left: std::time::Duration) -> u64 {
+    left.as_millis() as u64 / EPOCH_TICK_MS + 1
+}
+
+/// Why a guest call stopped (or never started) at the end of the tool call's budget.
+pub(crate) fn budget_spent(budget: CallBudget) -> String {
+    format!(
+        "ran out of the tool call's {} ms plugin budget ([engine] call_budget_ms)",
+        budget.total_ms
+    )
+}
+
 /// Turn a wasmtime error into a failure with a cause class.
 fn classify(
     store: &mut Store<PluginState>,
@@ -620,7 +664,12 @@ fn classify(
         match err.downcast_ref::<Trap>() {
             Some(Trap::Interrupt) => (
                 FailureCause::Deadline,
-                format!("exceeded its {deadline_ms} ms deadline"),
+                match store.data().call_budget {
+                    Some(budget) if budget.left(std::time::Instant::now()).is_zero() => {
+                        budget_spent(budget)
+                    }
+                    _ => format!("exceeded its {deadline_ms} ms deadline"),
+                },
             ),
             Some(Trap::OutOfFuel) => (
                 FailureCause::Fuel,

@@ -11,8 +11,8 @@ use super::PluginInstance;
 use crate::capabilities::Capability;
 use crate::manifest::OnError;
 use crate::plugin::{
-    ChainPlugin, ContextScope, FailureCause, HookAnswer, PluginDescription, PluginError,
-    PluginFailure, PluginSession, Reads, StageCall, Verdict,
+    CallBudget, ChainPlugin, ContextScope, FailureCause, HookAnswer, PluginDescription,
+    PluginError, PluginFailure, PluginSession, Reads, StageCall, Verdict,
 };
 use crate::stage::Stage;
 use crate::state_store::{PadKey, StateHandle};
@@ -144,10 +144,14 @@ impl PluginSession for WasmSession {
         self.settle(answer, false)
     }
 
-    fn on_failure(&mut self, input_json: &str) -> Result<(), PluginFailure> {
+    fn on_failure(
+        &mut self,
+        input_json: &str,
+        budget: Option<CallBudget>,
+    ) -> Result<(), PluginFailure> {
         let result = self
             .instance()
-            .and_then(|instance| instance.notify_failure(input_json));
+            .and_then(|instance| instance.notify_failure(input_json, budget));
         if result.is_err() {
             self.instance = None;
         }

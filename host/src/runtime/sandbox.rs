@@ -6,6 +6,7 @@
 use super::bindings::LogLevel;
 use crate::capabilities::CapabilityQuota;
 use crate::limits::{PluginLimits, MAX_LOG_MESSAGE_BYTES};
+use crate::plugin::CallBudget;
 use crate::state_store::StateHandle;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -202,6 +203,9 @@ pub struct PluginState {
     /// subscriptions never outlast it: `runtime::clock`).
     deadline: Duration,
     pub(crate) call_deadline: tokio::time::Instant,
+    /// What is left of the tool call's plugin time during the current guest call: host
+    /// calls, clock waits and deadline extensions never reach past it.
+    pub(crate) call_budget: Option<CallBudget>,
 }
 
 impl PluginState {
@@ -235,6 +239,7 @@ impl PluginState {
             max_log_bytes: limits.max_log_bytes,
             deadline: Duration::from_millis(limits.deadline_ms),
             call_deadline: tokio::time::Instant::now(),
+            call_budget: None,
         }
     }
 
@@ -256,13 +261,25 @@ impl PluginState {
         &mut self.table
     }
 
-    /// Reset per-call accounting before a guest call.
-    pub(crate) fn begin_call(&mut self) {
+    /// Reset per-call accounting before a guest call starting `now`, bounded by the tool
+    /// call's `budget`.
+    pub(crate) fn begin_call(&mut self, now: std::time::Instant, budget: Option<CallBudget>) {
         self.log_budget = self.max_log_bytes;
         self.log_dropped = false;
         self.host_time = Duration::ZERO;
         self.capability.begin_call();
-        self.call_deadline = tokio::time::Instant::now() + self.deadline;
+        let mut end = now + self.deadline;
+        if let Some(budget) = budget {
+            end = end.min(budget.until);
+        }
+        self.call_deadline = tokio::time::Instant::from_std(end);
+        self.call_budget = budget;
+    }
+
+    /// The latest a blocking host call made now may end: the end of the tool call's budget
+    /// (`None`: no budget, only the host call's own timeout).
+    pub(crate) fn host_call_until(&self) -> Option<std::time::Instant> {
+        self.call_budget.map(|b| b.until)
     }
 
     /// Forward captured stdout/stderr to the log after a guest call.
