@@ -299,7 +299,8 @@ impl Approvals {
         asked(&parked.view);
         CallSlot::release_for_park();
         let deadline = Instant::now() + timeout;
-        let decision = {
+        // Waiting must not hold a server worker thread (`hak serve` runs calls on them).
+        let decision = crate::blocking::off_worker(|| {
             let mut decision = parked.decision.lock().unwrap_or_else(|e| e.into_inner());
             loop {
                 if decision.is_some() {
@@ -317,7 +318,7 @@ impl Approvals {
                     .0;
             }
             decision.clone().expect("set above")
-        };
+        });
         self.parked
             .lock()
             .unwrap_or_else(|e| e.into_inner())

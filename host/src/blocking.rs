@@ -1,10 +1,24 @@
-//! Waiting on async network work from synchronous code (tool stages, plugin host calls): one
-//! `block_on` that works both outside the tokio runtime and on one of its worker threads.
-//! Nothing else lives here; it depends on nothing in the crate.
+//! Waiting from synchronous code (tool stages, plugin host calls, a call parked for approval)
+//! that may run on a tokio worker thread (`hak serve` runs calls there): [`off_worker`] for
+//! any wait, and a `block_on` for async network work that works both outside the tokio
+//! runtime and on one of its worker threads. Nothing else lives here; it depends on nothing
+//! in the crate.
+
+use tokio::runtime::{Handle, RuntimeFlavor};
+
+/// Run `f`, which may block its thread (a condition variable, a synchronous wait on async
+/// work): on a multi-threaded runtime's worker through `block_in_place` (the worker's other
+/// tasks move to another thread while it waits), elsewhere directly.
+pub fn off_worker<R>(f: impl FnOnce() -> R) -> R {
+    match Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}
 
 /// Block on `fut` on `handle`'s runtime, also from inside a (multi-threaded) tokio runtime.
 pub fn block_on<F: std::future::Future>(handle: &tokio::runtime::Handle, fut: F) -> F::Output {
-    if tokio::runtime::Handle::try_current().is_ok() {
+    if Handle::try_current().is_ok() {
         tokio::task::block_in_place(|| handle.block_on(fut))
     } else {
         handle.block_on(fut)

@@ -102,6 +102,39 @@ fn agents_need_their_key_and_get_the_context_it_is_bound_to() {
 }
 
 #[test]
+fn calls_whose_guests_print_read_stdin_and_sleep_are_served_on_the_server_threads() {
+    // Return-bytes calls run on the worker that read the request; a guest's blocking WASI
+    // calls (stdout, stdin, a clock wait) must work there, concurrently, and leave the
+    // server answering.
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}{}",
+        plugin_entry(
+            "nap",
+            "fixtures/hostile",
+            "[plugins.config]\nmode = \"nap\""
+        )
+    );
+    let (addr, _rt) = serve(&manifest);
+    let callers: Vec<_> = (0..8)
+        .map(|_| {
+            std::thread::spawn(move || {
+                (0..5)
+                    .map(|_| post(addr, "transfer_hbar_tool", "", TRANSFER))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for caller in callers {
+        for (status, body) in caller.join().unwrap() {
+            assert_eq!(status, 200, "{body}");
+            assert_eq!(body["raw"]["status"], "SUCCESS", "{body}");
+        }
+    }
+    let (status, body) = request(addr, &format!("GET /healthz HTTP/1.1\r\nHost: {addr}"), "");
+    assert_eq!(status, 200, "{body}");
+}
+
+#[test]
 fn health_and_readiness_answer_without_a_key() {
     // The agents manifest needs keys for tool calls; probes need none.
     let (addr, _rt) = serve(&agents_manifest());

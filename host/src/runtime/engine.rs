@@ -121,6 +121,7 @@ fn spawn_ticker(engine: wasmtime::Engine, stop: Arc<AtomicBool>) {
 /// WASI 0.2 minus sockets and http: io, clocks, random, cli and filesystem (with no preopened
 /// directory, so no file is reachable). A plugin importing anything else fails to load.
 fn link_minimal_wasi(linker: &mut Linker<PluginState>) -> anyhow::Result<()> {
+    use super::sync_io::{HasSyncIo, SyncIo};
     use wasmtime_wasi::cli::{WasiCli, WasiCliView};
     use wasmtime_wasi::clocks::{WasiClocks, WasiClocksView};
     use wasmtime_wasi::filesystem::{WasiFilesystem, WasiFilesystemView};
@@ -152,8 +153,10 @@ fn link_minimal_wasi(linker: &mut Linker<PluginState>) -> anyhow::Result<()> {
     wasmtime_wasi_io::bindings::wasi::io::error::add_to_linker::<PluginState, HasIo>(l, |t| {
         t.ctx().table
     })?;
-    sync::io::poll::add_to_linker::<PluginState, HasIo>(l, |t| t.ctx().table)?;
-    sync::io::streams::add_to_linker::<PluginState, HasIo>(l, |t| t.ctx().table)?;
+    // Our own synchronous io: it waits off a server's worker thread only when it must
+    // (`runtime::sync_io`).
+    sync::io::poll::add_to_linker::<PluginState, HasSyncIo>(l, |t| SyncIo(t.ctx().table))?;
+    sync::io::streams::add_to_linker::<PluginState, HasSyncIo>(l, |t| SyncIo(t.ctx().table))?;
     Ok(())
 }
 

@@ -14,6 +14,7 @@ pub mod member;
 pub mod plugin;
 pub mod sandbox;
 pub mod structure;
+mod sync_io;
 
 pub use crate::plugin::{FailureCause, PluginDescription, PluginFailure};
 pub use cache::ArtifactCache;

@@ -16,9 +16,10 @@
 //! browser could forge are refused: [`guard`]. Sessions are pooled and bounded: [`pool`].
 //! Tool calls run at most `[server] max_concurrent_calls` at once (a call parked awaiting approval
 //! gives its slot back while it waits); return-bytes calls run
-//! directly on the server's threads (CPU only: a network wait inside leaves the thread through
-//! `blocking::block_on`), other modes and calls over a SQLite or Redis store on blocking
-//! threads. A swap never waits for calls and calls never wait for a swap. [`serve`] drains in-flight
+//! on the worker thread that read the request, with no handoff (CPU only: a network read, a
+//! guest's clock wait or an approval wait inside leaves the worker through
+//! `blocking::off_worker` / `blocking::block_on`), other modes and calls over a SQLite or
+//! Redis store on blocking threads. A swap never waits for calls and calls never wait for a swap. [`serve`] drains in-flight
 //! calls on shutdown.
 
 mod approvals;
@@ -159,13 +160,10 @@ async fn call_tool(
         })
     };
     let done = if app.direct && direct_mode {
-        // CPU-only: run on this worker thread instead of queueing for a blocking thread.
-        // `block_in_place` hands the worker's other tasks to another thread meanwhile, and lets
-        // WASI's sync host calls and `blocking::block_on` wait inside.
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            tokio::task::block_in_place(|| run(&app))
-        }))
-        .map_err(|_| {
+        // CPU-only: run right here on the worker that read the request — no thread handoff.
+        // What may wait inside (a network read, a guest's clock wait, a call parked for
+        // approval) leaves the worker by itself (`blocking::off_worker`, `blocking::block_on`).
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&app))).map_err(|_| {
             tracing::error!("bug: a tool call panicked outside its guarded steps");
             "the call panicked (a bug in hak, logged)".to_owned()
         })
