@@ -72,7 +72,11 @@ impl TransactionStrategy for ReturnBytesStrategy {
             bytes: crate::tools::normalise::hex_0x(&bytes),
             status: "SUCCESS".into(),
             transaction_id: kit_transaction_id(&id),
-            payer_account_id: payer.to_string(),
+            payer_account_id: {
+                let mut text = String::with_capacity(24);
+                crate::tools::normalise::push_account(&mut text, &payer);
+                text
+            },
             type_name: type_name.into(),
             expires_at: iso_millis(id.valid_start + valid_for),
             memo: tx.get_transaction_memo().to_owned(),
@@ -96,6 +100,20 @@ mod tests {
             scheduled: false,
         };
         assert_eq!(kit_transaction_id(&id), "0.0.1001@1796046811.000012345");
+        for account in [
+            hedera::AccountId::new(0, 0, 1001),
+            hedera::AccountId::new(3, 17, u64::MAX),
+            <hedera::AccountId as std::str::FromStr>::from_str("0.0.302a300506032b6570032100e0c8ec2758a5879ffac226a13c0c516b799e72e35141a0dd828f94d37988a4b7").unwrap(),
+        ] {
+            let mut other = hedera::TransactionId { account_id: account, ..id };
+            other.scheduled = false;
+            other.nonce = None;
+            assert_eq!(
+                kit_transaction_id(&other),
+                format!("{account}@1796046811.000012345"),
+                "{account}"
+            );
+        }
         id.scheduled = true;
         id.nonce = Some(3);
         assert_eq!(

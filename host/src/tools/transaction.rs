@@ -45,14 +45,18 @@ const ID_STRIDE_NANOS: i128 = 32;
 /// `/nonce` when set. The Rust SDK's `Display` does not pad, so every id hak reports goes
 /// through here.
 pub fn kit_transaction_id(id: &TransactionId) -> String {
+    use super::normalise::{push_account, push_padded};
+    // Written by hand: every return-bytes call reports one (`write!` cost ~5× more).
     let mut text = String::with_capacity(48);
-    let _ = write!(
-        text,
-        "{}@{}.{:09}",
-        id.account_id,
-        id.valid_start.unix_timestamp(),
-        id.valid_start.nanosecond()
-    );
+    push_account(&mut text, &id.account_id);
+    text.push('@');
+    let seconds = id.valid_start.unix_timestamp();
+    if seconds < 0 {
+        text.push('-');
+    }
+    push_padded(&mut text, seconds.unsigned_abs(), 1);
+    text.push('.');
+    push_padded(&mut text, u64::from(id.valid_start.nanosecond()), 9);
     if id.scheduled {
         text.push_str("?scheduled");
     }
