@@ -224,9 +224,9 @@ fn capability_calls_are_bounded_per_call_and_per_minute() {
     );
 }
 
-#[test]
-fn a_capability_call_to_a_silent_network_times_out() {
-    // A "node" that accepts connections and never answers.
+/// A return-bytes manifest header whose network (nodes and mirror) is a "node" that accepts
+/// connections and never answers, with an operator so capabilities can be granted.
+fn silent_network_header() -> String {
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = silent.local_addr().unwrap();
     std::thread::spawn(move || {
@@ -239,8 +239,16 @@ fn a_capability_call_to_a_silent_network_times_out() {
         "HAK_TEST_SILENT_KEY",
         hak_emu::genesis::operator_key().to_string_der(),
     );
+    format!(
+        "[network]\nname = \"custom\"\nnodes = {{ \"{addr}\" = \"0.0.3\" }}\nmirror_url = \"http://{addr}/api/v1\"\n\n[operator]\naccount_id = \"0.0.1001\"\nkey_env = \"HAK_TEST_SILENT_KEY\"\n\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n"
+    )
+}
+
+#[test]
+fn a_capability_call_to_a_silent_network_times_out() {
     let manifest = format!(
-        "[network]\nname = \"custom\"\nnodes = {{ \"{addr}\" = \"0.0.3\" }}\nmirror_url = \"http://{addr}/api/v1\"\n\n[operator]\naccount_id = \"0.0.1001\"\nkey_env = \"HAK_TEST_SILENT_KEY\"\n\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n{}",
+        "{}{}",
+        silent_network_header(),
         hostile_entry(
             "steal-capability",
             "capabilities = [\"hedera:submit-topic-message\"]\n[plugins.limits]\ncapability_timeout_ms = 300"
@@ -256,20 +264,9 @@ fn one_budget_bounds_every_plugin_and_host_call_of_a_tool_call() {
     // Three policies, each asking a network that never answers for topics: with default
     // limits that is 3 plugins × 4 capability calls × 5 s = 60 s of a held call. The tool
     // call's plugin budget (here 1.5 s) bounds all of it together.
-    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = silent.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for conn in silent.incoming().flatten() {
-            held.push(conn);
-        }
-    });
-    std::env::set_var(
-        "HAK_TEST_SILENT_KEY",
-        hak_emu::genesis::operator_key().to_string_der(),
-    );
     let mut manifest = format!(
-        "[network]\nname = \"custom\"\nnodes = {{ \"{addr}\" = \"0.0.3\" }}\nmirror_url = \"http://{addr}/api/v1\"\n\n[operator]\naccount_id = \"0.0.1001\"\nkey_env = \"HAK_TEST_SILENT_KEY\"\n\n[context]\naccount_id = \"0.0.1001\"\nmode = \"returnBytes\"\n\n[engine]\ncall_budget_ms = 1500\n"
+        "{}\n[engine]\ncall_budget_ms = 1500\n",
+        silent_network_header()
     );
     for i in 1..=3 {
         manifest.push_str(&plugin_entry(
