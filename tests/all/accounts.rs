@@ -14,6 +14,14 @@ fn accounts_are_created_funded_and_deleted() {
         .call("create_account_tool", r#"{"publicKey":"302d3007"}"#)
         .unwrap();
     assert_eq!(out["raw"]["error"], "Failed to execute Create Account: Invalid parameters: Field \"publicKey\" - Invalid public key: 302d3007");
+    // An odd number of hex digits is not a key's bytes: the JS SDK's decoder says so first.
+    let out = session
+        .call("create_account_tool", r#"{"publicKey":"302d300"}"#)
+        .unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Create Account: Invalid hex string: 302d300"
+    );
     let out = session
         .call(
             "create_account_tool",

@@ -99,10 +99,11 @@ Parameters:
             // The kit: `publicKey ?? operatorKey`, then an empty one falls to the mirror.
             Some("") => crate::tools::keys::mirror_public_key(ctx).map_err(|_| unresolved())?,
             Some(text) => text.parse::<PublicKey>().map_err(|_| {
-                if text.bytes().all(|b| b.is_ascii_hexdigit()) {
+                if text.len() % 2 == 0 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
                     ToolError::invalid_field("publicKey", format!("Invalid public key: {text}"))
                 } else {
-                    // The JS SDK's words for a key that is not hex.
+                    // The JS SDK's words for a key that is not whole hex pairs (its decoder
+                    // reads two digits at a time: an odd length leaves one over).
                     ToolError::message(format!("Invalid hex string: {text}"))
                 }
             })?,
