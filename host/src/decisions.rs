@@ -216,7 +216,15 @@ impl DecisionLog {
             .unwrap_or_else(|e| e.into_inner())
             .as_ref()
             .cloned();
-        let sent = tx.is_some_and(|tx| tx.send(line).is_ok());
+        // A full channel (the disk behind) is waited out, never dropped; the wait leaves a
+        // server's worker thread (`hak serve` runs calls on them).
+        let sent = tx.is_some_and(|tx| match tx.try_send(line) {
+            Ok(()) => true,
+            Err(mpsc::TrySendError::Full(line)) => {
+                crate::blocking::off_worker(|| tx.send(line)).is_ok()
+            }
+            Err(mpsc::TrySendError::Disconnected(_)) => false,
+        });
         if !sent {
             self.metrics.decision_log_error();
             tracing::error!(
