@@ -16,11 +16,7 @@ pub fn off_worker<R>(f: impl FnOnce() -> R) -> R {
     }
 }
 
-/// Block on `fut` on `handle`'s runtime, also from inside a (multi-threaded) tokio runtime.
-pub fn block_on<F: std::future::Future>(handle: &tokio::runtime::Handle, fut: F) -> F::Output {
-    if Handle::try_current().is_ok() {
-        tokio::task::block_in_place(|| handle.block_on(fut))
-    } else {
-        handle.block_on(fut)
-    }
+/// Block on `fut` on `handle`'s runtime, also from a (multi-threaded) tokio runtime's worker.
+pub fn block_on<F: std::future::Future>(handle: &Handle, fut: F) -> F::Output {
+    off_worker(|| handle.block_on(fut))
 }

@@ -639,7 +639,7 @@ fn budget_ticks(left: std::time::Duration) -> u64 {
 }
 
 /// Why a guest call stopped (or never started) at the end of the tool call's budget.
-pub(crate) fn budget_spent(budget: CallBudget) -> String {
+fn budget_spent(budget: CallBudget) -> String {
     format!(
         "ran out of the tool call's {} ms plugin budget ([engine] call_budget_ms)",
         budget.total_ms
