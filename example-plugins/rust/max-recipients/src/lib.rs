@@ -172,18 +172,17 @@ fn count_builtin(input: &StageInput) -> Result<u64, String> {
                 input.method
             )
         })?;
-    let list = match scan::at(normalised, &[field]) {
+    let mut list = match scan::at(normalised, &[field]) {
         None => return Ok(0),
         Some(list) if list.starts_with("null") => return Ok(0),
         Some(list) => scan::items(list).ok_or_else(|| bad(&format!("{field} is not a list")))?,
     };
     let mut count = 0;
-    for entry in list {
-        if !entry.starts_with('{') {
-            return Err(bad(&format!("an entry of {field} is not an object")));
-        }
+    // Each entry is read once: its amount found on the way to its end.
+    while let Some(amount) = list.next_field("amount") {
+        let amount = amount.map_err(|_| bad(&format!("an entry of {field} is not an object")))?;
         // The kit's `_isRecipient`: no amount (an NFT) counts; otherwise it must be > 0.
-        let recipient = match scan::field(entry, "amount") {
+        let recipient = match amount {
             None | Some("null") => true,
             Some(raw) => Amount::from_json(raw).map_err(|e| bad(&e))?.is_positive(),
         };
