@@ -64,22 +64,20 @@ func skipValue(s string, i int) int {
 	}
 }
 
-// RawField returns the raw JSON of obj.path[0].path[1]… (objects only), or false.
+// RawField returns the raw JSON of obj.path[0].path[1]… (objects only), or false. Only the
+// fields before each key on the path are skipped: the objects on the way are not read to
+// their end, and of the value found only its end is looked for.
 func RawField(obj string, path ...string) (string, bool) {
 	cur := obj
-	for _, key := range path {
+	for n, key := range path {
 		i := skipSpace(cur, 0)
 		if i >= len(cur) || cur[i] != '{' {
 			return "", false
 		}
 		i++
-		found := false
 		for {
 			i = skipSpace(cur, i)
-			if i >= len(cur) || cur[i] == '}' {
-				return "", false
-			}
-			if cur[i] != '"' {
+			if i >= len(cur) || cur[i] != '"' {
 				return "", false
 			}
 			end := skipString(cur, i)
@@ -92,22 +90,28 @@ func RawField(obj string, path ...string) (string, bool) {
 				return "", false
 			}
 			vstart := skipSpace(cur, i+1)
+			if name == key {
+				if n < len(path)-1 {
+					// The next key is looked for from the start of this value.
+					cur = cur[vstart:]
+				} else {
+					vend := skipValue(cur, vstart)
+					if vend < 0 {
+						return "", false
+					}
+					cur = cur[vstart:vend]
+				}
+				break
+			}
 			vend := skipValue(cur, vstart)
 			if vend < 0 {
 				return "", false
 			}
-			if name == key {
-				cur = cur[vstart:vend]
-				found = true
-				break
-			}
 			i = skipSpace(cur, vend)
-			if i < len(cur) && cur[i] == ',' {
-				i++
+			if i >= len(cur) || cur[i] != ',' {
+				return "", false
 			}
-		}
-		if !found {
-			return "", false
+			i++
 		}
 	}
 	return cur, true
@@ -115,6 +119,75 @@ func RawField(obj string, path ...string) (string, bool) {
 
 // Items calls f with the raw JSON of each item of an array; false if raw is not an array.
 func Items(raw string, f func(item string)) bool {
+	return eachItem(raw, func(s string, i int) int {
+		end := skipValue(s, i)
+		if end >= 0 {
+			f(s[i:end])
+		}
+		return end
+	})
+}
+
+// ItemFields calls f with the raw JSON of the key field of each item of an array (present
+// false when the item has no such field or is not an object), reading each item once: Items
+// and then RawField on each item read an object item twice. False if raw is not an array.
+func ItemFields(raw, key string, f func(value string, present bool)) bool {
+	return eachItem(raw, func(s string, i int) int {
+		if s[i] != '{' {
+			end := skipValue(s, i)
+			if end >= 0 {
+				f("", false)
+			}
+			return end
+		}
+		value, present := "", false
+		i = skipSpace(s, i+1)
+		if i < len(s) && s[i] == '}' {
+			f("", false)
+			return i + 1
+		}
+		for {
+			if i >= len(s) || s[i] != '"' {
+				return -1
+			}
+			end := skipString(s, i)
+			if end < 0 {
+				return -1
+			}
+			name := s[i+1 : end-1]
+			i = skipSpace(s, end)
+			if i >= len(s) || s[i] != ':' {
+				return -1
+			}
+			vstart := skipSpace(s, i+1)
+			vend := skipValue(s, vstart)
+			if vend < 0 {
+				return -1
+			}
+			if !present && name == key {
+				value, present = s[vstart:vend], true
+			}
+			i = skipSpace(s, vend)
+			if i >= len(s) {
+				return -1
+			}
+			switch s[i] {
+			case ',':
+				i = skipSpace(s, i+1)
+			case '}':
+				f(value, present)
+				return i + 1
+			default:
+				return -1
+			}
+		}
+	})
+}
+
+// eachItem walks the items of an array: item reads the one starting at s[i] and returns the
+// index after it (or -1 at invalid JSON, which ends the walk with false). False if raw is not
+// an array.
+func eachItem(raw string, item func(s string, i int) int) bool {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		return false
@@ -125,11 +198,10 @@ func Items(raw string, f func(item string)) bool {
 		if i >= len(raw) || raw[i] == ']' {
 			return true
 		}
-		end := skipValue(raw, i)
+		end := item(raw, i)
 		if end < 0 {
 			return false
 		}
-		f(raw[i:end])
 		i = skipSpace(raw, end)
 		if i < len(raw) && raw[i] == ',' {
 			i++

@@ -1,5 +1,6 @@
 //! The Go guest SDK under pressure: ≥ 100 000 calls with multi-KB inputs (many GC cycles in the
-//! guest) without a trap, and inputs at and over the size limits answered, never trapped.
+//! guest) without a trap, and inputs at and over the size limits answered, never trapped; and
+//! its own unit tests (`go test` in guest-sdk/go, natively).
 
 use hak_host::manifest::PluginSpec;
 use hak_host::plugin::Verdict;
@@ -28,6 +29,25 @@ fn params(n: usize, pad: usize) -> String {
         "normalisedParams": {"hbarTransfers": transfers, "transactionMemo": "m".repeat(pad)},
     })
     .to_string()
+}
+
+#[test]
+#[ignore = "needs Go (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn the_go_sdk_passes_its_own_tests() {
+    let out = std::process::Command::new(crate::scaffold::go())
+        .args(["test", "."])
+        .current_dir(root().join("guest-sdk/go"))
+        .env("GOTOOLCHAIN", "local")
+        .env("GOPROXY", "off")
+        .env("GOFLAGS", "-mod=mod")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "go test in guest-sdk/go: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

@@ -215,8 +215,8 @@ func countBuiltin(in *guest.StageInput) (uint64, error) {
 	}
 	var c uint64
 	var bad string
-	if !guest.Items(raw, func(item string) {
-		amount, present := guest.RawField(item, "amount")
+	// Each entry is read once: its amount found on the way to its end.
+	if !guest.ItemFields(raw, "amount", func(amount string, present bool) {
 		if !present || amount == "null" {
 			c++
 			return
