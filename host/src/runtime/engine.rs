@@ -68,6 +68,11 @@ impl Runtime {
             .consume_fuel(fuel)
             .max_wasm_stack(MAX_WASM_STACK_BYTES)
             .parallel_compilation(true);
+        // `HAK_PERFMAP=1`: write /tmp/perf-<pid>.map so `perf report` names the compiled
+        // plugin functions (profiling hak and guests; costs nothing when unset).
+        if std::env::var_os("HAK_PERFMAP").is_some_and(|v| v == "1") {
+            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
         if pooling {
             let mut pool = PoolingAllocationConfig::default();
             pool.total_component_instances(POOL_INSTANCES)
