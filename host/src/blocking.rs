@@ -16,6 +16,13 @@ pub fn off_worker<R>(f: impl FnOnce() -> R) -> R {
     }
 }
 
+/// Whether this thread is a worker of a multi-threaded tokio runtime: work that may wait can
+/// run here and leave the worker through [`off_worker`] when it must (on a current-thread
+/// runtime it would stall every other task, and `block_on` would panic).
+pub fn on_multi_thread_worker() -> bool {
+    Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread)
+}
+
 /// Block on `fut` on `handle`'s runtime, also from a (multi-threaded) tokio runtime's worker.
 pub fn block_on<F: std::future::Future>(handle: &Handle, fut: F) -> F::Output {
     off_worker(|| handle.block_on(fut))

@@ -159,7 +159,7 @@ async fn call_tool(
             (out, version)
         })
     };
-    let done = if app.direct && direct_mode {
+    let done = if app.direct && direct_mode && crate::blocking::on_multi_thread_worker() {
         // CPU-only: run right here on the worker that read the request — no thread handoff.
         // What may wait inside (a network read, a guest's clock wait, a call parked for
         // approval) leaves the worker by itself (`blocking::off_worker`, `blocking::block_on`).
