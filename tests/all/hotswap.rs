@@ -355,7 +355,12 @@ fn a_restart_with_20_plugins_loads_from_the_precompiled_cache() {
         0,
         "a restart compiles nothing"
     );
-    assert_eq!(second.runtime().cache().hits(), 20);
+    // Each of the 20 loads is served from disk or, for a file already loaded, by its
+    // compiled component in memory: the 20 plugins run 2 copies of machine code, not 20.
+    let cache_of = second.runtime().cache();
+    assert_eq!(cache_of.hits() + cache_of.shared(), 20);
+    assert!(cache_of.hits() >= 2, "{}", cache_of.hits());
+    assert_eq!(cache_of.copies(), 2);
     eprintln!(
         "20 plugins: cold start {} ms, from the cache {} ms",
         cold.as_millis(),

@@ -7,13 +7,18 @@
 //! by the kernel on every write and cannot be set back by a user), so a restart loads an
 //! unchanged file's artifact without reading or hashing the file. Anyone who can write the
 //! cache directory can already replace the artifacts (native code), so the index adds no trust.
+//!
+//! In memory, the compiled components in use by sha256 ([`ArtifactCache::share`]): plugins of
+//! one file (five policies of one component with different configs, a reload) run one copy of
+//! its machine code, not one each — separate copies cost every call through a chain
+//! instruction-cache and TLB misses, and each copy its memory.
 
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, Weak};
 use wasmtime::component::Component;
 use wasmtime::Engine;
 
@@ -22,8 +27,19 @@ pub struct ArtifactCache {
     engine_key: String,
     hits: AtomicU64,
     compiles: AtomicU64,
+    shared: AtomicU64,
+    copies: AtomicU64,
     /// File identity → sha256, loaded from `digests.json` on first use.
     digests: Mutex<Option<HashMap<String, String>>>,
+    /// sha256 → a compiled component in use and the token its users hold (gone with the last).
+    live: Mutex<HashMap<String, (Weak<()>, Component)>>,
+}
+
+/// Held by each user of a shared compiled component ([`ArtifactCache::share`]); the cache
+/// forgets the component once no user holds one.
+#[derive(Clone, Debug)]
+pub struct ShareToken {
+    _held: Arc<()>,
 }
 
 /// The digest index keeps at most this many files (the oldest-looking are not tracked: any
@@ -80,8 +96,47 @@ impl ArtifactCache {
             engine_key,
             hits: AtomicU64::new(0),
             compiles: AtomicU64::new(0),
+            shared: AtomicU64::new(0),
+            copies: AtomicU64::new(0),
             digests: Mutex::new(None),
+            live: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The compiled component with this sha256 that a loaded plugin already uses, with a token
+    /// to hold while using it.
+    pub fn live(&self, sha256: &str) -> Option<(Component, ShareToken)> {
+        let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        let (token, component) = live.get(sha256)?;
+        let held = token.upgrade()?;
+        self.shared.fetch_add(1, Ordering::Relaxed);
+        Some((component.clone(), ShareToken { _held: held }))
+    }
+
+    /// Share `component` (compiled from the bytes with this sha256) with later loads of the
+    /// same bytes: returns the copy to use — one already in use if another load got there
+    /// first — and the token to hold while using it. Components nobody holds are forgotten.
+    pub fn share(&self, sha256: &str, component: Component) -> (Component, ShareToken) {
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        live.retain(|_, (token, _)| token.strong_count() > 0);
+        if let Some((token, existing)) = live.get(sha256) {
+            if let Some(token) = token.upgrade() {
+                return (existing.clone(), ShareToken { _held: token });
+            }
+        }
+        let token = Arc::new(());
+        self.copies.fetch_add(1, Ordering::Relaxed);
+        live.insert(
+            sha256.to_owned(),
+            (Arc::downgrade(&token), component.clone()),
+        );
+        (component, ShareToken { _held: token })
+    }
+
+    /// Copies of machine code handed to loaded plugins since start: one per distinct
+    /// component in use (a component forgotten by its last user and loaded again counts again).
+    pub fn copies(&self) -> u64 {
+        self.copies.load(Ordering::Relaxed)
     }
 
     fn digests_path(&self) -> Option<PathBuf> {
@@ -170,6 +225,11 @@ impl ArtifactCache {
     /// Artifacts loaded from disk since start.
     pub fn hits(&self) -> u64 {
         self.hits.load(Ordering::Relaxed)
+    }
+
+    /// Loads served by a compiled component already in use (no disk, no compiling).
+    pub fn shared(&self) -> u64 {
+        self.shared.load(Ordering::Relaxed)
     }
 
     /// Components compiled since start.

@@ -219,6 +219,8 @@ pub struct LoadedPlugin {
     pub description: PluginDescription,
     pub(crate) config_json: String,
     pub(crate) component: Component,
+    /// Keeps `component` shared with later loads of the same bytes (`ArtifactCache::share`).
+    _shared: super::cache::ShareToken,
     pub(crate) pre: Pre,
     /// `events.on-tool-failure`, when the plugin exports it (contract 0.1.1 and later).
     pub(crate) on_tool_failure: Option<wasmtime::component::ComponentExportIndex>,
@@ -270,7 +272,12 @@ impl LoadedPlugin {
                 .as_ref()
                 .is_some_and(|pin| !pin.eq_ignore_ascii_case(&sha256));
             if !pinned_elsewhere {
-                if let Some(component) = runtime.cache.artifact(&runtime.engine, &sha256) {
+                let component = runtime
+                    .cache
+                    .live(&sha256)
+                    .map(|(component, _)| component)
+                    .or_else(|| runtime.cache.artifact(&runtime.engine, &sha256));
+                if let Some(component) = component {
                     return Self::from_component(runtime, spec, component, sha256, size, hedera);
                 }
             }
@@ -311,12 +318,15 @@ impl LoadedPlugin {
             plugin: plugin.clone(),
             reason,
         })?;
-        let component = compile_bounded(runtime, &plugin, bytes, &sha256).map_err(|reason| {
-            LoadError::NotAComponent {
-                plugin: plugin.clone(),
-                reason,
-            }
-        })?;
+        let component = match runtime.cache.live(&sha256) {
+            Some((component, _)) => component,
+            None => compile_bounded(runtime, &plugin, bytes, &sha256).map_err(|reason| {
+                LoadError::NotAComponent {
+                    plugin: plugin.clone(),
+                    reason,
+                }
+            })?,
+        };
         Self::from_component(runtime, spec, component, sha256, bytes.len(), hedera)
     }
 
@@ -330,6 +340,8 @@ impl LoadedPlugin {
         hedera: Option<Arc<dyn HederaActions>>,
     ) -> Result<Arc<Self>, LoadError> {
         let plugin = spec.name.clone();
+        // One copy of the machine code for every plugin of these bytes.
+        let (component, shared) = runtime.cache.share(&sha256, component);
         let instance_pre =
             runtime
                 .linker
@@ -366,6 +378,7 @@ impl LoadedPlugin {
             },
             config_json,
             component,
+            _shared: shared,
             pre,
             on_tool_failure,
             reads_func,
