@@ -307,3 +307,44 @@ fn fungible_and_nft_supplies_are_minted() {
         "{out}"
     );
 }
+
+/// A new treasury receives the old treasury's whole balance of the token: `update_token_tool`
+/// with `treasuryAccountId` moves value, so a recipient policy must judge it. Before, its
+/// facts named only the token changed and no value policy listed the tool, so a denylisted
+/// account could be handed every token of the treasury.
+#[test]
+fn a_treasury_change_is_judged_as_moving_the_whole_balance() {
+    let deny = plugin_entry(
+        "deny",
+        "rust/recipient-denylist",
+        "config = { accounts = [\"0.0.1005\"] }",
+    );
+    let (host, _) = start(&format!("{LOCAL}{deny}"));
+    let mut session = host.default_session();
+    // A token the agent may update (the user's admin key), the agent its treasury.
+    let token = token_with_admin_key(&host, 0, false);
+    let out = session
+        .call(
+            "update_token_tool",
+            &format!(r#"{{"tokenId":"{token}","treasuryAccountId":"0.0.1005"}}"#),
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    assert_eq!(
+        out["raw"]["policyBlock"]["reason"], "0.0.1005 is a denylisted recipient",
+        "{out}"
+    );
+    let info = host.mirror_get(&format!("/tokens/{token}")).unwrap();
+    assert_eq!(
+        info["treasury_account_id"], "0.0.1001",
+        "nothing moved: {info}"
+    );
+    // Another treasury, or no treasury change, is judged and let through by the policy.
+    for params in [
+        format!(r#"{{"tokenId":"{token}","treasuryAccountId":"0.0.1006"}}"#),
+        format!(r#"{{"tokenId":"{token}","tokenMemo":"m"}}"#),
+    ] {
+        let out = session.call("update_token_tool", &params).unwrap();
+        assert_ne!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    }
+}

@@ -36,6 +36,8 @@ export const VALUE_TOOLS = Object.freeze([
   'transfer_erc20_tool', 'transfer_erc721_tool', 'mint_erc721_tool',
   // Signing a schedule may execute it: its facts are what the scheduled body moves.
   'sign_schedule_transaction_tool',
+  // A new treasury receives the old treasury's whole balance of the token (all of it).
+  'update_token_tool',
 ]);
 
 /** Whether `s` is an entity id `shard.realm.num`. */

@@ -11,7 +11,7 @@ pub use crate::{Asset, Entity, Facts, Movement, Via};
 pub const ALL: u64 = u64::MAX;
 
 /// Tools that move value or grant allowances (those with `movements`).
-pub const VALUE_TOOLS: [&str; 19] = [
+pub const VALUE_TOOLS: [&str; 20] = [
     "transfer_hbar_tool",
     "transfer_hbar_with_allowance_tool",
     "transfer_fungible_token_tool",
@@ -36,6 +36,8 @@ pub const VALUE_TOOLS: [&str; 19] = [
     // Signing a schedule may execute it: its facts are what the scheduled body moves, read
     // from the network by the host (a body it cannot state refuses the call).
     "sign_schedule_transaction_tool",
+    // A new treasury receives the old treasury's whole balance of the token (all of it).
+    "update_token_tool",
 ];
 
 /// Tools whose params name one or more existing tokens (those with `tokens`).

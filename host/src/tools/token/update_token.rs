@@ -5,7 +5,7 @@
 //! and refuses to set a key the token was created without. The kit's schema offers
 //! `tokenDesc`, which it never uses; hak accepts and ignores it too.
 
-use crate::facts::Facts;
+use crate::facts::{Asset, Facts, Movement, Via, ALL};
 use crate::tools::keys::{default_public_key, resolve_key, KeyInput};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
@@ -254,10 +254,21 @@ combine them into **one tool call** with all parameters together.
         Ok(())
     }
 
+    /// A new treasury receives the old treasury's whole balance of the token (the network
+    /// moves it with the update): a movement of all of it, so recipient and value policies
+    /// judge the new treasury as they judge any recipient.
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
         f.token(n.token_id);
         f.changes("token", n.token_id);
+        if let Some(treasury) = n.treasury_account_id {
+            f.movements.push(Movement {
+                asset: Asset::Token(n.token_id.to_string()),
+                to: Some(treasury.to_string()),
+                amount: ALL,
+                via: Via::Transfer,
+            });
+        }
         f
     }
 
