@@ -81,6 +81,22 @@ fn skip_value(s: &[u8], i: usize) -> Option<usize> {
     }
 }
 
+/// The object member whose key starts at `i` (`"key": value`): its key (as written, escapes
+/// and all) and where its value starts.
+fn member(text: &str, i: usize) -> Option<(&str, usize)> {
+    let s = text.as_bytes();
+    if s.get(i)? != &b'"' {
+        return None;
+    }
+    let end = skip_string(s, i)?;
+    let name = &text[i + 1..end - 1];
+    let colon = skip_ws(s, end);
+    if s.get(colon)? != &b':' {
+        return None;
+    }
+    Some((name, skip_ws(s, colon + 1)))
+}
+
 /// The raw JSON of `object[key]` (top level only), if present; `None` too when `object` is
 /// not an object. Chain calls for a path: `field(field(p, "normalisedParams")?, "hbarTransfers")`.
 pub fn field<'a>(object: &'a str, key: &str) -> Option<&'a str> {
@@ -99,17 +115,7 @@ pub fn field_start(object: &str, key: &str) -> Option<usize> {
     }
     i += 1;
     loop {
-        i = skip_ws(s, i);
-        if s.get(i)? != &b'"' {
-            return None;
-        }
-        let end = skip_string(s, i)?;
-        let name = &object[i + 1..end - 1];
-        i = skip_ws(s, end);
-        if s.get(i)? != &b':' {
-            return None;
-        }
-        let start = skip_ws(s, i + 1);
+        let (name, start) = member(object, skip_ws(s, i))?;
         if name == key {
             return Some(start);
         }
@@ -187,16 +193,7 @@ impl<'a> Items<'a> {
             return Some(Ok(None));
         }
         loop {
-            if s.get(i)? != &b'"' {
-                return None;
-            }
-            let end = skip_string(s, i)?;
-            let name = &text[i + 1..end - 1];
-            i = skip_ws(s, end);
-            if s.get(i)? != &b':' {
-                return None;
-            }
-            let start = skip_ws(s, i + 1);
+            let (name, start) = member(text, i)?;
             let stop = skip_value(s, start)?;
             if found.is_none() && name == key {
                 found = Some(&text[start..stop]);
