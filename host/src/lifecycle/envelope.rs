@@ -99,10 +99,17 @@ impl Abort {
                 status,
                 transaction_id,
                 message,
-            } => error_envelope(tool_name, &message, |raw| {
-                raw.insert("errorCode".into(), status.into());
-                raw.insert("transactionId".into(), transaction_id.into());
-            }),
+            } => {
+                // The kit's `BaseTransactionTool.handleError` for a receipt or precheck
+                // failure: `raw.error` is the SDK's own message, only `humanMessage` names the
+                // tool.
+                let mut envelope = error_envelope(tool_name, &message, |raw| {
+                    raw.insert("errorCode".into(), status.into());
+                    raw.insert("transactionId".into(), transaction_id.into());
+                });
+                envelope["raw"]["error"] = message.into();
+                envelope
+            }
             Abort::Blocked(block) => {
                 let Block {
                     policy,
