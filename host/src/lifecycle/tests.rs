@@ -283,12 +283,15 @@ fn a_plugin_answering_an_error_ends_the_call_with_its_message() {
     assert_eq!(log.lock().unwrap().len(), 1);
 }
 
-/// The lines of the decision log at `path`, parsed (the writer is flushed by dropping `env`).
+/// The lines of the decision log at `path`, parsed (the writer is flushed by dropping `env`);
+/// the log's folder ([`temp_log`]) is removed.
 fn decision_lines(env: Arc<PlainEnv>, path: &std::path::Path) -> Vec<serde_json::Value> {
     drop(env);
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
+    let text = std::fs::read_to_string(path).unwrap();
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    text.lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
 }
