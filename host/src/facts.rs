@@ -72,6 +72,17 @@ impl Facts {
         }
     }
 
+    /// The whole balance of `asset` ([`ALL`]) moved to `to` (an account deleted into it, a
+    /// token's treasury handed to it).
+    pub fn all_of(&mut self, asset: Asset, to: impl ToString) {
+        self.movements.push(Movement {
+            asset,
+            to: Some(to.to_string()),
+            amount: ALL,
+            via: Via::Transfer,
+        });
+    }
+
     /// An allowance of `amount` (0 removes it) for `spender`.
     pub fn allowance(&mut self, asset: Asset, spender: impl ToString, amount: u64) {
         self.movements.push(Movement {

@@ -103,12 +103,11 @@ impl Abort {
                 // The kit's `BaseTransactionTool.handleError` for a receipt or precheck
                 // failure: `raw.error` is the SDK's own message, only `humanMessage` names the
                 // tool.
-                let mut envelope = error_envelope(tool_name, &message, |raw| {
+                error_envelope(tool_name, &message, |raw| {
+                    raw.insert("error".into(), message.as_str().into());
                     raw.insert("errorCode".into(), status.into());
                     raw.insert("transactionId".into(), transaction_id.into());
-                });
-                envelope["raw"]["error"] = message.into();
-                envelope
+                })
             }
             Abort::Blocked(block) => {
                 let Block {

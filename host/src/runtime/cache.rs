@@ -103,14 +103,16 @@ impl ArtifactCache {
         }
     }
 
-    /// The compiled component with this sha256 that a loaded plugin already uses, with a token
-    /// to hold while using it.
-    pub fn live(&self, sha256: &str) -> Option<(Component, ShareToken)> {
+    /// The compiled component with this sha256 that a loaded plugin already uses (hand it to
+    /// [`Self::share`] to keep it shared).
+    pub fn live(&self, sha256: &str) -> Option<Component> {
         let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
         let (token, component) = live.get(sha256)?;
-        let held = token.upgrade()?;
+        if token.strong_count() == 0 {
+            return None;
+        }
         self.shared.fetch_add(1, Ordering::Relaxed);
-        Some((component.clone(), ShareToken { _held: held }))
+        Some(component.clone())
     }
 
     /// Share `component` (compiled from the bytes with this sha256) with later loads of the

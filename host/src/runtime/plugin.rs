@@ -275,7 +275,6 @@ impl LoadedPlugin {
                 let component = runtime
                     .cache
                     .live(&sha256)
-                    .map(|(component, _)| component)
                     .or_else(|| runtime.cache.artifact(&runtime.engine, &sha256));
                 if let Some(component) = component {
                     return Self::from_component(runtime, spec, component, sha256, size, hedera);
@@ -319,7 +318,7 @@ impl LoadedPlugin {
             reason,
         })?;
         let component = match runtime.cache.live(&sha256) {
-            Some((component, _)) => component,
+            Some(component) => component,
             None => compile_bounded(runtime, &plugin, bytes, &sha256).map_err(|reason| {
                 LoadError::NotAComponent {
                     plugin: plugin.clone(),

@@ -77,12 +77,7 @@ Parameters:
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
         f.from(n.account_id);
-        f.movements.push(crate::facts::Movement {
-            asset: Asset::Hbar,
-            to: Some(n.transfer_account_id.to_string()),
-            amount: crate::facts::ALL,
-            via: crate::facts::Via::Transfer,
-        });
+        f.all_of(Asset::Hbar, n.transfer_account_id);
         f.changes("account", n.account_id);
         f
     }

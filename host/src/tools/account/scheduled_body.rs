@@ -158,12 +158,10 @@ fn body_facts(data: Option<Data>, resolve: &Resolve<'_>) -> Result<Facts, String
         Data::CryptoDelete(body) => {
             let deleted = account(body.delete_account_id.as_ref(), resolve)?;
             f.from(&deleted);
-            f.movements.push(Movement {
-                asset: Asset::Hbar,
-                to: Some(account(body.transfer_account_id.as_ref(), resolve)?),
-                amount: ALL,
-                via: Via::Transfer,
-            });
+            f.all_of(
+                Asset::Hbar,
+                account(body.transfer_account_id.as_ref(), resolve)?,
+            );
             f.changes("account", deleted);
         }
         Data::CryptoCreateAccount(body) => {

@@ -5,7 +5,7 @@
 //! and refuses to set a key the token was created without. The kit's schema offers
 //! `tokenDesc`, which it never uses; hak accepts and ignores it too.
 
-use crate::facts::{Asset, Facts, Movement, Via, ALL};
+use crate::facts::{Asset, Facts};
 use crate::tools::keys::{default_public_key, resolve_key, KeyInput};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
@@ -262,12 +262,7 @@ combine them into **one tool call** with all parameters together.
         f.token(n.token_id);
         f.changes("token", n.token_id);
         if let Some(treasury) = n.treasury_account_id {
-            f.movements.push(Movement {
-                asset: Asset::Token(n.token_id.to_string()),
-                to: Some(treasury.to_string()),
-                amount: ALL,
-                via: Via::Transfer,
-            });
+            f.all_of(Asset::Token(n.token_id.to_string()), treasury);
         }
         f
     }
