@@ -169,7 +169,7 @@ impl HostBuilder {
         };
         let tools = ToolRegistry::native();
         let chain = ArcSwap::from_pointee(Chain::new(plugins, tools.methods()));
-        Ok(Host {
+        let host = Host {
             inner: Arc::new(HostInner {
                 runtime,
                 chain,
@@ -185,7 +185,9 @@ impl HostBuilder {
                 decisions,
                 approvals: std::sync::OnceLock::new(),
             }),
-        })
+        };
+        host.watch_orphans();
+        Ok(host)
     }
 }
 
@@ -390,6 +392,51 @@ impl Host {
             NetworkName::Mainnet => "mainnet",
             NetworkName::Previewnet => "previewnet",
             NetworkName::Custom => "custom",
+        }
+    }
+
+    /// Settle now what can be settled of the budget reservations stopped processes left
+    /// (the host also does it in the background: at start, then every 30 s for a shared
+    /// store).
+    pub fn reconcile_reservations(
+        &self,
+    ) -> Result<crate::reconcile::Report, crate::state_store::StateError> {
+        crate::reconcile::reconcile(
+            &*self.inner.state,
+            Some(&self.inner.network.mirror),
+            crate::state_store::now_ms(),
+        )
+    }
+
+    /// Reconcile in the background for as long as the host lives: a store shared with
+    /// other processes every [`crate::reconcile::EVERY`], a store of this process's own
+    /// until its orphans from the last run are settled.
+    fn watch_orphans(&self) {
+        let shared = self.inner.state.shared();
+        let orphans = self.inner.state.orphans().map_or(true, |o| !o.is_empty());
+        if !shared && !orphans {
+            return;
+        }
+        let host = Arc::downgrade(&self.inner);
+        let spawned = std::thread::Builder::new()
+            .name("hak-reconcile".into())
+            .spawn(move || loop {
+                let Some(inner) = host.upgrade() else { return };
+                match (Host { inner }).reconcile_reservations() {
+                    Ok(report) if !shared && report.waiting == 0 => return,
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!("reconciling budget reservations: {e}"),
+                }
+                let started = std::time::Instant::now();
+                while started.elapsed() < crate::reconcile::EVERY {
+                    std::thread::sleep(std::time::Duration::from_secs(1));
+                    if host.strong_count() == 0 {
+                        return;
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::error!("cannot start reconciling budget reservations: {e}");
         }
     }
 

@@ -25,7 +25,8 @@
 //! - [`runtime`]: the wasmtime engine, the precompiled cache, plugin loading (`LoadedPlugin`,
 //!   holding an `InstancePre`) and per-call execution with deadline / fuel / memory caps;
 //!   [`capabilities`]: what an operator can grant a plugin, by name; [`state_store`]: the
-//!   per-plugin, per-context scratchpad behind `state-get` / `state-set`.
+//!   per-plugin, per-context scratchpad behind `state-get` / `state-set`; [`reconcile`]:
+//!   settling the budget reservations a stopped process left, by what the network knows.
 //! - [`network`]: SDK clients and node ids for the configured network; [`mirror`]: the mirror
 //!   node's resources, typed, as tools read them; [`blocking`]: waiting on network work from
 //!   synchronous code.
@@ -57,6 +58,7 @@ pub mod metrics;
 pub mod mirror;
 pub mod network;
 pub mod plugin;
+pub mod reconcile;
 pub mod registry;
 pub mod replay;
 pub mod runtime;

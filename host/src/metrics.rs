@@ -549,6 +549,22 @@ impl StateBackend for TimedBackend {
         self.timed("settle", || self.inner.settle(ids, commit))
     }
 
+    fn bind(
+        &self,
+        ids: &[crate::state_store::ReservationId],
+        binding: &crate::state_store::Binding,
+    ) -> Result<(), StateError> {
+        self.timed("bind", || self.inner.bind(ids, binding))
+    }
+
+    fn orphans(&self) -> Result<Vec<crate::state_store::Orphan>, StateError> {
+        self.inner.orphans()
+    }
+
+    fn shared(&self) -> bool {
+        self.inner.shared()
+    }
+
     fn describe(&self) -> String {
         self.inner.describe()
     }

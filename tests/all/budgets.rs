@@ -604,3 +604,288 @@ fn a_redis_without_persistence_is_refused_unless_acknowledged() {
         .unwrap();
     assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
 }
+
+/// `hak serve` (the real binary, `HAK_BIN` or target/debug/hak) on `manifest`, its log in
+/// `log`; killed with SIGKILL when dropped.
+struct ServeProcess {
+    child: std::process::Child,
+    addr: std::net::SocketAddr,
+}
+
+impl ServeProcess {
+    fn start(manifest: &std::path::Path, log: &std::path::Path) -> Self {
+        use std::io::BufRead;
+        let bin = std::env::var_os("HAK_BIN")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| root().join("target/debug/hak"));
+        let mut child = std::process::Command::new(bin)
+            .args(["serve", "--listen", "127.0.0.1:0", "--config"])
+            .arg(manifest)
+            .env("RUST_LOG", "info")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(log).unwrap())
+            .spawn()
+            .expect("hak serve starts");
+        let mut first = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let listen: serde_json::Value = serde_json::from_str(&first).unwrap_or_else(|e| {
+            panic!(
+                "{e}: {first:?}; log: {}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            )
+        });
+        let addr = listen["listen"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("http://")
+            .parse()
+            .unwrap();
+        ServeProcess { child, addr }
+    }
+
+    /// Send a tool call and do not wait for its answer.
+    fn send(&self, tool: &str, body: &str) -> std::net::TcpStream {
+        use std::io::Write;
+        let mut stream = std::net::TcpStream::connect(self.addr).unwrap();
+        let request = format!(
+            "POST /v1/tools/{tool} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        stream
+    }
+
+    fn call(&self, tool: &str, body: &str) -> serde_json::Value {
+        http(self.addr, "POST", &format!("/v1/tools/{tool}"), &[], body).2
+    }
+
+    fn kill(mut self) {
+        let _ = self.child.kill(); // SIGKILL
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A `hak serve` manifest on `base`'s local network, autonomous for 0.0.1001, with a
+/// journal store in `dir/state` and `plugins`.
+fn killed_server_manifest(base: &Host, dir: &std::path::Path, plugins: &str) -> std::path::PathBuf {
+    let text = format!(
+        "{}\n[state]\nbackend = \"journal\"\ndir = {:?}\n\n[engine]\ncall_budget_ms = 120000\n{plugins}",
+        same_network(base),
+        dir.join("state").display().to_string()
+    );
+    let path = dir.join("hak.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn killed_server_dir(name: &str) -> std::path::PathBuf {
+    let dir = root().join(format!(
+        "target/test-tmp/killed-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Wait until `done` or 20 s have passed.
+fn within_20s(mut done: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    false
+}
+
+#[test]
+fn a_server_killed_while_a_call_waits_for_approval_gives_its_reservation_back_on_restart() {
+    let (base, _) = start(LOCAL);
+    let dir = killed_server_dir("held");
+    let plugins = format!(
+        "{}{}",
+        spend_limit(10),
+        plugin_entry(
+            "approve",
+            "rust/approval-above",
+            "[plugins.config]\napproveAboveHbar = 5"
+        )
+    );
+    let manifest = killed_server_manifest(&base, &dir, &plugins);
+    let log = dir.join("serve.log");
+    let server = ServeProcess::start(&manifest, &log);
+    // 8 of the 10 HBAR reserved, then held for a human: nothing has been sent.
+    let _held = server.send("transfer_hbar_tool", &hbar_to("0.0.1003", 8.0));
+    assert!(
+        within_20s(|| {
+            let (_, _, listed) = http(server.addr, "GET", "/v1/approvals", &[], "");
+            listed["approvals"].as_array().is_some_and(|a| a.len() == 1)
+        }),
+        "the call was never held"
+    );
+    let before = balance(&base, "0.0.1003");
+    server.kill();
+
+    let server = ServeProcess::start(&manifest, &dir.join("serve-2.log"));
+    // The dead call's 8 HBAR come back: 4 more fit (they did not: 8 + 4 > 10, all day).
+    let mut last = serde_json::Value::Null;
+    assert!(
+        within_20s(|| {
+            last = server.call("transfer_hbar_tool", &hbar_to("0.0.1003", 4.0));
+            last["raw"]["status"] == "SUCCESS"
+        }),
+        "the reservation of the killed call stayed held: {last}"
+    );
+    assert_eq!(balance(&base, "0.0.1003") - before, 400_000_000);
+    let log = std::fs::read_to_string(dir.join("serve-2.log")).unwrap();
+    assert!(
+        log.contains("released (its call had sent nothing)"),
+        "{log}"
+    );
+    // And only they came back: 4 spent, 7 more do not fit.
+    let out = server.call("transfer_hbar_tool", &hbar_to("0.0.1003", 7.0));
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_server_killed_after_its_transfer_applied_keeps_the_spend_on_restart() {
+    let (base, _) = start(LOCAL);
+    let dir = killed_server_dir("applied");
+    let plugins = format!(
+        "{}{}",
+        spend_limit(10),
+        plugin_entry(
+            "sleep",
+            "fixtures/hostile",
+            "[plugins.config]\nmode = \"sleep-after\"\n[plugins.limits]\ndeadline_ms = 60000"
+        )
+    );
+    let manifest = killed_server_manifest(&base, &dir, &plugins);
+    let server = ServeProcess::start(&manifest, &dir.join("serve.log"));
+    let before = balance(&base, "0.0.1003");
+    // Sent and applied; the call then sleeps in a hook and the process dies before it ends.
+    let _sent = server.send("transfer_hbar_tool", &hbar_to("0.0.1003", 8.0));
+    assert!(
+        within_20s(|| balance(&base, "0.0.1003") - before == 800_000_000),
+        "the transfer never applied"
+    );
+    server.kill();
+
+    let server = ServeProcess::start(&manifest, &dir.join("serve-2.log"));
+    let log_path = dir.join("serve-2.log");
+    assert!(
+        within_20s(|| std::fs::read_to_string(&log_path)
+            .unwrap_or_default()
+            .contains("committed (transaction 0.0.1001-")),
+        "never reconciled: {}",
+        std::fs::read_to_string(&log_path).unwrap_or_default()
+    );
+    // The 8 HBAR that moved stay spent: 4 more do not fit.
+    let out = server.call("transfer_hbar_tool", &hbar_to("0.0.1003", 4.0));
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    assert_eq!(balance(&base, "0.0.1003") - before, 800_000_000);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_stopped_processs_reservations_are_settled_by_what_the_network_knows() {
+    use hak_host::reconcile::GRACE_MS;
+    use hak_host::state_store::{journal::JournalBackend, Binding, PadKey, Reserved};
+    let (base, _) = start(LOCAL);
+    let dir = killed_server_dir("reconcile");
+    let out = base
+        .default_session()
+        .call("transfer_hbar_tool", &hbar_to("0.0.1003", 1.0))
+        .unwrap();
+    // `0.0.1001@1700000000.000000001` as the mirror spells it: `0.0.1001-1700000000-000000001`.
+    let (payer, start) = ok(&out)["transactionId"]
+        .as_str()
+        .unwrap()
+        .split_once('@')
+        .unwrap();
+    let applied = format!("{payer}-{}", start.replace('.', "-"));
+    let now = hak_host::state_store::now_ms();
+    let never_sent = |seconds_ago: u64| format!("0.0.1001-{}-000000000", now / 1000 - seconds_ago);
+    let pad = PadKey {
+        scope: "s".into(),
+        plugin: "spend".into(),
+    };
+    {
+        let j = JournalBackend::open(&dir.join("state")).unwrap();
+        let ids: Vec<_> = [1, 2, 4, 8, 16]
+            .into_iter()
+            .map(
+                |a| match j.reserve(&pad, "hbar", a, 1000, 86_400, now).unwrap() {
+                    Reserved::Granted { id, .. } => id,
+                    other => panic!("{other:?}"),
+                },
+            )
+            .collect();
+        let bind = |i: usize, b: Binding| j.bind(&ids[i..=i], &b).unwrap();
+        // Applied on the network: stays spent.
+        bind(
+            0,
+            Binding::Transaction {
+                id: applied.clone(),
+                until_ms: now + 120_000,
+            },
+        );
+        // Never reached the network, and expired long enough ago: given back.
+        bind(
+            1,
+            Binding::Transaction {
+                id: never_sent(3600),
+                until_ms: now - GRACE_MS - 1_000,
+            },
+        );
+        // Not on the network yet but still valid: it may still execute, so it stays.
+        bind(
+            2,
+            Binding::Transaction {
+                id: never_sent(5),
+                until_ms: now + 115_000,
+            },
+        );
+        // ids[3]: nothing sent → given back. ids[4]: a custom strategy's → stays.
+        bind(4, Binding::Opaque);
+    } // the process stops without settling any of them
+    let backend = Arc::new(JournalBackend::open(&dir.join("state")).unwrap());
+    assert_eq!(backend.orphans().unwrap().len(), 5);
+    let host = host_with(&same_network(&base), backend.clone());
+    // The host settles them in the background as it starts.
+    assert!(
+        within_20s(|| backend.orphans().unwrap().len() == 1),
+        "{:?}",
+        backend.orphans()
+    );
+    let left = backend.orphans().unwrap();
+    assert_eq!(left[0].amount, 4, "{left:?}");
+    assert_eq!(
+        backend.spent(&pad, "hbar", 86_400, now).unwrap(),
+        1 + 4 + 16,
+        "applied and opaque committed, the unsent two released, the valid one still held"
+    );
+    let report = host.reconcile_reservations().unwrap();
+    assert_eq!(
+        (report.committed, report.released, report.waiting),
+        (0, 0, 1)
+    );
+    drop(host);
+    drop(backend);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -277,6 +277,57 @@ impl Session {
         }
     }
 
+    /// Before the call's transaction leaves the host: fix its id and record it with the
+    /// call's budget reservations, so that if this process stops before the call ends a
+    /// reconciler can settle them by what the network knows of it (`crate::reconcile`): an
+    /// autonomous or return-bytes call names its transaction; a custom strategy's is opaque
+    /// (its reservations are never released). A store that cannot record it refuses the
+    /// call, and nothing is sent.
+    fn bind_reservations(
+        &self,
+        env: &dyn CallEnv,
+        built: &mut crate::tools::BuiltTransaction,
+        strategy_env: &crate::strategy::StrategyEnv<'_>,
+    ) -> Result<(), Abort> {
+        use crate::state_store::Binding;
+        let ids = self.reservations.ids();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let payer = match self.context.mode {
+            crate::context::AgentMode::Autonomous => strategy_env.client.get_operator_account_id(),
+            crate::context::AgentMode::ReturnBytes => self.context.account_id,
+            _ => None,
+        };
+        let binding = match payer {
+            Some(payer) => {
+                let id = match built.tx.get_transaction_id() {
+                    Some(id) => id,
+                    None => {
+                        let id = crate::tools::transaction::unique_transaction_id(payer);
+                        built.tx.transaction_id(id);
+                        id
+                    }
+                };
+                let valid = built
+                    .tx
+                    .get_transaction_valid_duration()
+                    .unwrap_or(time::Duration::seconds(120));
+                let until = (id.valid_start + valid).unix_timestamp_nanos() / 1_000_000;
+                Binding::Transaction {
+                    id: crate::mirror::mirror_transaction_id(&id),
+                    until_ms: u64::try_from(until).unwrap_or(0),
+                }
+            }
+            None => Binding::Opaque,
+        };
+        env.state_backend().bind(&ids, &binding).map_err(|e| {
+            Abort::Error(format!(
+                "the call's budget reservations could not be recorded with its transaction, so nothing was sent: {e}"
+            ))
+        })
+    }
+
     fn outcome_of_run(
         &mut self,
         env: &dyn CallEnv,
@@ -401,9 +452,10 @@ impl Session {
                 self.outcome = TxOutcome::Applied;
                 result
             }
-            CoreOutput::Transaction(built) => {
+            CoreOutput::Transaction(mut built) => {
                 let strategy = env.strategy(context.mode).map_err(Abort::Error)?;
                 let strategy_env = env.strategy_env(&context);
+                self.bind_reservations(env, &mut built, &strategy_env)?;
                 // From here a panic or an error may leave the transaction sent: unknown
                 // unless the strategy says otherwise.
                 self.outcome = TxOutcome::Unknown;

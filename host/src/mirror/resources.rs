@@ -232,6 +232,23 @@ impl Mirror {
             .map_err(failed(format!("Failed to get transaction record for {id}")))
     }
 
+    /// What became of transaction `id` (as the mirror spells it): `Some(true)` it applied
+    /// (a record says SUCCESS), `Some(false)` it reached consensus and did not apply, `None`
+    /// the mirror does not know it (yet). One try: a reconciler asks again later.
+    pub fn transaction_applied(&self, id: &str) -> Result<Option<bool>, MirrorError> {
+        let found = crate::blocking::block_on(
+            &self.runtime,
+            self.client.get_present(&format!("/transactions/{id}")),
+        )?;
+        Ok(found.and_then(|page| {
+            let records = page["transactions"].as_array()?;
+            if records.is_empty() {
+                return None;
+            }
+            Some(records.iter().any(|r| r["result"] == "SUCCESS"))
+        }))
+    }
+
     /// [`Mirror::transaction`] from async code on the network's runtime, by SDK id.
     pub(crate) async fn transaction_async(&self, id: &TransactionId) -> Result<Value, MirrorError> {
         self.get_async(&format!("/transactions/{}", mirror_transaction_id(id)))

@@ -9,9 +9,12 @@
 //! goes on. That survives the process being killed (`kill -9`): the kernel has the bytes. A
 //! flusher thread `fsync`s the journal every 200 ms when it changed (group commit), so an OS
 //! crash or power loss can lose only that much. Records are JSON lines: `set`/`del`
-//! (scratchpads), `res`/`rel` (reservations made, released; a commit changes no total, so it
-//! is not written and a replayed reservation counts as spent either way), `bkt` (a committed
-//! bucket, in snapshots).
+//! (scratchpads), `res` (a reservation made), `bind` (what its call did with its transaction,
+//! written before the transaction leaves the host), `com`/`rel` (committed, released), `bkt`
+//! (a committed bucket, in snapshots). A reservation replayed without its `com` or `rel` was
+//! left by a process that stopped mid-call: it counts as spent and is listed as an orphan
+//! until the reconciler settles it by its binding (`crate::reconcile`). A `res` without
+//! `"x":true` (written by an earlier hak, which recorded no commits) counts as committed.
 //!
 //! Files, by generation `g`: `snapshot.g` (the whole state at one moment, written aside,
 //! synced and renamed into place, so it is complete or absent) and `journal.g` (the records
@@ -31,7 +34,10 @@
 
 use super::memory::Row;
 use super::window::bucket;
-use super::{MemoryBackend, PadKey, Quota, ReservationId, Reserved, StateBackend, StateError};
+use super::{
+    Binding, MemoryBackend, Orphan, PadKey, Quota, ReservationId, Reserved, StateBackend,
+    StateError,
+};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::Write;
@@ -65,6 +71,19 @@ enum Record {
         w: u32,
         b: u64,
         a: u64,
+        /// Its settlement is recorded (`com`/`rel`); without it, it counts as committed.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        x: bool,
+    },
+    /// The transaction of the reservations' call (`tx` as the mirror spells it, valid until
+    /// `u` ms), or, without `tx`, a transaction hak cannot follow.
+    #[serde(rename = "bind")]
+    Bind {
+        ids: Vec<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tx: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        u: Option<u64>,
     },
     #[serde(rename = "com")]
     Commit { id: u64 },
@@ -299,15 +318,23 @@ impl JournalBackend {
     /// Append one record (one `write`: in the kernel before the call answers). A write that
     /// fails is cut off again, so the journal never holds half a record before a whole one.
     fn append(&self, journal: &mut Journal, record: &Record) -> Result<(), StateError> {
+        self.append_all(journal, std::slice::from_ref(record))
+    }
+
+    /// Append `records` in one write.
+    fn append_all(&self, journal: &mut Journal, records: &[Record]) -> Result<(), StateError> {
         if journal.broken {
             return Err(StateError::Unavailable(
                 "state journal: an earlier write failed and could not be undone; restart hak"
                     .into(),
             ));
         }
-        let mut line = serde_json::to_vec(record)
-            .map_err(|e| StateError::Unavailable(format!("state journal: {e}")))?;
-        line.push(b'\n');
+        let mut line = Vec::with_capacity(96 * records.len());
+        for record in records {
+            serde_json::to_writer(&mut line, record)
+                .map_err(|e| StateError::Unavailable(format!("state journal: {e}")))?;
+            line.push(b'\n');
+        }
         if let Err(e) = (&*journal.file).write_all(&line) {
             if journal.file.set_len(journal.len).is_err() {
                 journal.broken = true;
@@ -413,7 +440,21 @@ fn replay(memory: &MemoryBackend, record: Record) {
             w,
             b,
             a,
-        } => memory.restore_pending(id, pad_of(s, p), k, w, b, a),
+            x,
+        } => {
+            memory.restore_pending(id, pad_of(s, p), k, w, b, a);
+            if !x {
+                // An earlier hak's record: it wrote no commits, and counted it as spent.
+                let _ = memory.settle(&[ReservationId(format!("m:{id}"))], true);
+            }
+        }
+        Record::Bind { ids, tx, u } => {
+            let ids: Vec<ReservationId> = ids
+                .iter()
+                .map(|id| ReservationId(format!("m:{id}")))
+                .collect();
+            let _ = memory.bind(&ids, &binding_of(tx, u));
+        }
         Record::Commit { id } => {
             let _ = memory.settle(&[ReservationId(format!("m:{id}"))], true);
         }
@@ -424,12 +465,40 @@ fn replay(memory: &MemoryBackend, record: Record) {
     }
 }
 
+fn binding_of(tx: Option<String>, until: Option<u64>) -> Binding {
+    match tx {
+        Some(id) => Binding::Transaction {
+            id,
+            until_ms: until.unwrap_or(u64::MAX),
+        },
+        None => Binding::Opaque,
+    }
+}
+
+/// The `bind` record of `binding` for `ids` (`None`: nothing to record).
+fn bind_record(ids: Vec<u64>, binding: &Binding) -> Option<Record> {
+    match binding {
+        Binding::Unbound => None,
+        Binding::Transaction { id, until_ms } => Some(Record::Bind {
+            ids,
+            tx: Some(id.clone()),
+            u: Some(*until_ms),
+        }),
+        Binding::Opaque => Some(Record::Bind {
+            ids,
+            tx: None,
+            u: None,
+        }),
+    }
+}
+
 /// Write `rows` as `snapshot.<generation>`: aside, synced, renamed into place. Its size.
 fn write_snapshot(dir: &Path, generation: u64, rows: Vec<Row>) -> std::io::Result<u64> {
     let tmp = dir.join(format!("snapshot.{generation}.tmp"));
     let mut out = std::io::BufWriter::new(File::create(&tmp)?);
     let mut written = 0u64;
     for row in rows {
+        let mut bound = None;
         let record = match row {
             Row::Entry { pad, key, value } => Record::Set {
                 s: pad.scope.to_string(),
@@ -458,20 +527,27 @@ fn write_snapshot(dir: &Path, generation: u64, rows: Vec<Row>) -> std::io::Resul
                 window,
                 bucket,
                 amount,
-            } => Record::Reserve {
-                id,
-                s: pad.scope.to_string(),
-                p: pad.plugin.to_string(),
-                k: key,
-                w: window,
-                b: bucket,
-                a: amount,
-            },
+                binding,
+            } => {
+                bound = bind_record(vec![id], &binding);
+                Record::Reserve {
+                    id,
+                    s: pad.scope.to_string(),
+                    p: pad.plugin.to_string(),
+                    k: key,
+                    w: window,
+                    b: bucket,
+                    a: amount,
+                    x: true,
+                }
+            }
         };
-        let line = serde_json::to_vec(&record)?;
-        out.write_all(&line)?;
-        out.write_all(b"\n")?;
-        written += line.len() as u64 + 1;
+        for record in std::iter::once(&record).chain(&bound) {
+            let line = serde_json::to_vec(record)?;
+            out.write_all(&line)?;
+            out.write_all(b"\n")?;
+            written += line.len() as u64 + 1;
+        }
     }
     let file = out.into_inner().map_err(|e| e.into_error())?;
     file.sync_all()?;
@@ -567,6 +643,7 @@ impl StateBackend for JournalBackend {
                 w: window_seconds,
                 b: bucket(now_ms, window_seconds),
                 a: amount,
+                x: true,
             };
             if let Err(e) = self.append(&mut journal, &record) {
                 // Not recorded, so not granted: give it back and say so (the policy blocks).
@@ -590,15 +667,37 @@ impl StateBackend for JournalBackend {
     fn settle(&self, ids: &[ReservationId], commit: bool) -> Result<(), StateError> {
         let mut journal = self.journal();
         self.memory.settle(ids, commit)?;
-        if commit {
-            // A committed reservation counts exactly like an unsettled one, so the journal
-            // needs no record: after a restart it is counted as reserved (one write per call).
+        // One write for the call's reservations: a reservation replayed without it is an
+        // orphan (its process stopped mid-call), for the reconciler.
+        let records: Vec<Record> = ids
+            .iter()
+            .filter_map(mem_id)
+            .map(|id| match commit {
+                true => Record::Commit { id },
+                false => Record::Release { id },
+            })
+            .collect();
+        if records.is_empty() {
             return Ok(());
         }
-        for id in ids.iter().filter_map(mem_id) {
-            self.append(&mut journal, &Record::Release { id })?;
+        self.append_all(&mut journal, &records)
+    }
+
+    fn bind(&self, ids: &[ReservationId], binding: &Binding) -> Result<(), StateError> {
+        let mut journal = self.journal();
+        self.memory.bind(ids, binding)?;
+        match bind_record(ids.iter().filter_map(mem_id).collect(), binding) {
+            Some(record) => self.append(&mut journal, &record),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    fn orphans(&self) -> Result<Vec<Orphan>, StateError> {
+        self.memory.orphans()
+    }
+
+    fn shared(&self) -> bool {
+        false
     }
 
     fn describe(&self) -> String {
@@ -716,7 +815,8 @@ mod tests {
         let err = opened
             .err()
             .expect("a complete bad last line must refuse to open");
-        assert!(err.contains("line 4: unreadable state record"), "{err}");
+        // Three reservations and their three commits, then the bad line.
+        assert!(err.contains("line 7: unreadable state record"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
 
         // A bad line in a snapshot (complete by construction) refuses too.
@@ -838,6 +938,94 @@ mod tests {
             j.set(&scoped(99, "greedy"), "k", "v", 65_536),
             Err(StateError::Full(_))
         ));
+        drop(j);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn granted(answer: Reserved) -> ReservationId {
+        match answer {
+            Reserved::Granted { id, .. } => id,
+            other => panic!("not granted: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reservations_a_stopped_process_left_are_orphans_with_their_binding_until_settled() {
+        let dir = fresh("orphans");
+        let p = pad("p");
+        let now = 1_000_000_000;
+        let bound = Binding::Transaction {
+            id: "0.0.2-1700000000-000000001".into(),
+            until_ms: 1_700_000_120_000,
+        };
+        {
+            let j = JournalBackend::open(&dir).unwrap();
+            let mut ids = Vec::new();
+            for amount in [1, 2, 4, 8, 16] {
+                ids.push(granted(j.reserve(&p, "k", amount, 100, 3600, now).unwrap()));
+            }
+            j.settle(&ids[0..1], true).unwrap();
+            j.settle(&ids[1..2], false).unwrap();
+            j.bind(&ids[3..4], &bound).unwrap();
+            j.bind(&ids[4..5], &Binding::Opaque).unwrap();
+            // A reservation that no longer holds cannot cover a transaction.
+            assert!(j.bind(&ids[1..2], &Binding::Opaque).is_err());
+            assert_eq!(
+                j.orphans().unwrap(),
+                vec![],
+                "a live process's calls are not orphans"
+            );
+        } // dropped with three unsettled: the process stopped mid-call
+        for reopening in 0..2 {
+            // The second time from the snapshot the first one wrote.
+            let j = JournalBackend::open(&dir).unwrap();
+            let found: Vec<(u64, Binding)> = j
+                .orphans()
+                .unwrap()
+                .into_iter()
+                .map(|o| (o.amount, o.binding))
+                .collect();
+            assert_eq!(
+                found,
+                vec![
+                    (4, Binding::Unbound),
+                    (8, bound.clone()),
+                    (16, Binding::Opaque)
+                ],
+                "reopening {reopening}"
+            );
+            assert_eq!(j.spent(&p, "k", 3600, now).unwrap(), 1 + 4 + 8 + 16);
+        }
+        {
+            let j = JournalBackend::open(&dir).unwrap();
+            let orphans: Vec<ReservationId> =
+                j.orphans().unwrap().into_iter().map(|o| o.id).collect();
+            j.settle(&orphans[0..1], false).unwrap();
+            j.settle(&orphans[1..], true).unwrap();
+        }
+        let j = JournalBackend::open(&dir).unwrap();
+        assert_eq!(j.orphans().unwrap(), vec![]);
+        assert_eq!(j.spent(&p, "k", 3600, now).unwrap(), 1 + 8 + 16);
+        drop(j);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_earlier_haks_reservations_count_as_committed_not_as_orphans() {
+        let dir = fresh("legacy-res");
+        std::fs::create_dir_all(&dir).unwrap();
+        let now = 1_000_000_000u64;
+        std::fs::write(
+            journal_path(&dir, 1),
+            format!(
+                "{{\"t\":\"res\",\"id\":7,\"s\":\"s\",\"p\":\"p\",\"k\":\"k\",\"w\":3600,\"b\":{},\"a\":5}}\n",
+                bucket(now, 3600)
+            ),
+        )
+        .unwrap();
+        let j = JournalBackend::open(&dir).unwrap();
+        assert_eq!(j.orphans().unwrap(), vec![]);
+        assert_eq!(j.spent(&pad("p"), "k", 3600, now).unwrap(), 5);
         drop(j);
         let _ = std::fs::remove_dir_all(&dir);
     }

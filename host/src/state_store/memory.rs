@@ -4,8 +4,8 @@
 
 use super::window::{bucket, oldest_counted, saturating_sum};
 use super::{
-    entry_bytes, PadKey, Quota, ReservationId, Reserved, StateBackend, StateError, ENTRY_OVERHEAD,
-    MAX_BUDGET_KEYS,
+    entry_bytes, Binding, Orphan, PadKey, Quota, ReservationId, Reserved, StateBackend, StateError,
+    ENTRY_OVERHEAD, MAX_BUDGET_KEYS,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -19,8 +19,9 @@ pub struct MemoryBackend {
 struct Inner {
     pads: HashMap<PadKey, Pad>,
     next_id: u64,
-    /// Unsettled reservations: id → where they are.
-    pending: HashMap<u64, (PadKey, BudgetKey)>,
+    /// Unsettled reservations: id → where they are, what their call did with its
+    /// transaction, and whether their process is gone (replayed from a journal).
+    pending: HashMap<u64, Pending>,
     quota: Quota,
     /// Bytes held per plugin (scratchpad entries and budget keys, every context).
     usage: HashMap<Arc<str>, usize>,
@@ -29,6 +30,13 @@ struct Inner {
 }
 
 type BudgetKey = (String, u32);
+
+struct Pending {
+    pad: PadKey,
+    budget_key: BudgetKey,
+    binding: Binding,
+    orphan: bool,
+}
 
 #[derive(Default)]
 struct Pad {
@@ -87,6 +95,7 @@ pub enum Row {
         window: u32,
         bucket: u64,
         amount: u64,
+        binding: Binding,
     },
 }
 
@@ -113,7 +122,8 @@ impl MemoryBackend {
         let _ = self.lock().set(pad, key, value, usize::MAX, false);
     }
 
-    /// Put back a reservation as it was recorded (replaying a journal).
+    /// Put back a reservation as it was recorded (replaying a journal): an orphan, whose
+    /// process is gone, until a reconciler settles it.
     pub fn restore_pending(
         &self,
         id: u64,
@@ -134,7 +144,15 @@ impl MemoryBackend {
             .or_default()
             .pending
             .insert(id, (bucket, amount));
-        inner.pending.insert(id, (pad, budget_key));
+        inner.pending.insert(
+            id,
+            Pending {
+                pad,
+                budget_key,
+                binding: Binding::Unbound,
+                orphan: true,
+            },
+        );
     }
 
     /// Put back a committed bucket as it was recorded (replaying a journal).
@@ -183,6 +201,11 @@ impl MemoryBackend {
                         window: *window,
                         bucket: *bucket,
                         amount: *amount,
+                        binding: inner
+                            .pending
+                            .get(id)
+                            .map(|p| p.binding.clone())
+                            .unwrap_or_default(),
                     });
                 }
             }
@@ -271,6 +294,14 @@ impl Inner {
     }
 }
 
+/// A reservation that no longer holds cannot cover a transaction (its window passed while
+/// the call waited): the call is refused before anything is sent.
+fn lapsed(id: u64) -> StateError {
+    StateError::Unavailable(format!(
+        "budget reservation m:{id} is no longer held (its window passed while the call waited)"
+    ))
+}
+
 fn parse_id(id: &ReservationId) -> Option<u64> {
     id.0.strip_prefix("m:")?.parse().ok()
 }
@@ -342,7 +373,15 @@ impl StateBackend for MemoryBackend {
         }
         if matches!(answer, Reserved::Granted { .. }) {
             inner.next_id = id;
-            inner.pending.insert(id, (pad_key.clone(), budget_key));
+            inner.pending.insert(
+                id,
+                Pending {
+                    pad: pad_key.clone(),
+                    budget_key,
+                    binding: Binding::Unbound,
+                    orphan: false,
+                },
+            );
         }
         Ok(answer)
     }
@@ -374,7 +413,10 @@ impl StateBackend for MemoryBackend {
     fn settle(&self, ids: &[ReservationId], commit: bool) -> Result<(), StateError> {
         let mut inner = self.lock();
         for id in ids.iter().filter_map(parse_id) {
-            let Some((pad, budget_key)) = inner.pending.remove(&id) else {
+            let Some(Pending {
+                pad, budget_key, ..
+            }) = inner.pending.remove(&id)
+            else {
                 continue; // already settled, or left the window
             };
             let Some(budget) = inner
@@ -392,6 +434,46 @@ impl StateBackend for MemoryBackend {
             }
         }
         Ok(())
+    }
+
+    fn bind(&self, ids: &[ReservationId], binding: &Binding) -> Result<(), StateError> {
+        let mut inner = self.lock();
+        for id in ids.iter().filter_map(parse_id) {
+            match inner.pending.get_mut(&id) {
+                Some(pending) => pending.binding = binding.clone(),
+                None => return Err(lapsed(id)),
+            }
+        }
+        Ok(())
+    }
+
+    fn orphans(&self) -> Result<Vec<Orphan>, StateError> {
+        let inner = self.lock();
+        let mut orphans: Vec<Orphan> = inner
+            .pending
+            .iter()
+            .filter(|(_, p)| p.orphan)
+            .map(|(id, p)| Orphan {
+                id: ReservationId(format!("m:{id}")),
+                binding: p.binding.clone(),
+                amount: inner
+                    .pads
+                    .get(&p.pad)
+                    .and_then(|pad| pad.budgets.get(&p.budget_key))
+                    .and_then(|b| b.pending.get(id))
+                    .map_or(0, |(_, amount)| *amount),
+                budget: format!(
+                    "plugin {:?} in context {:?}, key {:?}",
+                    &*p.pad.plugin, &*p.pad.scope, p.budget_key.0
+                ),
+            })
+            .collect();
+        orphans.sort_by(|a, b| a.id.0.cmp(&b.id.0));
+        Ok(orphans)
+    }
+
+    fn shared(&self) -> bool {
+        false
     }
 
     fn describe(&self) -> String {

@@ -30,6 +30,31 @@ pub struct PadKey {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReservationId(pub String);
 
+/// What a reservation's call did with its transaction, recorded (durably, before the
+/// transaction leaves the host) so that a reservation its process never settled can be
+/// settled later by what the network knows ([`StateBackend::orphans`], `crate::reconcile`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Binding {
+    /// Nothing was sent: the call had not reached its secondary action. Safe to release.
+    #[default]
+    Unbound,
+    /// Sent or handed out as this transaction (`id` as the mirror spells it,
+    /// `0.0.5-1700000000-000000001`), which no node accepts after `until_ms`.
+    Transaction { id: String, until_ms: u64 },
+    /// Handed to something hak cannot follow (a custom strategy): never released.
+    Opaque,
+}
+
+/// A reservation whose process stopped before settling it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Orphan {
+    pub id: ReservationId,
+    pub binding: Binding,
+    pub amount: u64,
+    /// Whose budget, for logs: `plugin "spend" in context "…", key "…"`.
+    pub budget: String,
+}
+
 /// What `reserve` answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reserved {
@@ -114,6 +139,16 @@ pub trait StateBackend: Send + Sync {
     ) -> Result<u64, StateError>;
     /// Commit (`true`: the amounts stay spent) or release (`false`: they are given back).
     fn settle(&self, ids: &[ReservationId], commit: bool) -> Result<(), StateError>;
+    /// Record, before the call's transaction leaves the host, what the call does with it.
+    /// A reservation no longer held (its window passed, or a reconciler released it) is
+    /// refused: the call must not send what no reservation covers.
+    fn bind(&self, ids: &[ReservationId], binding: &Binding) -> Result<(), StateError>;
+    /// The unsettled reservations of processes that stopped (for the journal: those found
+    /// when it was opened), for a reconciler to settle with [`StateBackend::settle`].
+    fn orphans(&self) -> Result<Vec<Orphan>, StateError>;
+    /// Whether other processes use the store at once (their orphans can appear at any time,
+    /// so a host looks for them periodically), rather than only this one.
+    fn shared(&self) -> bool;
     /// Which backend, for logs and the admin API.
     fn describe(&self) -> String;
 }
@@ -125,6 +160,11 @@ pub struct CallReservations(Mutex<Vec<ReservationId>>);
 impl CallReservations {
     pub fn push(&self, id: ReservationId) {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).push(id);
+    }
+
+    /// The reservations made so far (they stay listed for settlement).
+    pub fn ids(&self) -> Vec<ReservationId> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     pub fn take(&self) -> Vec<ReservationId> {

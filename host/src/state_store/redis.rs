@@ -434,6 +434,19 @@ impl StateBackend for RedisBackend {
         Ok(())
     }
 
+    fn bind(&self, _ids: &[ReservationId], _binding: &super::Binding) -> Result<(), StateError> {
+        // Not reconciled yet: a stopped process's reservations stay counted until their window passes.
+        Ok(())
+    }
+
+    fn orphans(&self) -> Result<Vec<super::Orphan>, StateError> {
+        Ok(Vec::new())
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
     fn describe(&self) -> String {
         format!("redis {}", self.url)
     }

@@ -51,8 +51,16 @@ impl TransactionStrategy for ReturnBytesStrategy {
         let BuiltTransaction {
             mut tx, type_name, ..
         } = built;
-        let id = unique_transaction_id(payer);
-        tx.transaction_id(id);
+        // The lifecycle may have fixed the id already (to record it with the call's budget
+        // reservations); one for another payer is replaced, as the kit does.
+        let id = match tx.get_transaction_id() {
+            Some(id) if id.account_id == payer => id,
+            _ => {
+                let id = unique_transaction_id(payer);
+                tx.transaction_id(id);
+                id
+            }
+        };
         if tx.get_node_account_ids().is_none() {
             if env.node_account_ids.is_empty() {
                 return Err(ToolError::message(
