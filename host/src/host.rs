@@ -260,7 +260,9 @@ fn open_state(
             if kind == StateBackendKind::Journal {
                 Arc::new(JournalBackend::open_with(&dir, section.quota()).map_err(config)?)
             } else {
-                Arc::new(SqliteBackend::open(&dir).map_err(config)?)
+                Arc::new(
+                    SqliteBackend::open_with(&dir, section.presumed_stopped()).map_err(config)?,
+                )
             }
         }
         (None, StateChoice::DefaultDir(dir)) => {
@@ -273,7 +275,10 @@ fn open_state(
                 Some(crate::manifest::RedisPersistence::Acknowledged) => Persistence::Acknowledged,
                 _ => Persistence::Check,
             };
-            Arc::new(RedisBackend::open(url, timeout, persistence).map_err(config)?)
+            Arc::new(
+                RedisBackend::open(url, timeout, persistence, section.presumed_stopped())
+                    .map_err(config)?,
+            )
         }
     })
 }
@@ -409,14 +414,20 @@ impl Host {
     }
 
     /// Reconcile in the background for as long as the host lives: a store shared with
-    /// other processes every [`crate::reconcile::EVERY`], a store of this process's own
-    /// until its orphans from the last run are settled.
+    /// other processes every [`crate::reconcile::EVERY`] (or `[state] presumed_stopped_ms`,
+    /// if shorter), a store of this process's own until its orphans from the last run are
+    /// settled.
     fn watch_orphans(&self) {
         let shared = self.inner.state.shared();
         let orphans = self.inner.state.orphans().map_or(true, |o| !o.is_empty());
         if !shared && !orphans {
             return;
         }
+        // A shared store: as often as a process may be presumed stopped.
+        let every = match shared {
+            true => crate::reconcile::EVERY.min(self.inner.manifest.state.presumed_stopped()),
+            false => crate::reconcile::EVERY,
+        };
         let host = Arc::downgrade(&self.inner);
         let spawned = std::thread::Builder::new()
             .name("hak-reconcile".into())
@@ -428,7 +439,7 @@ impl Host {
                     Err(e) => tracing::warn!("reconciling budget reservations: {e}"),
                 }
                 let started = std::time::Instant::now();
-                while started.elapsed() < crate::reconcile::EVERY {
+                while started.elapsed() < every {
                     std::thread::sleep(std::time::Duration::from_secs(1));
                     if host.strong_count() == 0 {
                         return;

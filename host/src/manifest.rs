@@ -190,6 +190,11 @@ pub struct StateSection {
     /// `appendonly yes`, or hak refuses to start) or `"acknowledged"` (the operator vouches
     /// for persistence, e.g. a managed Redis that refuses `CONFIG`).
     pub redis_persistence: Option<RedisPersistence>,
+    /// The sqlite and redis backends (shared by processes): how long a process may go unseen
+    /// (it says it is alive every sixth of this) before its unsettled budget reservations are
+    /// settled by the others' reconcilers (default 30000 ms; the same on every process of
+    /// one store).
+    pub presumed_stopped_ms: Option<u64>,
 }
 
 /// `[state] redis_persistence`.
@@ -202,6 +207,14 @@ pub enum RedisPersistence {
 
 impl StateSection {
     /// The quotas this section sets, over the defaults.
+    /// `presumed_stopped_ms`, or its default.
+    pub fn presumed_stopped(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(
+            self.presumed_stopped_ms
+                .unwrap_or(crate::state_store::PRESUMED_STOPPED.as_millis() as u64),
+        )
+    }
+
     pub fn quota(&self) -> crate::state_store::Quota {
         let default = crate::state_store::Quota::default();
         crate::state_store::Quota {
@@ -495,6 +508,22 @@ impl Manifest {
                 "state.timeout_ms and state.redis_persistence apply to backend = \"redis\" only"
                     .into(),
             );
+        }
+        if let Some(ms) = self.state.presumed_stopped_ms {
+            if !matches!(
+                self.state.backend,
+                Some(StateBackendKind::Sqlite | StateBackendKind::Redis)
+            ) {
+                return Err(
+                    "state.presumed_stopped_ms applies to backend = \"sqlite\" or \"redis\" only"
+                        .into(),
+                );
+            }
+            if !(1_000..=3_600_000).contains(&ms) {
+                return Err(format!(
+                    "state.presumed_stopped_ms must be between 1000 and 3600000, got {ms}"
+                ));
+            }
         }
         if let Some(ms) = self.state.timeout_ms {
             if !(1..=60_000).contains(&ms) {

@@ -561,6 +561,14 @@ impl StateBackend for TimedBackend {
         self.inner.orphans()
     }
 
+    fn settle_orphan(
+        &self,
+        orphan: &crate::state_store::Orphan,
+        commit: bool,
+    ) -> Result<bool, StateError> {
+        self.timed("settle", || self.inner.settle_orphan(orphan, commit))
+    }
+
     fn shared(&self) -> bool {
         self.inner.shared()
     }

@@ -45,7 +45,9 @@ pub fn reconcile(
     for orphan in state.orphans()? {
         match decide(&orphan, mirror, now_ms) {
             Some(commit) => {
-                state.settle(std::slice::from_ref(&orphan.id), commit)?;
+                if !state.settle_orphan(&orphan, commit)? {
+                    continue; // its process came back and moved it on
+                }
                 tracing::warn!(
                     "budget reservation {} ({} of {}) left by a process that stopped mid-call: {} ({})",
                     orphan.id.0,

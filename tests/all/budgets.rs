@@ -889,3 +889,107 @@ fn a_stopped_processs_reservations_are_settled_by_what_the_network_knows() {
     drop(backend);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Replica A (`hak serve` on a shared store) dies with one call applied and sleeping in a hook
+/// and one held for approval; replica B, on the same store, settles them once A goes unseen:
+/// the applied 3 HBAR stay spent, the held 6 come back.
+fn a_dead_replicas_reservations_are_settled_by_another(name: &str, state: &str) {
+    let (base, _) = start(LOCAL);
+    let dir = killed_server_dir(name);
+    let policies = format!(
+        "{}{}",
+        spend_limit(10),
+        plugin_entry(
+            "approve",
+            "rust/approval-above",
+            "[plugins.config]\napproveAboveHbar = 5"
+        )
+    );
+    let write = |file: &str, plugins: &str| {
+        let path = dir.join(file);
+        let text = format!(
+            "{}\n[state]\n{state}\npresumed_stopped_ms = 2000\n\n[engine]\ncall_budget_ms = 120000\n{plugins}",
+            same_network(&base)
+        );
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let sleepy = plugin_entry(
+        "sleep",
+        "fixtures/hostile",
+        "[plugins.config]\nmode = \"sleep-after\"\n[plugins.limits]\ndeadline_ms = 60000",
+    );
+    let a = ServeProcess::start(
+        &write("a.toml", &format!("{policies}{sleepy}")),
+        &dir.join("a.log"),
+    );
+    let before = balance(&base, "0.0.1003");
+    let _applied = a.send("transfer_hbar_tool", &hbar_to("0.0.1003", 3.0));
+    assert!(
+        within_20s(|| balance(&base, "0.0.1003") - before == 300_000_000),
+        "the transfer never applied"
+    );
+    let _held = a.send("transfer_hbar_tool", &hbar_to("0.0.1003", 6.0));
+    assert!(
+        within_20s(|| {
+            let (_, _, listed) = http(a.addr, "GET", "/v1/approvals", &[], "");
+            listed["approvals"].as_array().is_some_and(|l| l.len() == 1)
+        }),
+        "the call was never held"
+    );
+    a.kill();
+
+    let b = ServeProcess::start(&write("b.toml", &policies), &dir.join("b.log"));
+    let mut last = serde_json::Value::Null;
+    // 3 + 6 + 4 > 10 until the held 6 come back.
+    assert!(
+        within_20s(|| {
+            last = b.call("transfer_hbar_tool", &hbar_to("0.0.1003", 4.0));
+            last["raw"]["status"] == "SUCCESS"
+        }),
+        "the dead replica's held reservation was never released: {last}; log: {}",
+        std::fs::read_to_string(dir.join("b.log")).unwrap_or_default()
+    );
+    // The applied 3 stay: 3 + 4 + 4 > 10.
+    let out = b.call("transfer_hbar_tool", &hbar_to("0.0.1003", 4.0));
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    assert_eq!(balance(&base, "0.0.1003") - before, 700_000_000);
+    let log = std::fs::read_to_string(dir.join("b.log")).unwrap();
+    assert!(log.contains("committed (transaction 0.0.1001-"), "{log}");
+    assert!(
+        log.contains("released (its call had sent nothing)"),
+        "{log}"
+    );
+    drop(b);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_dead_replicas_reservations_on_sqlite_are_settled_by_another() {
+    let dir = root().join(format!(
+        "target/test-tmp/killed-sqlite-state-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    a_dead_replicas_reservations_are_settled_by_another(
+        "sqlite",
+        &format!(
+            "backend = \"sqlite\"\ndir = {:?}",
+            dir.display().to_string()
+        ),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[ignore = "needs redis-server (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn a_dead_replicas_reservations_on_redis_are_settled_by_another() {
+    let redis = RedisServer::start();
+    a_dead_replicas_reservations_are_settled_by_another(
+        "redis",
+        &format!(
+            "backend = \"redis\"\nurl = \"{}\"\ntimeout_ms = 2000",
+            redis.url
+        ),
+    );
+}

@@ -696,6 +696,19 @@ impl StateBackend for JournalBackend {
         self.memory.orphans()
     }
 
+    fn settle_orphan(&self, orphan: &Orphan, commit: bool) -> Result<bool, StateError> {
+        // One owner: nothing else settles it between the check and the record.
+        let still = self
+            .memory
+            .orphans()?
+            .iter()
+            .any(|o| o.id == orphan.id && o.binding == orphan.binding);
+        if still {
+            self.settle(std::slice::from_ref(&orphan.id), commit)?;
+        }
+        Ok(still)
+    }
+
     fn shared(&self) -> bool {
         false
     }

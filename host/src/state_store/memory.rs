@@ -447,6 +447,19 @@ impl StateBackend for MemoryBackend {
         Ok(())
     }
 
+    fn settle_orphan(&self, orphan: &Orphan, commit: bool) -> Result<bool, StateError> {
+        let still = parse_id(&orphan.id).is_some_and(|id| {
+            self.lock()
+                .pending
+                .get(&id)
+                .is_some_and(|p| p.orphan && p.binding == orphan.binding)
+        });
+        if still {
+            self.settle(std::slice::from_ref(&orphan.id), commit)?;
+        }
+        Ok(still)
+    }
+
     fn orphans(&self) -> Result<Vec<Orphan>, StateError> {
         let inner = self.lock();
         let mut orphans: Vec<Orphan> = inner
@@ -466,6 +479,7 @@ impl StateBackend for MemoryBackend {
                     "plugin {:?} in context {:?}, key {:?}",
                     &*p.pad.plugin, &*p.pad.scope, p.budget_key.0
                 ),
+                owner: String::new(),
             })
             .collect();
         orphans.sort_by(|a, b| a.id.0.cmp(&b.id.0));

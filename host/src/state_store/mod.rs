@@ -53,6 +53,8 @@ pub struct Orphan {
     pub amount: u64,
     /// Whose budget, for logs: `plugin "spend" in context "…", key "…"`.
     pub budget: String,
+    /// The process that made it, as its store names it (empty for a store one process owns).
+    pub owner: String,
 }
 
 /// What `reserve` answered.
@@ -108,6 +110,11 @@ impl Default for Quota {
         }
     }
 }
+/// How long a process sharing a store (sqlite, redis) may go unseen before its unsettled
+/// reservations are orphans, by default (`[state] presumed_stopped_ms`). It says it is alive
+/// every sixth of this.
+pub const PRESUMED_STOPPED: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The longest budget window, in seconds (one year).
 pub const MAX_WINDOW_SECONDS: u32 = 366 * 86_400;
 
@@ -146,6 +153,10 @@ pub trait StateBackend: Send + Sync {
     /// The unsettled reservations of processes that stopped (for the journal: those found
     /// when it was opened), for a reconciler to settle with [`StateBackend::settle`].
     fn orphans(&self) -> Result<Vec<Orphan>, StateError>;
+    /// Settle an orphan [`StateBackend::orphans`] listed, only if it is still as listed
+    /// (unsettled, same binding): its process, presumed stopped, may have resumed and sent its
+    /// transaction since. `Ok(false)`: it changed, and was left alone.
+    fn settle_orphan(&self, orphan: &Orphan, commit: bool) -> Result<bool, StateError>;
     /// Whether other processes use the store at once (their orphans can appear at any time,
     /// so a host looks for them periodically), rather than only this one.
     fn shared(&self) -> bool;

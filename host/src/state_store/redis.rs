@@ -13,12 +13,20 @@
 //! (the set of budget keys, capped); `hak:b:<s><p><k>:<window>:b` (committed amounts per
 //! bucket) and `…:r` (unsettled reservations, `bucket:amount` by id), both expiring with
 //! their window; `hak:reservation-ids` (the id counter).
+//!
+//! Processes that stop mid-call: each open store is an owner (a random id) that keeps
+//! `hak:alive:<owner>` set (30 s expiry, renewed every 5 s) and lists its unsettled
+//! reservations in `hak:owned:<owner>` (`<n>:<budget base>` → what its call sent: `0`
+//! nothing, `1|<until ms>|<transaction id>`, `2` opaque). The reservations of an owner whose
+//! `alive` key has expired are orphans for any replica's reconciler, settled by a script that
+//! first checks the owner is still gone and the binding unchanged.
 
 use super::window::width_ms;
 use super::{
-    PadKey, ReservationId, Reserved, StateBackend, StateError, ENTRY_OVERHEAD, MAX_BUDGET_KEYS,
+    Binding, Orphan, PadKey, ReservationId, Reserved, StateBackend, StateError, ENTRY_OVERHEAD,
+    MAX_BUDGET_KEYS,
 };
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The largest amount a Lua number holds exactly.
@@ -33,6 +41,40 @@ pub struct RedisBackend {
     scripts: Scripts,
     /// Each operation, connecting included, within this.
     timeout: Duration,
+    /// This store's owner id (random, per open).
+    owner: String,
+    /// Held while the store is open: its heartbeat stops with it.
+    _alive: Arc<()>,
+    /// How long the `alive` key lives (renewed every sixth of it).
+    alive_ms: u64,
+}
+
+fn alive_key(owner: &str) -> String {
+    format!("hak:alive:{owner}")
+}
+
+fn owned_key(owner: &str) -> String {
+    format!("hak:owned:{owner}")
+}
+
+fn binding_text(binding: &Binding) -> String {
+    match binding {
+        Binding::Unbound => "0".into(),
+        Binding::Transaction { id, until_ms } => format!("1|{until_ms}|{id}"),
+        Binding::Opaque => "2".into(),
+    }
+}
+
+fn binding_of(text: &str) -> Binding {
+    let mut parts = text.splitn(3, '|');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some("0"), _, _) => Binding::Unbound,
+        (Some("1"), Some(until), Some(id)) => Binding::Transaction {
+            id: id.to_owned(),
+            until_ms: until.parse().unwrap_or(u64::MAX),
+        },
+        _ => Binding::Opaque,
+    }
 }
 
 /// Connections kept open for later calls.
@@ -54,6 +96,8 @@ struct Scripts {
     reserve: redis::Script,
     spent: redis::Script,
     settle: redis::Script,
+    bind: redis::Script,
+    settle_orphan: redis::Script,
 }
 
 const PRUNE_AND_TOTAL: &str = r"
@@ -108,8 +152,9 @@ end
 return 1
 "
             )),
-            // KEYS: buckets, reservations, budget set, id counter.
-            // ARGV: amount, limit, window ms, bucket width ms, budget name, max budget keys.
+            // KEYS: buckets, reservations, budget set, id counter, owner's list.
+            // ARGV: amount, limit, window ms, bucket width ms, budget name, max budget keys,
+            // budget base.
             reserve: with_total(
                 r"
 local now = now_ms()
@@ -124,6 +169,7 @@ local amount = tonumber(ARGV[1])
 if sum + amount > tonumber(ARGV[2]) then return {0, sum, 0} end
 local id = redis.call('INCR', KEYS[4])
 redis.call('HSET', KEYS[2], id, math.floor(now / width) .. ':' .. ARGV[1])
+redis.call('HSET', KEYS[5], id .. ':' .. ARGV[7], '0')
 local keep = tonumber(ARGV[3]) + 2 * width
 redis.call('PEXPIRE', KEYS[1], keep)
 redis.call('PEXPIRE', KEYS[2], keep)
@@ -137,22 +183,46 @@ local oldest = math.floor((now_ms() - tonumber(ARGV[1])) / tonumber(ARGV[2]))
 return total(KEYS[1], KEYS[2], oldest)
 ",
             ),
-            // KEYS: buckets, reservations. ARGV: id, commit (1/0).
-            settle: redis::Script::new(
+            // KEYS: buckets, reservations, owner's list. ARGV: id, commit (1/0), owned field.
+            settle: redis::Script::new(&format!("{SETTLE}return settle()")),
+            // KEYS: reservations, owner's list. ARGV: id, owned field, binding.
+            bind: redis::Script::new(
                 r"
-local entry = redis.call('HGET', KEYS[2], ARGV[1])
-if not entry then return 0 end
-redis.call('HDEL', KEYS[2], ARGV[1])
-if ARGV[2] == '1' then
-  local bucket, amount = string.match(entry, '^(%d+):(%d+)$')
-  redis.call('HINCRBY', KEYS[1], bucket, amount)
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 or redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then
+  return 0
 end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 return 1
 ",
             ),
+            // KEYS: buckets, reservations, owner's list, owner's alive key.
+            // ARGV: id, commit (1/0), owned field, binding as listed.
+            settle_orphan: redis::Script::new(&format!(
+                r"{SETTLE}
+if redis.call('EXISTS', KEYS[4]) == 1 then return 0 end
+if redis.call('HGET', KEYS[3], ARGV[3]) ~= ARGV[4] then return 0 end
+return settle()
+"
+            )),
         }
     }
 }
+
+/// Settle reservation ARGV[1] of KEYS[2] into KEYS[1] (commit when ARGV[2] is `1`) and take
+/// it off its owner's list (KEYS[3], field ARGV[3]).
+const SETTLE: &str = r"
+local function settle()
+  redis.call('HDEL', KEYS[3], ARGV[3])
+  local entry = redis.call('HGET', KEYS[2], ARGV[1])
+  if not entry then return 0 end
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  if ARGV[2] == '1' then
+    local bucket, amount = string.match(entry, '^(%d+):(%d+)$')
+    redis.call('HINCRBY', KEYS[1], bucket, amount)
+  end
+  return 1
+end
+";
 
 /// `<len>:<text>`: a component of a key no other tuple can produce.
 fn part(text: &str) -> String {
@@ -183,7 +253,12 @@ impl RedisBackend {
     /// `persistence` is acknowledged, that it keeps what it is told across a restart. Each
     /// later operation is bounded by `timeout`: past it the store is unavailable (the policy
     /// blocks) and the call goes on within the plugin's deadline.
-    pub fn open(url: &str, timeout: Duration, persistence: Persistence) -> Result<Self, String> {
+    pub fn open(
+        url: &str,
+        timeout: Duration,
+        persistence: Persistence,
+        presumed_stopped: Duration,
+    ) -> Result<Self, String> {
         use redis::IntoConnectionInfo;
         let info = url
             .into_connection_info()
@@ -193,12 +268,21 @@ impl RedisBackend {
         let settings = info.redis_settings().clone().set_skip_set_lib_name();
         let info = info.set_redis_settings(settings);
         let client = redis::Client::open(info).map_err(|e| format!("state.url {url:?}: {e}"))?;
+        let owner = {
+            let mut bytes = [0u8; 16];
+            rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut bytes);
+            hex::encode(bytes)
+        };
+        let alive = Arc::new(());
         let backend = RedisBackend {
             client,
             idle: Mutex::new(Vec::new()),
             url: url.to_owned(),
             scripts: Scripts::new(),
             timeout,
+            owner,
+            _alive: alive.clone(),
+            alive_ms: presumed_stopped.as_millis() as u64,
         };
         // The first answer may take longer than a call's bound (a server just started).
         let started = backend.with_conn_within(Duration::from_secs(2), |c| {
@@ -208,7 +292,58 @@ impl RedisBackend {
         if persistence == Persistence::Check {
             backend.check_persistence()?;
         }
+        backend
+            .say_alive()
+            .map_err(|e| format!("state.url {url:?}: {e}"))?;
+        backend.spawn_heartbeat(Arc::downgrade(&alive));
         Ok(backend)
+    }
+
+    fn say_alive(&self) -> Result<(), StateError> {
+        let key = alive_key(&self.owner);
+        self.with_conn(|c| {
+            redis::cmd("SET")
+                .arg(&key)
+                .arg("1")
+                .arg("PX")
+                .arg(self.alive_ms)
+                .query::<()>(c)
+        })
+    }
+
+    /// Renew the `alive` key every sixth of its life while the store is open, on a
+    /// connection of its own.
+    fn spawn_heartbeat(&self, open: std::sync::Weak<()>) {
+        let (client, key, timeout) = (self.client.clone(), alive_key(&self.owner), self.timeout);
+        let (alive_ms, every) = (self.alive_ms, Duration::from_millis(self.alive_ms / 6));
+        let _ = std::thread::Builder::new()
+            .name("hak-redis-alive".into())
+            .spawn(move || {
+                let mut conn: Option<redis::Connection> = None;
+                loop {
+                    std::thread::sleep(every);
+                    if open.strong_count() == 0 {
+                        return;
+                    }
+                    let bound = timeout.max(Duration::from_secs(1));
+                    if conn.is_none() {
+                        conn = client.get_connection_with_timeout(bound).ok();
+                    }
+                    let Some(c) = conn.as_mut() else { continue };
+                    let _ = c.set_read_timeout(Some(bound));
+                    let _ = c.set_write_timeout(Some(bound));
+                    let renewed = redis::cmd("SET")
+                        .arg(&key)
+                        .arg("1")
+                        .arg("PX")
+                        .arg(alive_ms)
+                        .query::<()>(c);
+                    if let Err(e) = renewed {
+                        tracing::warn!("state store: cannot say this process is alive: {e}");
+                        conn = None;
+                    }
+                }
+            });
     }
 
     /// Refuse a server that forgets budgets when it restarts: without the append-only file a
@@ -373,12 +508,14 @@ impl StateBackend for RedisBackend {
                 .key(format!("{base}:r"))
                 .key(&set)
                 .key("hak:reservation-ids")
+                .key(owned_key(&self.owner))
                 .arg(amount)
                 .arg(limit.min(MAX_EXACT))
                 .arg(u64::from(window_seconds) * 1000)
                 .arg(width_ms(window_seconds))
                 .arg(&name)
                 .arg(MAX_BUDGET_KEYS)
+                .arg(&base)
                 .invoke(c)
         })?;
         match state {
@@ -426,21 +563,135 @@ impl StateBackend for RedisBackend {
                     .settle
                     .key(format!("{base}:b"))
                     .key(format!("{base}:r"))
+                    .key(owned_key(&self.owner))
                     .arg(number)
                     .arg(if commit { "1" } else { "0" })
+                    .arg(&id.0[2..])
                     .invoke::<i64>(c)
             })?;
         }
         Ok(())
     }
 
-    fn bind(&self, _ids: &[ReservationId], _binding: &super::Binding) -> Result<(), StateError> {
-        // Not reconciled yet: a stopped process's reservations stay counted until their window passes.
+    fn bind(&self, ids: &[ReservationId], binding: &Binding) -> Result<(), StateError> {
+        let text = binding_text(binding);
+        for id in ids {
+            let Some((number, base)) = id.0.strip_prefix("r:").and_then(|r| r.split_once(':'))
+            else {
+                continue;
+            };
+            let bound: i64 = self.with_conn(|c| {
+                self.scripts
+                    .bind
+                    .key(format!("{base}:r"))
+                    .key(owned_key(&self.owner))
+                    .arg(number)
+                    .arg(&id.0[2..])
+                    .arg(&text)
+                    .invoke(c)
+            })?;
+            if bound == 0 {
+                return Err(StateError::Unavailable(format!(
+                    "budget reservation r:{number} is no longer held (its window passed, or this process went unseen for {} s and another settled it)",
+                    self.alive_ms / 1000
+                )));
+            }
+        }
         Ok(())
     }
 
-    fn orphans(&self) -> Result<Vec<super::Orphan>, StateError> {
-        Ok(Vec::new())
+    fn orphans(&self) -> Result<Vec<Orphan>, StateError> {
+        // The owners' lists (a few per replica ever started: each empties as it settles).
+        let lists: Vec<String> = self.with_conn(|c| {
+            let mut lists = Vec::new();
+            let mut cursor = 0u64;
+            loop {
+                let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+                    .arg(cursor)
+                    .arg("MATCH")
+                    .arg("hak:owned:*")
+                    .arg("COUNT")
+                    .arg(1000)
+                    .query(c)?;
+                lists.extend(keys);
+                if next == 0 {
+                    return Ok(lists);
+                }
+                cursor = next;
+            }
+        })?;
+        let mut orphans = Vec::new();
+        for list in lists {
+            let owner = list.trim_start_matches("hak:owned:").to_owned();
+            if owner == self.owner {
+                continue;
+            }
+            let (alive, entries): (bool, Vec<(String, String)>) = self.with_conn(|c| {
+                redis::pipe()
+                    .cmd("EXISTS")
+                    .arg(alive_key(&owner))
+                    .cmd("HGETALL")
+                    .arg(&list)
+                    .query(c)
+            })?;
+            if alive {
+                continue;
+            }
+            for (field, binding) in entries {
+                let Some((number, base)) = field.split_once(':') else {
+                    continue;
+                };
+                let entry: Option<String> = self.with_conn(|c| {
+                    redis::cmd("HGET")
+                        .arg(format!("{base}:r"))
+                        .arg(number)
+                        .query(c)
+                })?;
+                let Some(amount) = entry
+                    .as_deref()
+                    .and_then(|e| e.split_once(':'))
+                    .and_then(|(_, a)| a.parse().ok())
+                else {
+                    // Settled or out of its window already: only the listing was left.
+                    let _: i64 =
+                        self.with_conn(|c| redis::cmd("HDEL").arg(&list).arg(&field).query(c))?;
+                    continue;
+                };
+                orphans.push(Orphan {
+                    id: ReservationId(format!("r:{field}")),
+                    binding: binding_of(&binding),
+                    amount,
+                    budget: base.to_owned(),
+                    owner: owner.clone(),
+                });
+            }
+        }
+        Ok(orphans)
+    }
+
+    fn settle_orphan(&self, orphan: &Orphan, commit: bool) -> Result<bool, StateError> {
+        let Some((number, base)) = orphan
+            .id
+            .0
+            .strip_prefix("r:")
+            .and_then(|r| r.split_once(':'))
+        else {
+            return Ok(false);
+        };
+        let settled: i64 = self.with_conn(|c| {
+            self.scripts
+                .settle_orphan
+                .key(format!("{base}:b"))
+                .key(format!("{base}:r"))
+                .key(owned_key(&orphan.owner))
+                .key(alive_key(&orphan.owner))
+                .arg(number)
+                .arg(if commit { "1" } else { "0" })
+                .arg(&orphan.id.0[2..])
+                .arg(binding_text(&orphan.binding))
+                .invoke(c)
+        })?;
+        Ok(settled == 1)
     }
 
     fn shared(&self) -> bool {
@@ -449,5 +700,13 @@ impl StateBackend for RedisBackend {
 
     fn describe(&self) -> String {
         format!("redis {}", self.url)
+    }
+}
+
+impl Drop for RedisBackend {
+    fn drop(&mut self) {
+        // A clean stop: what this store still holds is an orphan for the others at once.
+        let key = alive_key(&self.owner);
+        let _ = self.with_conn(|c| redis::cmd("DEL").arg(&key).query::<i64>(c));
     }
 }

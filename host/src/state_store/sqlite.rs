@@ -8,20 +8,34 @@
 //! no fsync per call; a committed transaction survives the process being killed (`kill -9`),
 //! and the WAL is synced at checkpoints, so an OS crash or power loss can lose only the last
 //! moments. Windows are bucketed sums ([`super::window`]): a budget is at most 61 rows.
+//!
+//! Processes that stop mid-call: each open store is an owner (a random id in `owners`, its
+//! `seen_ms` refreshed every 5 s by a heartbeat thread); a reservation names its owner and,
+//! once its call sends a transaction, the transaction (`bound`, `tx`, `until_ms`). A
+//! reservation whose owner has not been seen for 30 s is an orphan, for any process's
+//! reconciler to settle — only if it is still as listed, so an owner that was merely paused
+//! and comes back either finds its reservation gone (its bind fails: nothing is sent) or
+//! keeps it. Files of an earlier hak get the new columns at open; their rows have no owner and
+//! stay counted until their window passes.
 
 use super::window::{bucket, oldest_counted};
 use super::{
-    entry_bytes, PadKey, ReservationId, Reserved, StateBackend, StateError, MAX_BUDGET_KEYS,
+    entry_bytes, Binding, Orphan, PadKey, ReservationId, Reserved, StateBackend, StateError,
+    MAX_BUDGET_KEYS,
 };
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub struct SqliteBackend {
-    conn: Mutex<Local>,
+    conn: Arc<Mutex<Local>>,
     path: PathBuf,
+    /// This store's owner id (random, per open).
+    owner: Arc<str>,
+    /// How long an owner may go unseen before its reservations are orphans.
+    presumed_stopped_ms: i64,
 }
 
 /// The connection, and what this process already knows about the file (only ever facts that
@@ -50,7 +64,110 @@ CREATE TABLE IF NOT EXISTS reservations (
     scope TEXT NOT NULL, plugin TEXT NOT NULL, key TEXT NOT NULL, window INTEGER NOT NULL,
     bucket INTEGER NOT NULL, amount INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS reservations_by_budget ON reservations (scope, plugin, key, window);
+CREATE TABLE IF NOT EXISTS owners (owner TEXT PRIMARY KEY, seen_ms INTEGER NOT NULL);
 ";
+
+/// Columns an earlier hak's `reservations` table lacks: whose it is and what its call sent
+/// (`bound`: 0 nothing, 1 the transaction `tx` valid until `until_ms`, 2 opaque).
+const RESERVATION_OWNERS: &str = "
+ALTER TABLE reservations ADD COLUMN owner TEXT;
+ALTER TABLE reservations ADD COLUMN bound INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE reservations ADD COLUMN tx TEXT;
+ALTER TABLE reservations ADD COLUMN until_ms INTEGER;
+";
+
+/// Add [`RESERVATION_OWNERS`] once, whoever opens the file first.
+fn add_owner_columns(conn: &Connection) -> rusqlite::Result<()> {
+    let has = |conn: &Connection| {
+        conn.prepare("SELECT 1 FROM pragma_table_info('reservations') WHERE name = 'owner'")?
+            .exists([])
+    };
+    if has(conn)? {
+        return Ok(());
+    }
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let added = (|| {
+        if !has(conn)? {
+            conn.execute_batch(RESERVATION_OWNERS)?;
+        }
+        Ok(())
+    })();
+    match added {
+        Ok(()) => conn.execute_batch("COMMIT"),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+fn now_ms() -> i64 {
+    super::now_ms() as i64
+}
+
+/// Say `owner` is alive every `every` for as long as its store is open.
+fn spawn_heartbeat(local: std::sync::Weak<Mutex<Local>>, owner: Arc<str>, every: Duration) {
+    let _ = std::thread::Builder::new()
+        .name("hak-sqlite-alive".into())
+        .spawn(move || loop {
+            std::thread::sleep(every);
+            let Some(local) = local.upgrade() else { return };
+            let local = local.lock().unwrap_or_else(|e| e.into_inner());
+            let seen = local.conn.execute(
+                "INSERT INTO owners (owner, seen_ms) VALUES (?1, ?2)
+                 ON CONFLICT (owner) DO UPDATE SET seen_ms = excluded.seen_ms",
+                params![&*owner, now_ms()],
+            );
+            if let Err(e) = seen {
+                tracing::warn!("state store: cannot say this process is alive: {e}");
+            }
+        });
+}
+
+fn binding_columns(binding: &Binding) -> (i64, Option<&str>, Option<i64>) {
+    match binding {
+        Binding::Unbound => (0, None, None),
+        Binding::Transaction { id, until_ms } => (
+            1,
+            Some(id.as_str()),
+            Some(i64::try_from(*until_ms).unwrap_or(i64::MAX)),
+        ),
+        Binding::Opaque => (2, None, None),
+    }
+}
+
+fn binding_of(bound: i64, tx: Option<String>, until: Option<i64>) -> Binding {
+    match (bound, tx) {
+        (0, _) => Binding::Unbound,
+        (1, Some(id)) => Binding::Transaction {
+            id,
+            until_ms: until.map_or(u64::MAX, |u| u.max(0) as u64),
+        },
+        _ => Binding::Opaque,
+    }
+}
+
+/// Commit (into its bucket) or release reservation `rowid`, inside an open transaction.
+fn settle_row(tx: &rusqlite::Transaction<'_>, rowid: i64, commit: bool) -> Result<(), StateError> {
+    if commit {
+        tx.prepare_cached(
+            "INSERT INTO buckets (scope, plugin, key, window, bucket, amount)
+             SELECT scope, plugin, key, window, bucket, amount FROM reservations WHERE id=?1
+             ON CONFLICT (scope, plugin, key, window, bucket)
+             DO UPDATE SET amount = amount + excluded.amount",
+        )
+        .and_then(|mut s| s.execute(params![rowid]))
+        .map_err(unavailable)?;
+    }
+    tx.prepare_cached("DELETE FROM reservations WHERE id=?1")
+        .and_then(|mut s| s.execute(params![rowid]))
+        .map(drop)
+        .map_err(unavailable)
+}
+
+fn row_id(id: &ReservationId) -> Option<i64> {
+    id.0.strip_prefix("s:").and_then(|n| n.parse().ok())
+}
 
 fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(
@@ -72,6 +189,12 @@ fn to_sql(amount: u64) -> Result<i64, StateError> {
 impl SqliteBackend {
     /// Open (or create) `dir/state.sqlite3`.
     pub fn open(dir: &Path) -> Result<Self, String> {
+        Self::open_with(dir, super::PRESUMED_STOPPED)
+    }
+
+    /// [`SqliteBackend::open`], presuming a process that went unseen for `presumed_stopped`
+    /// stopped.
+    pub fn open_with(dir: &Path, presumed_stopped: Duration) -> Result<Self, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("state directory {}: {e}", dir.display()))?;
         let path = dir.join("state.sqlite3");
@@ -92,7 +215,8 @@ impl SqliteBackend {
                     }
                 })
                 .and_then(|_| conn.pragma_update(None, "synchronous", "NORMAL"))
-                .and_then(|_| conn.execute_batch(SCHEMA));
+                .and_then(|_| conn.execute_batch(SCHEMA))
+                .and_then(|_| add_owner_columns(&conn));
             match setup {
                 Ok(()) => break,
                 Err(e) if attempt < 50 && is_busy(&e) => {
@@ -102,18 +226,42 @@ impl SqliteBackend {
                 Err(e) => return Err(format!("{}: {e}", path.display())),
             }
         }
+        let owner: Arc<str> = {
+            let mut bytes = [0u8; 16];
+            rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut bytes);
+            hex::encode(bytes).into()
+        };
+        conn.execute(
+            "INSERT INTO owners (owner, seen_ms) VALUES (?1, ?2)",
+            params![&*owner, now_ms()],
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+        let conn = Arc::new(Mutex::new(Local {
+            conn,
+            known: HashSet::new(),
+            pruned: HashMap::new(),
+        }));
+        spawn_heartbeat(Arc::downgrade(&conn), owner.clone(), presumed_stopped / 6);
         Ok(SqliteBackend {
-            conn: Mutex::new(Local {
-                conn,
-                known: HashSet::new(),
-                pruned: HashMap::new(),
-            }),
+            conn,
             path,
+            owner,
+            presumed_stopped_ms: presumed_stopped.as_millis() as i64,
         })
     }
 
     fn local(&self) -> std::sync::MutexGuard<'_, Local> {
         self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Drop for SqliteBackend {
+    fn drop(&mut self) {
+        // A clean stop: what this store still holds is an orphan for the others at once.
+        let local = self.local();
+        let _ = local
+            .conn
+            .execute("DELETE FROM owners WHERE owner=?1", params![&*self.owner]);
     }
 }
 
@@ -287,8 +435,8 @@ impl StateBackend for SqliteBackend {
             Reserved::OverLimit { spent: total }
         } else {
             tx.prepare_cached(
-                "INSERT INTO reservations (scope, plugin, key, window, bucket, amount)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO reservations (scope, plugin, key, window, bucket, amount, owner)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )
             .and_then(|mut s| {
                 s.execute(params![
@@ -297,7 +445,8 @@ impl StateBackend for SqliteBackend {
                     key,
                     window_seconds,
                     bucket(now_ms, window_seconds) as i64,
-                    amount_sql
+                    amount_sql,
+                    &*self.owner
                 ])
             })
             .map_err(unavailable)?;
@@ -338,33 +487,105 @@ impl StateBackend for SqliteBackend {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(unavailable)?;
         for id in ids {
-            let Some(rowid) = id.0.strip_prefix("s:").and_then(|n| n.parse::<i64>().ok()) else {
+            let Some(rowid) = row_id(id) else {
                 continue;
             };
-            if commit {
-                tx.prepare_cached(
-                    "INSERT INTO buckets (scope, plugin, key, window, bucket, amount)
-                     SELECT scope, plugin, key, window, bucket, amount FROM reservations WHERE id=?1
-                     ON CONFLICT (scope, plugin, key, window, bucket)
-                     DO UPDATE SET amount = amount + excluded.amount",
-                )
-                .and_then(|mut s| s.execute(params![rowid]))
-                .map_err(unavailable)?;
-            }
-            tx.prepare_cached("DELETE FROM reservations WHERE id=?1")
-                .and_then(|mut s| s.execute(params![rowid]))
-                .map_err(unavailable)?;
+            settle_row(&tx, rowid, commit)?;
         }
         tx.commit().map_err(unavailable)
     }
 
-    fn bind(&self, _ids: &[ReservationId], _binding: &super::Binding) -> Result<(), StateError> {
-        // Not reconciled yet: a stopped process's reservations stay counted until their window passes.
-        Ok(())
+    fn bind(&self, ids: &[ReservationId], binding: &Binding) -> Result<(), StateError> {
+        let (bound, tx_id, until) = binding_columns(binding);
+        let mut local = self.local();
+        let tx = local
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(unavailable)?;
+        for id in ids {
+            let Some(rowid) = row_id(id) else { continue };
+            let changed = tx
+                .prepare_cached(
+                    "UPDATE reservations SET bound=?2, tx=?3, until_ms=?4 WHERE id=?1 AND owner=?5",
+                )
+                .and_then(|mut s| s.execute(params![rowid, bound, tx_id, until, &*self.owner]))
+                .map_err(unavailable)?;
+            if changed == 0 {
+                return Err(StateError::Unavailable(format!(
+                    "budget reservation {} is no longer held (its window passed, or this process went unseen for {} s and another settled it)",
+                    id.0,
+                    self.presumed_stopped_ms / 1000
+                )));
+            }
+        }
+        tx.commit().map_err(unavailable)
     }
 
-    fn orphans(&self) -> Result<Vec<super::Orphan>, StateError> {
-        Ok(Vec::new())
+    fn orphans(&self) -> Result<Vec<Orphan>, StateError> {
+        let local = self.local();
+        let mut statement = local
+            .conn
+            .prepare_cached(
+                "SELECT id, bound, tx, until_ms, amount, scope, plugin, key, owner FROM reservations
+                 WHERE owner IS NOT NULL AND owner <> ?1
+                   AND owner NOT IN (SELECT owner FROM owners WHERE seen_ms >= ?2)
+                 ORDER BY id",
+            )
+            .map_err(unavailable)?;
+        let rows = statement
+            .query_map(
+                params![&*self.owner, now_ms() - self.presumed_stopped_ms],
+                |r| {
+                    Ok(Orphan {
+                        id: ReservationId(format!("s:{}", r.get::<_, i64>(0)?)),
+                        binding: binding_of(r.get(1)?, r.get(2)?, r.get(3)?),
+                        amount: r.get::<_, i64>(4)?.max(0) as u64,
+                        budget: format!(
+                            "plugin {:?} in context {:?}, key {:?}",
+                            r.get::<_, String>(6)?,
+                            r.get::<_, String>(5)?,
+                            r.get::<_, String>(7)?
+                        ),
+                        owner: r.get(8)?,
+                    })
+                },
+            )
+            .map_err(unavailable)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(unavailable)
+    }
+
+    fn settle_orphan(&self, orphan: &Orphan, commit: bool) -> Result<bool, StateError> {
+        let Some(rowid) = row_id(&orphan.id) else {
+            return Ok(false);
+        };
+        let (bound, tx_id, until) = binding_columns(&orphan.binding);
+        // One write transaction: its owner cannot bind it or come back in between.
+        let mut local = self.local();
+        let tx = local
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(unavailable)?;
+        let still = tx
+            .prepare_cached(
+                "SELECT 1 FROM reservations WHERE id=?1 AND bound=?2 AND tx IS ?3 AND until_ms IS ?4
+                   AND owner NOT IN (SELECT owner FROM owners WHERE seen_ms >= ?5)",
+            )
+            .and_then(|mut s| {
+                s.exists(params![
+                    rowid,
+                    bound,
+                    tx_id,
+                    until,
+                    now_ms() - self.presumed_stopped_ms
+                ])
+            })
+            .map_err(unavailable)?;
+        if !still {
+            return Ok(false);
+        }
+        settle_row(&tx, rowid, commit)?;
+        tx.commit().map_err(unavailable)?;
+        Ok(true)
     }
 
     fn shared(&self) -> bool {
@@ -373,5 +594,66 @@ impl StateBackend for SqliteBackend {
 
     fn describe(&self) -> String {
         format!("sqlite {}", self.path.display())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_earlier_haks_file_gets_owners_and_its_reservations_stay_counted() {
+        let dir = std::env::temp_dir().join(format!("hak-sqlite-earlier-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let now = super::super::now_ms();
+        {
+            // The schema before owners, with one unsettled reservation.
+            let conn = Connection::open(dir.join("state.sqlite3")).unwrap();
+            conn.execute_batch(
+                SCHEMA
+                    .split("CREATE TABLE IF NOT EXISTS owners")
+                    .next()
+                    .unwrap(),
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO reservations (scope, plugin, key, window, bucket, amount) VALUES ('s', 'p', 'k', 3600, ?1, 5)",
+                params![bucket(now, 3600) as i64],
+            )
+            .unwrap();
+        }
+        let pad = PadKey {
+            scope: "s".into(),
+            plugin: "p".into(),
+        };
+        let store = SqliteBackend::open_with(&dir, Duration::from_secs(1)).unwrap();
+        assert_eq!(store.spent(&pad, "k", 3600, now).unwrap(), 5);
+        let Reserved::Granted { id, .. } = store.reserve(&pad, "k", 2, 100, 3600, now).unwrap()
+        else {
+            panic!("not granted")
+        };
+        store.bind(&[id], &Binding::Opaque).unwrap();
+        std::thread::sleep(Duration::from_millis(1100));
+        // The earlier row has no owner: never an orphan. This store's own are not either.
+        assert_eq!(store.orphans().unwrap(), vec![]);
+        // Opened again by a second store: the first one is alive (its heartbeat runs).
+        let other = SqliteBackend::open_with(&dir, Duration::from_secs(1)).unwrap();
+        assert_eq!(other.orphans().unwrap(), vec![]);
+        drop(store); // a clean stop: what it held is an orphan for the others at once
+        let orphans = other.orphans().unwrap();
+        assert_eq!(orphans.len(), 1, "{orphans:?}");
+        assert_eq!(
+            (orphans[0].amount, &orphans[0].binding),
+            (2, &Binding::Opaque)
+        );
+        assert!(other.settle_orphan(&orphans[0], true).unwrap());
+        assert!(
+            !other.settle_orphan(&orphans[0], true).unwrap(),
+            "settled once"
+        );
+        assert_eq!(other.spent(&pad, "k", 3600, now).unwrap(), 7);
+        drop(other);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
