@@ -382,6 +382,7 @@ fn bench_state_stores(c: &mut Criterion) {
                     &r.1,
                     std::time::Duration::from_millis(50),
                     hak_host::state_store::redis::Persistence::Acknowledged,
+                    Default::default(),
                     hak_host::state_store::PRESUMED_STOPPED,
                 )
                 .unwrap(),

@@ -261,7 +261,8 @@ fn open_state(
                 Arc::new(JournalBackend::open_with(&dir, section.quota()).map_err(config)?)
             } else {
                 Arc::new(
-                    SqliteBackend::open_with(&dir, section.presumed_stopped()).map_err(config)?,
+                    SqliteBackend::open_with(&dir, section.quota(), section.presumed_stopped())
+                        .map_err(config)?,
                 )
             }
         }
@@ -276,8 +277,14 @@ fn open_state(
                 _ => Persistence::Check,
             };
             Arc::new(
-                RedisBackend::open(url, timeout, persistence, section.presumed_stopped())
-                    .map_err(config)?,
+                RedisBackend::open(
+                    url,
+                    timeout,
+                    persistence,
+                    section.quota(),
+                    section.presumed_stopped(),
+                )
+                .map_err(config)?,
             )
         }
     })

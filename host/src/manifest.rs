@@ -176,11 +176,11 @@ pub struct StateSection {
     pub dir: Option<PathBuf>,
     /// The redis backend's URL, e.g. `redis://127.0.0.1:6379/0`.
     pub url: Option<String>,
-    /// The memory and journal backends: bytes one plugin may hold over all agent contexts
-    /// (scratchpad entries and budget keys, each counting 64 bytes beyond its text; default
-    /// 16 MiB). Past it that plugin's writes are refused (its policy blocks), no one else's.
+    /// Bytes one plugin may hold over all agent contexts (scratchpad entries and budget
+    /// keys, each counting 64 bytes beyond its text; default 16 MiB). Past it that plugin's
+    /// writes are refused (its policy blocks), no one else's.
     pub max_plugin_bytes: Option<usize>,
-    /// The memory and journal backends: bytes the whole store may hold (default 256 MiB).
+    /// Bytes the whole store may hold (default 256 MiB).
     pub max_total_bytes: Option<usize>,
     /// The redis backend: each operation (connecting included) within this many ms (default
     /// 50, inside the default 100 ms plugin deadline); past it the store is unavailable and
@@ -532,14 +532,6 @@ impl Manifest {
                 ));
             }
         }
-        if (self.state.max_plugin_bytes.is_some() || self.state.max_total_bytes.is_some())
-            && matches!(
-                self.state.backend,
-                Some(StateBackendKind::Sqlite | StateBackendKind::Redis)
-            )
-        {
-            return Err("state.max_plugin_bytes and state.max_total_bytes apply to the memory and journal backends only".into());
-        }
         let mut agent_names = std::collections::HashSet::new();
         for (i, a) in self.agents.iter().enumerate() {
             let at = format!("agents[{i}] ({})", a.name);
@@ -626,18 +618,28 @@ mod tests {
     }
 
     #[test]
-    fn a_state_dir_without_a_backend_and_quotas_on_shared_stores_are_refused() {
+    fn a_state_dir_without_a_backend_and_misplaced_state_settings_are_refused() {
         let err = Manifest::parse("[state]\ndir = \"/tmp/x\"", "t", ".".into()).unwrap_err();
         assert!(
             err.to_string().contains("state.dir needs state.backend"),
             "{err}"
         );
-        let text = "[state]\nbackend = \"sqlite\"\nmax_plugin_bytes = 1";
+        let text = "[state]\nbackend = \"journal\"\npresumed_stopped_ms = 5000";
         let err = Manifest::parse(text, "t", ".".into()).unwrap_err();
         assert!(
-            err.to_string().contains("memory and journal backends only"),
+            err.to_string()
+                .contains("presumed_stopped_ms applies to backend = \"sqlite\" or \"redis\" only"),
             "{err}"
         );
+        let text = "[state]\nbackend = \"sqlite\"\npresumed_stopped_ms = 10";
+        let err = Manifest::parse(text, "t", ".".into()).unwrap_err();
+        assert!(
+            err.to_string().contains("between 1000 and 3600000"),
+            "{err}"
+        );
+        let text = "[state]\nbackend = \"sqlite\"\nmax_plugin_bytes = 1";
+        let m = Manifest::parse(text, "t", ".".into()).unwrap();
+        assert_eq!(m.state.quota().plugin_bytes, 1);
         let text = "[state]\nbackend = \"journal\"\nmax_plugin_bytes = 1024";
         let m = Manifest::parse(text, "t", ".".into()).unwrap();
         assert_eq!(m.state.quota().plugin_bytes, 1024);

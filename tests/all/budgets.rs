@@ -993,3 +993,66 @@ fn a_dead_replicas_reservations_on_redis_are_settled_by_another() {
         ),
     );
 }
+
+/// A plugin that fills its scratchpad in every context stops at its quota over all contexts
+/// on `state` (a `[state]` section), and the spend limit beside it goes on.
+fn the_greedy_plugin_stops_at_its_quota_on(state: &str) {
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}[state]\n{state}\nmax_plugin_bytes = 32768\n{}{}",
+        // Hundreds of writes in one call: a file or a server takes longer than 100 ms.
+        plugin_entry(
+            "greedy",
+            "fixtures/hostile",
+            "[plugins.config]\nmode = \"fill-state\"\n[plugins.limits]\ndeadline_ms = 20000"
+        ),
+        spend_limit(2),
+    );
+    let (host, _) = start(&manifest);
+    for n in 0..3 {
+        let out = host
+            .session(context_of(n))
+            .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+            .unwrap();
+        assert_eq!(out["raw"]["status"], "SUCCESS", "context {n}: {out}");
+    }
+    let store = host.state_backend();
+    let greedy = |n: u64| hak_host::state_store::PadKey {
+        scope: context_of(n).scope_key().into(),
+        plugin: "greedy".into(),
+    };
+    // ~66 bytes an entry: context 0 filled 32 KiB of it (under its 64 KiB pad), and nothing
+    // was left for context 1.
+    assert!(store.get(&greedy(0), "k400").unwrap().is_some());
+    assert!(store.get(&greedy(0), "k600").unwrap().is_none());
+    assert!(store.get(&greedy(1), "k0").unwrap().is_none());
+    // The spend limit's own budget went on in every context: 1 of 2 spent, 1.5 more is over.
+    let out = host
+        .session(context_of(2))
+        .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.5))
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+}
+
+#[test]
+fn a_plugin_past_its_quota_on_sqlite_is_refused_alone() {
+    let dir = root().join(format!(
+        "target/test-tmp/quota-sqlite-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    the_greedy_plugin_stops_at_its_quota_on(&format!(
+        "backend = \"sqlite\"\ndir = {:?}",
+        dir.display().to_string()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[ignore = "needs redis-server (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn a_plugin_past_its_quota_on_redis_is_refused_alone() {
+    let redis = RedisServer::start();
+    the_greedy_plugin_stops_at_its_quota_on(&format!(
+        "backend = \"redis\"\nurl = \"{}\"\ntimeout_ms = 2000",
+        redis.url
+    ));
+}

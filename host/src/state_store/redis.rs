@@ -47,7 +47,13 @@ pub struct RedisBackend {
     _alive: Arc<()>,
     /// How long the `alive` key lives (renewed every sixth of it).
     alive_ms: u64,
+    /// Bytes one plugin (over every context) and the whole store may hold.
+    quota: super::Quota,
 }
+
+/// Bytes held per plugin (scratchpad entries and budget keys, every context), and in all.
+const USAGE: &str = "hak:usage";
+const USAGE_TOTAL: &str = "hak:usage:total";
 
 fn alive_key(owner: &str) -> String {
     format!("hak:alive:{owner}")
@@ -126,56 +132,64 @@ impl Scripts {
     fn new() -> Self {
         let with_total = |body: &str| redis::Script::new(&format!("{PRUNE_AND_TOTAL}{body}"));
         Scripts {
-            // KEYS: pad, bytes. ARGV: key, value, cap.
-            // Each entry counts ENTRY_OVERHEAD bytes beyond its key and value.
+            // KEYS: pad, bytes, usage, usage total. ARGV: key, value, cap, plugin, plugin
+            // quota, total quota. Each entry counts ENTRY_OVERHEAD bytes beyond its key and
+            // value.
             set: redis::Script::new(&format!(
-                r"
+                r"{CHARGE}
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 local oldlen = 0
 if old then oldlen = string.len(ARGV[1]) + string.len(old) + {ENTRY_OVERHEAD} end
-local total = math.max(0, tonumber(redis.call('GET', KEYS[2]) or '0') - oldlen) + string.len(ARGV[1]) + string.len(ARGV[2]) + {ENTRY_OVERHEAD}
+local newlen = string.len(ARGV[1]) + string.len(ARGV[2]) + {ENTRY_OVERHEAD}
+local total = math.max(0, tonumber(redis.call('GET', KEYS[2]) or '0') - oldlen) + newlen
 if total > tonumber(ARGV[3]) then return {{0, total}} end
+local refused, held = charge(KEYS[3], KEYS[4], ARGV[4], newlen - oldlen, ARGV[5], ARGV[6])
+if refused then return {{refused, held}} end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('SET', KEYS[2], total)
 return {{1, total}}
 "
             )),
-            // KEYS: pad, bytes. ARGV: key.
+            // KEYS: pad, bytes, usage, usage total. ARGV: key, plugin.
             delete: redis::Script::new(&format!(
-                r"
+                r"{CHARGE}
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 if old then
   redis.call('HDEL', KEYS[1], ARGV[1])
-  local left = redis.call('DECRBY', KEYS[2], string.len(ARGV[1]) + string.len(old) + {ENTRY_OVERHEAD})
+  local freed = string.len(ARGV[1]) + string.len(old) + {ENTRY_OVERHEAD}
+  local left = redis.call('DECRBY', KEYS[2], freed)
   if left < 0 then redis.call('SET', KEYS[2], 0) end
+  charge(KEYS[3], KEYS[4], ARGV[2], -freed, 0, 0)
 end
 return 1
 "
             )),
-            // KEYS: buckets, reservations, budget set, id counter, owner's list.
-            // ARGV: amount, limit, window ms, bucket width ms, budget name, max budget keys,
-            // budget base.
-            reserve: with_total(
-                r"
+            // KEYS: buckets, reservations, budget set, id counter, owner's list, usage,
+            // usage total. ARGV: amount, limit, window ms, bucket width ms, budget name, max
+            // budget keys, budget base, plugin, plugin quota, total quota, a new key's bytes.
+            reserve: with_total(&format!(
+                r"{CHARGE}
 local now = now_ms()
 local width = tonumber(ARGV[4])
 local oldest = math.floor((now - tonumber(ARGV[3])) / width)
 if redis.call('SISMEMBER', KEYS[3], ARGV[5]) == 0 then
-  if redis.call('SCARD', KEYS[3]) >= tonumber(ARGV[6]) then return {-1, 0, 0} end
+  if redis.call('SCARD', KEYS[3]) >= tonumber(ARGV[6]) then return {{-1, 0, 0}} end
+  local refused, held = charge(KEYS[6], KEYS[7], ARGV[8], tonumber(ARGV[11]), ARGV[9], ARGV[10])
+  if refused then return {{-refused, held, 0}} end
   redis.call('SADD', KEYS[3], ARGV[5])
 end
 local sum = total(KEYS[1], KEYS[2], oldest)
 local amount = tonumber(ARGV[1])
-if sum + amount > tonumber(ARGV[2]) then return {0, sum, 0} end
+if sum + amount > tonumber(ARGV[2]) then return {{0, sum, 0}} end
 local id = redis.call('INCR', KEYS[4])
 redis.call('HSET', KEYS[2], id, math.floor(now / width) .. ':' .. ARGV[1])
 redis.call('HSET', KEYS[5], id .. ':' .. ARGV[7], '0')
 local keep = tonumber(ARGV[3]) + 2 * width
 redis.call('PEXPIRE', KEYS[1], keep)
 redis.call('PEXPIRE', KEYS[2], keep)
-return {1, sum + amount, id}
-",
-            ),
+return {{1, sum + amount, id}}
+"
+            )),
             // KEYS: buckets, reservations. ARGV: window ms, bucket width ms.
             spent: with_total(
                 r"
@@ -207,6 +221,22 @@ return settle()
         }
     }
 }
+
+/// Hold `delta` more bytes for `plugin` in the `usage` hash and the `total` key; growth past
+/// `quota` (the plugin's) or `total_quota` is refused: `2, held` or `3, held in all`.
+const CHARGE: &str = r"
+local function charge(usage, total, plugin, delta, quota, total_quota)
+  if delta > 0 then
+    local used = tonumber(redis.call('HGET', usage, plugin) or '0')
+    if used + delta > tonumber(quota) then return 2, used end
+    local all = tonumber(redis.call('GET', total) or '0')
+    if all + delta > tonumber(total_quota) then return 3, all end
+  end
+  if redis.call('HINCRBY', usage, plugin, delta) < 0 then redis.call('HSET', usage, plugin, 0) end
+  if redis.call('INCRBY', total, delta) < 0 then redis.call('SET', total, 0) end
+  return nil, 0
+end
+";
 
 /// Settle reservation ARGV[1] of KEYS[2] into KEYS[1] (commit when ARGV[2] is `1`) and take
 /// it off its owner's list (KEYS[3], field ARGV[3]).
@@ -257,6 +287,7 @@ impl RedisBackend {
         url: &str,
         timeout: Duration,
         persistence: Persistence,
+        quota: super::Quota,
         presumed_stopped: Duration,
     ) -> Result<Self, String> {
         use redis::IntoConnectionInfo;
@@ -283,6 +314,7 @@ impl RedisBackend {
             owner,
             _alive: alive.clone(),
             alive_ms: presumed_stopped.as_millis() as u64,
+            quota,
         };
         // The first answer may take longer than a call's bound (a server just started).
         let started = backend.with_conn_within(Duration::from_secs(2), |c| {
@@ -297,6 +329,20 @@ impl RedisBackend {
             .map_err(|e| format!("state.url {url:?}: {e}"))?;
         backend.spawn_heartbeat(Arc::downgrade(&alive));
         Ok(backend)
+    }
+
+    /// A write refused by a quota (`2`: the plugin's, `3`: the store's), `held` as counted.
+    fn over_quota(&self, plugin: &str, refused: i64, held: i64) -> StateError {
+        StateError::Full(match refused {
+            2 => format!(
+                "plugin {plugin:?} holds {held} bytes of state over all agent contexts; its quota is {} bytes",
+                self.quota.plugin_bytes
+            ),
+            _ => format!(
+                "the state store holds {held} bytes; the host's quota is {} bytes",
+                self.quota.total_bytes
+            ),
+        })
     }
 
     fn say_alive(&self) -> Result<(), StateError> {
@@ -456,17 +502,22 @@ impl StateBackend for RedisBackend {
                 .set
                 .key(&hash)
                 .key(&bytes)
+                .key(USAGE)
+                .key(USAGE_TOTAL)
                 .arg(key)
                 .arg(value)
                 .arg(cap)
+                .arg(&*pad.plugin)
+                .arg(self.quota.plugin_bytes)
+                .arg(self.quota.total_bytes)
                 .invoke(c)
         })?;
-        if ok == 1 {
-            Ok(())
-        } else {
-            Err(StateError::Full(format!(
+        match ok {
+            1 => Ok(()),
+            0 => Err(StateError::Full(format!(
                 "state limit of {cap} bytes exceeded (would be {total})"
-            )))
+            ))),
+            refused => Err(self.over_quota(&pad.plugin, refused, total)),
         }
     }
 
@@ -478,7 +529,10 @@ impl StateBackend for RedisBackend {
                 .delete
                 .key(&hash)
                 .key(&bytes)
+                .key(USAGE)
+                .key(USAGE_TOTAL)
                 .arg(key)
+                .arg(&*pad.plugin)
                 .invoke::<i64>(c)
         })
         .map(drop)
@@ -509,6 +563,8 @@ impl StateBackend for RedisBackend {
                 .key(&set)
                 .key("hak:reservation-ids")
                 .key(owned_key(&self.owner))
+                .key(USAGE)
+                .key(USAGE_TOTAL)
                 .arg(amount)
                 .arg(limit.min(MAX_EXACT))
                 .arg(u64::from(window_seconds) * 1000)
@@ -516,6 +572,10 @@ impl StateBackend for RedisBackend {
                 .arg(&name)
                 .arg(MAX_BUDGET_KEYS)
                 .arg(&base)
+                .arg(&*pad.plugin)
+                .arg(self.quota.plugin_bytes)
+                .arg(self.quota.total_bytes)
+                .arg(key.len() + ENTRY_OVERHEAD)
                 .invoke(c)
         })?;
         match state {
@@ -526,6 +586,7 @@ impl StateBackend for RedisBackend {
             0 => Ok(Reserved::OverLimit {
                 spent: total.max(0) as u64,
             }),
+            -2 | -3 => Err(self.over_quota(&pad.plugin, -state, total)),
             _ => Err(StateError::Full(format!(
                 "at most {MAX_BUDGET_KEYS} budget keys per plugin and agent context"
             ))),

@@ -20,8 +20,8 @@
 
 use super::window::{bucket, oldest_counted};
 use super::{
-    entry_bytes, Binding, Orphan, PadKey, ReservationId, Reserved, StateBackend, StateError,
-    MAX_BUDGET_KEYS,
+    entry_bytes, Binding, Orphan, PadKey, Quota, ReservationId, Reserved, StateBackend, StateError,
+    ENTRY_OVERHEAD, MAX_BUDGET_KEYS,
 };
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::collections::{HashMap, HashSet};
@@ -36,6 +36,8 @@ pub struct SqliteBackend {
     owner: Arc<str>,
     /// How long an owner may go unseen before its reservations are orphans.
     presumed_stopped_ms: i64,
+    /// Bytes one plugin (over every context) and the whole file may hold.
+    quota: Quota,
 }
 
 /// The connection, and what this process already knows about the file (only ever facts that
@@ -65,7 +67,86 @@ CREATE TABLE IF NOT EXISTS reservations (
     bucket INTEGER NOT NULL, amount INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS reservations_by_budget ON reservations (scope, plugin, key, window);
 CREATE TABLE IF NOT EXISTS owners (owner TEXT PRIMARY KEY, seen_ms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS usage (plugin TEXT PRIMARY KEY, bytes INTEGER NOT NULL);
 ";
+
+/// What each plugin holds, counted from the file (scratchpad entries and budget keys, each
+/// [`ENTRY_OVERHEAD`] bytes beyond its text): for a file an earlier hak wrote without `usage`.
+const COUNT_USAGE: &str = "
+INSERT INTO usage (plugin, bytes)
+SELECT plugin, SUM(b) FROM (
+    SELECT plugin, bytes AS b FROM pads
+    UNION ALL
+    SELECT plugin, length(CAST(key AS BLOB)) + 64 AS b FROM budgets)
+GROUP BY plugin;
+";
+
+/// Count [`COUNT_USAGE`] once, when `usage` is empty and the file holds state.
+fn count_usage(conn: &Connection) -> rusqlite::Result<()> {
+    let counted = |conn: &Connection| {
+        conn.prepare(
+            "SELECT 1 WHERE EXISTS (SELECT 1 FROM usage)
+                OR NOT EXISTS (SELECT 1 FROM pads UNION ALL SELECT 1 FROM budgets)",
+        )?
+        .exists([])
+    };
+    if counted(conn)? {
+        return Ok(());
+    }
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let done = (|| {
+        if !counted(conn)? {
+            conn.execute_batch(COUNT_USAGE)?;
+        }
+        Ok(())
+    })();
+    match done {
+        Ok(()) => conn.execute_batch("COMMIT"),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+/// Hold `delta` more bytes for `plugin` (inside an open transaction); growth past a quota is
+/// refused, for that plugin alone.
+fn charge(
+    tx: &rusqlite::Transaction<'_>,
+    plugin: &str,
+    delta: i64,
+    quota: &Quota,
+) -> Result<(), StateError> {
+    if delta > 0 {
+        let used: i64 = tx
+            .prepare_cached("SELECT COALESCE((SELECT bytes FROM usage WHERE plugin=?1), 0)")
+            .and_then(|mut s| s.query_row(params![plugin], |r| r.get(0)))
+            .map_err(unavailable)?;
+        if used + delta > quota.plugin_bytes as i64 {
+            return Err(StateError::Full(format!(
+                "plugin {plugin:?} holds {used} bytes of state over all agent contexts; its quota is {} bytes",
+                quota.plugin_bytes
+            )));
+        }
+        let total: i64 = tx
+            .prepare_cached("SELECT COALESCE(SUM(bytes), 0) FROM usage")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map_err(unavailable)?;
+        if total + delta > quota.total_bytes as i64 {
+            return Err(StateError::Full(format!(
+                "the state store holds {total} bytes; the host's quota is {} bytes",
+                quota.total_bytes
+            )));
+        }
+    }
+    tx.prepare_cached(
+        "INSERT INTO usage (plugin, bytes) VALUES (?1, MAX(?2, 0))
+         ON CONFLICT (plugin) DO UPDATE SET bytes = MAX(bytes + ?2, 0)",
+    )
+    .and_then(|mut s| s.execute(params![plugin, delta]))
+    .map(drop)
+    .map_err(unavailable)
+}
 
 /// Columns an earlier hak's `reservations` table lacks: whose it is and what its call sent
 /// (`bound`: 0 nothing, 1 the transaction `tx` valid until `until_ms`, 2 opaque).
@@ -189,12 +270,12 @@ fn to_sql(amount: u64) -> Result<i64, StateError> {
 impl SqliteBackend {
     /// Open (or create) `dir/state.sqlite3`.
     pub fn open(dir: &Path) -> Result<Self, String> {
-        Self::open_with(dir, super::PRESUMED_STOPPED)
+        Self::open_with(dir, Quota::default(), super::PRESUMED_STOPPED)
     }
 
-    /// [`SqliteBackend::open`], presuming a process that went unseen for `presumed_stopped`
-    /// stopped.
-    pub fn open_with(dir: &Path, presumed_stopped: Duration) -> Result<Self, String> {
+    /// [`SqliteBackend::open`], keeping `quota` and presuming a process that went unseen for
+    /// `presumed_stopped` stopped.
+    pub fn open_with(dir: &Path, quota: Quota, presumed_stopped: Duration) -> Result<Self, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("state directory {}: {e}", dir.display()))?;
         let path = dir.join("state.sqlite3");
@@ -216,7 +297,8 @@ impl SqliteBackend {
                 })
                 .and_then(|_| conn.pragma_update(None, "synchronous", "NORMAL"))
                 .and_then(|_| conn.execute_batch(SCHEMA))
-                .and_then(|_| add_owner_columns(&conn));
+                .and_then(|_| add_owner_columns(&conn))
+                .and_then(|_| count_usage(&conn));
             match setup {
                 Ok(()) => break,
                 Err(e) if attempt < 50 && is_busy(&e) => {
@@ -247,6 +329,7 @@ impl SqliteBackend {
             path,
             owner,
             presumed_stopped_ms: presumed_stopped.as_millis() as i64,
+            quota,
         })
     }
 
@@ -346,6 +429,15 @@ impl StateBackend for SqliteBackend {
                 "state limit of {cap} bytes exceeded (would be {new_total})"
             )));
         }
+        let old: i64 = tx
+            .prepare_cached(
+                "SELECT COALESCE((SELECT bytes FROM pads WHERE scope=?1 AND plugin=?2 AND key=?3), 0)",
+            )
+            .and_then(|mut s| {
+                s.query_row(params![&*pad.scope, &*pad.plugin, key], |r| r.get(0))
+            })
+            .map_err(unavailable)?;
+        charge(&tx, &pad.plugin, bytes as i64 - old, &self.quota)?;
         tx.execute(
             "INSERT INTO pads (scope, plugin, key, value, bytes) VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT (scope, plugin, key) DO UPDATE SET value=excluded.value, bytes=excluded.bytes",
@@ -356,14 +448,24 @@ impl StateBackend for SqliteBackend {
     }
 
     fn delete(&self, pad: &PadKey, key: &str) -> Result<(), StateError> {
-        self.local()
+        let mut local = self.local();
+        let tx = local
             .conn
-            .execute(
-                "DELETE FROM pads WHERE scope=?1 AND plugin=?2 AND key=?3",
-                params![&*pad.scope, &*pad.plugin, key],
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(unavailable)?;
+        let old: Option<i64> = tx
+            .prepare_cached(
+                "DELETE FROM pads WHERE scope=?1 AND plugin=?2 AND key=?3 RETURNING bytes",
             )
-            .map(drop)
-            .map_err(unavailable)
+            .and_then(|mut s| {
+                s.query_row(params![&*pad.scope, &*pad.plugin, key], |r| r.get(0))
+                    .optional()
+            })
+            .map_err(unavailable)?;
+        if let Some(old) = old {
+            charge(&tx, &pad.plugin, -old, &self.quota)?;
+        }
+        tx.commit().map_err(unavailable)
     }
 
     fn reserve(
@@ -418,6 +520,12 @@ impl StateBackend for SqliteBackend {
                         "at most {MAX_BUDGET_KEYS} budget keys per plugin and agent context"
                     )));
                 }
+                charge(
+                    &tx,
+                    &pad.plugin,
+                    (key.len() + ENTRY_OVERHEAD) as i64,
+                    &self.quota,
+                )?;
                 tx.execute(
                     "INSERT INTO budgets (scope, plugin, key, window) VALUES (?1, ?2, ?3, ?4)",
                     params![&*pad.scope, &*pad.plugin, key, window_seconds],
@@ -622,13 +730,28 @@ mod tests {
                 params![bucket(now, 3600) as i64],
             )
             .unwrap();
+            conn.execute_batch(
+                "INSERT INTO budgets VALUES ('s', 'p', 'k', 3600);
+                 INSERT INTO pads VALUES ('s', 'p', 'note', 'hello', 73);",
+            )
+            .unwrap();
         }
         let pad = PadKey {
             scope: "s".into(),
             plugin: "p".into(),
         };
-        let store = SqliteBackend::open_with(&dir, Duration::from_secs(1)).unwrap();
+        let store =
+            SqliteBackend::open_with(&dir, Quota::default(), Duration::from_secs(1)).unwrap();
         assert_eq!(store.spent(&pad, "k", 3600, now).unwrap(), 5);
+        // What it held is counted against the quotas: the entry and the budget key "k".
+        let held: i64 = store
+            .local()
+            .conn
+            .query_row("SELECT bytes FROM usage WHERE plugin = 'p'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(held, 73 + 1 + 64);
         let Reserved::Granted { id, .. } = store.reserve(&pad, "k", 2, 100, 3600, now).unwrap()
         else {
             panic!("not granted")
@@ -638,7 +761,8 @@ mod tests {
         // The earlier row has no owner: never an orphan. This store's own are not either.
         assert_eq!(store.orphans().unwrap(), vec![]);
         // Opened again by a second store: the first one is alive (its heartbeat runs).
-        let other = SqliteBackend::open_with(&dir, Duration::from_secs(1)).unwrap();
+        let other =
+            SqliteBackend::open_with(&dir, Quota::default(), Duration::from_secs(1)).unwrap();
         assert_eq!(other.orphans().unwrap(), vec![]);
         drop(store); // a clean stop: what it held is an orphan for the others at once
         let orphans = other.orphans().unwrap();
