@@ -6,6 +6,12 @@
 //! Only the types and their small builders live here: no tool knowledge, no WIT.
 
 use serde::Serialize;
+use std::fmt::Display;
+
+/// An id as the facts spell it (`0.0.5`), written without `core::fmt` for the common ids.
+fn text<T: Display + 'static>(id: &T) -> String {
+    crate::text::display(id)
+}
 
 /// "All of it": a deleted account's whole balance, an allowance for every serial.
 pub const ALL: u64 = u64::MAX;
@@ -61,11 +67,11 @@ pub struct Facts {
 
 impl Facts {
     /// A credit of `amount` (ignored unless positive) to `to`, moved now.
-    pub fn credit(&mut self, asset: Asset, to: impl ToString, amount: i64) {
+    pub fn credit<T: Display + 'static>(&mut self, asset: Asset, to: &T, amount: i64) {
         if amount > 0 {
             self.movements.push(Movement {
                 asset,
-                to: Some(to.to_string()),
+                to: Some(text(to)),
                 amount: amount as u64,
                 via: Via::Transfer,
             });
@@ -74,44 +80,41 @@ impl Facts {
 
     /// The whole balance of `asset` ([`ALL`]) moved to `to` (an account deleted into it, a
     /// token's treasury handed to it).
-    pub fn all_of(&mut self, asset: Asset, to: impl ToString) {
+    pub fn all_of<T: Display + 'static>(&mut self, asset: Asset, to: &T) {
         self.movements.push(Movement {
             asset,
-            to: Some(to.to_string()),
+            to: Some(text(to)),
             amount: ALL,
             via: Via::Transfer,
         });
     }
 
     /// An allowance of `amount` (0 removes it) for `spender`.
-    pub fn allowance(&mut self, asset: Asset, spender: impl ToString, amount: u64) {
+    pub fn allowance<T: Display + 'static>(&mut self, asset: Asset, spender: &T, amount: u64) {
         self.movements.push(Movement {
             asset,
-            to: Some(spender.to_string()),
+            to: Some(text(spender)),
             amount,
             via: Via::Allowance,
         });
     }
 
     /// Name `token` (once).
-    pub fn token(&mut self, token: impl ToString) {
-        let token = token.to_string();
+    pub fn token<T: Display + 'static>(&mut self, token: &T) {
+        let token = text(token);
         if !self.tokens.contains(&token) {
             self.tokens.push(token);
         }
     }
 
     /// Record that the call updates or deletes `id`.
-    pub fn changes(&mut self, kind: &'static str, id: impl ToString) {
-        self.changes.push(Entity {
-            kind,
-            id: id.to_string(),
-        });
+    pub fn changes<T: Display + 'static>(&mut self, kind: &'static str, id: &T) {
+        self.changes.push(Entity { kind, id: text(id) });
     }
 
     /// The sender or owner, when the params name it.
-    pub fn from(&mut self, source: impl ToString) {
-        self.source = Some(source.to_string());
+    pub fn from<T: Display + 'static>(&mut self, source: &T) {
+        self.source = Some(text(source));
     }
 
     /// The memo (when given) and whether the call is scheduled.

@@ -31,6 +31,7 @@
 //!   node's resources, typed, as tools read them; [`blocking`]: waiting on network work from
 //!   synchronous code.
 //! - [`manifest`]: the operator's `hak.toml`; [`limits`]: every sandbox limit and its default.
+//! - [`text`]: ids and integers written as `Display` writes them, without `core::fmt`.
 //! - [`componentize`], [`go_plugin`], [`scaffold`]: making plugin components (Go core modules,
 //!   new plugin projects); [`guest_sources`]: the contract and guest SDKs embedded in the
 //!   binary, so all of that works away from the source tree.
@@ -68,6 +69,7 @@ pub mod signing;
 pub mod stage;
 pub mod state_store;
 pub mod strategy;
+pub mod text;
 pub mod tools;
 pub mod trial;
 pub mod watch;

@@ -15,6 +15,9 @@ impl Amount {
     /// Read an amount from its raw JSON (a decimal string or a number, as found with
     /// [`crate::scan`]); plain digit strings take a fast path without serde.
     pub fn from_json(raw: &str) -> Result<Amount, String> {
+        if let Some(v) = plain_integer(raw.as_bytes()) {
+            return Ok(Amount(v.into()));
+        }
         let raw = raw.trim();
         if let Some(inner) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
             if !inner.contains('\\') {
@@ -23,6 +26,30 @@ impl Amount {
         }
         serde_json::from_str(raw).map_err(|e| e.to_string())
     }
+}
+
+/// `"123"`, `"-123"`, `123` or `-123` with at most 18 digits (no overflow is possible), read
+/// by hand; anything else (whitespace, `+`, escapes, longer numbers) is left to the full path.
+fn plain_integer(raw: &[u8]) -> Option<i64> {
+    let inner = match raw {
+        [b'"', inner @ .., b'"'] => inner,
+        _ => raw,
+    };
+    let (negative, digits) = match inner {
+        [b'-', digits @ ..] => (true, digits),
+        _ => (false, inner),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + i64::from(d - b'0');
+    }
+    Some(if negative { -v } else { v })
 }
 
 /// A signed decimal integer: 64-bit first (every tinybar or base-unit amount fits, and i128
@@ -84,6 +111,18 @@ mod tests {
             r#""1.5""#,
             "true",
             r#"" 1""#,
+            r#""007""#,
+            r#""-0""#,
+            r#""+5""#,
+            r#""999999999999999999""#,
+            r#""-999999999999999999""#,
+            r#""9999999999999999999""#,
+            "9223372036854775807",
+            r#""-""#,
+            r#""""#,
+            "-",
+            "1e3",
+            r#""12a""#,
         ] {
             let fast = Amount::from_json(raw).ok();
             let serde = serde_json::from_str::<Amount>(raw).ok();

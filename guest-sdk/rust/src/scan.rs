@@ -81,6 +81,25 @@ fn skip_value(s: &[u8], i: usize) -> Option<usize> {
     }
 }
 
+/// Whether two keys are the same, eight bytes at a time: `==` on slices calls the C library's
+/// `memcmp`, a byte loop behind a call in wasm (keys are short, and compared at every member).
+fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut chunks = a.chunks_exact(8).zip(b.chunks_exact(8));
+    let words_equal = chunks.all(|(x, y)| {
+        u64::from_le_bytes(x.try_into().unwrap_or_default())
+            == u64::from_le_bytes(y.try_into().unwrap_or_default())
+    });
+    let tail = a.len() - a.len() % 8;
+    words_equal
+        && a[tail..]
+            .iter()
+            .zip(&b[tail..])
+            .fold(true, |equal, (x, y)| equal & (x == y))
+}
+
 /// The object member whose key starts at `i` (`"key": value`): its key (as written, escapes
 /// and all) and where its value starts.
 fn member(text: &str, i: usize) -> Option<(&str, usize)> {
@@ -116,7 +135,7 @@ pub fn field_start(object: &str, key: &str) -> Option<usize> {
     i += 1;
     loop {
         let (name, start) = member(object, skip_ws(s, i))?;
-        if name == key {
+        if same(name.as_bytes(), key.as_bytes()) {
             return Some(start);
         }
         i = skip_ws(s, skip_value(s, start)?);
@@ -195,7 +214,7 @@ impl<'a> Items<'a> {
         loop {
             let (name, start) = member(text, i)?;
             let stop = skip_value(s, start)?;
-            if found.is_none() && name == key {
+            if found.is_none() && same(name.as_bytes(), key.as_bytes()) {
                 found = Some(&text[start..stop]);
             }
             i = skip_ws(s, stop);
@@ -224,6 +243,36 @@ impl<'a> Iterator for Items<'a> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn keys_compare_equal_only_when_every_byte_is() {
+        let keys = [
+            "",
+            "a",
+            "amount",
+            "accountId",
+            "normalisedParams",
+            "hbarTransfers",
+            "é",
+        ];
+        for a in keys {
+            for b in keys {
+                assert_eq!(
+                    super::same(a.as_bytes(), b.as_bytes()),
+                    a == b,
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+        // A difference at every position of a word and of the tail.
+        let base = b"abcdefghijklmnopq".to_vec();
+        for at in 0..base.len() {
+            let mut other = base.clone();
+            other[at] ^= 1;
+            assert!(!super::same(&base, &other), "differs at {at}");
+        }
+    }
+
     use super::{at, field, field_start, items};
 
     #[test]

@@ -278,20 +278,6 @@ fn digits_value(digits: &[u8]) -> i128 {
     digits.iter().fold(0i128, |v, &d| v * 10 + i128::from(d))
 }
 
-/// Serialize a `Display` value as a JSON string: written on the stack first (ids and amounts
-/// are short), so serde escapes one `&str` instead of every formatting fragment.
-fn serialize_display<T: std::fmt::Display + ?Sized, S: serde::Serializer>(
-    v: &T,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    let mut text = StackText::default();
-    if write!(text, "{v}").is_ok() {
-        s.serialize_str(text.as_str())
-    } else {
-        s.collect_str(v)
-    }
-}
-
 /// A short text written on the stack (`write!` without a heap allocation).
 #[derive(Default)]
 struct StackText {
@@ -366,8 +352,11 @@ pub mod serde_as {
         use std::fmt::Display;
         use std::str::FromStr;
 
-        pub fn serialize<T: Display, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
-            super::super::serialize_display(v, s)
+        pub fn serialize<T: Display + 'static, S: Serializer>(
+            v: &T,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            crate::text::with_display(v, |text| s.serialize_str(text))
         }
         pub fn deserialize<'de, T: FromStr, D: Deserializer<'de>>(d: D) -> Result<T, D::Error>
         where
@@ -384,12 +373,12 @@ pub mod serde_as {
         use std::fmt::Display;
         use std::str::FromStr;
 
-        pub fn serialize<T: Display, S: Serializer>(
+        pub fn serialize<T: Display + 'static, S: Serializer>(
             v: &Option<T>,
             s: S,
         ) -> Result<S::Ok, S::Error> {
             match v {
-                Some(v) => super::super::serialize_display(v, s),
+                Some(v) => crate::text::with_display(v, |text| s.serialize_str(text)),
                 None => s.serialize_none(),
             }
         }
@@ -413,7 +402,7 @@ pub mod serde_as {
         use serde::{de::Error, Deserialize, Deserializer, Serializer};
 
         pub fn serialize<S: Serializer>(v: &i64, s: S) -> Result<S::Ok, S::Error> {
-            super::super::serialize_display(v, s)
+            crate::text::with_display(v, |text| s.serialize_str(text))
         }
         pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
             #[derive(Deserialize)]
@@ -463,35 +452,7 @@ pub fn iso_millis(at: time::OffsetDateTime) -> String {
     text
 }
 
-/// Append `id` as its `Display` writes it (`shard.realm.num`, or the alias / EVM address
-/// form), the plain form by hand.
-pub fn push_account(out: &mut String, id: &AccountId) {
-    if id.alias.is_none() && id.evm_address.is_none() {
-        push_padded(out, id.shard, 1);
-        out.push('.');
-        push_padded(out, id.realm, 1);
-        out.push('.');
-        push_padded(out, id.num, 1);
-    } else {
-        let _ = write!(out, "{id}");
-    }
-}
-
-/// Append `n` in decimal, zero-padded to at least `width` digits.
-pub fn push_padded(out: &mut String, mut n: u64, width: usize) {
-    let mut digits = [b'0'; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let from = at.min(digits.len().saturating_sub(width));
-    out.push_str(std::str::from_utf8(&digits[from..]).unwrap_or_default());
-}
+pub use crate::text::{push_account, push_padded};
 
 #[cfg(test)]
 mod tests {
@@ -666,17 +627,30 @@ mod tests {
     }
 
     #[test]
-    fn displayed_values_serialize_as_their_text_short_or_long() {
-        let mut out = Vec::new();
-        let short = AccountId::new(0, 0, 1001);
-        serialize_display(&short, &mut serde_json::Serializer::new(&mut out)).unwrap();
-        assert_eq!(out, b"\"0.0.1001\"");
-        let long = format!("{}\"quoted\"", "x".repeat(40));
-        out.clear();
-        serialize_display(&long, &mut serde_json::Serializer::new(&mut out)).unwrap();
+    fn ids_and_amounts_serialize_as_their_text() {
+        #[derive(serde::Serialize)]
+        struct Leg {
+            #[serde(with = "super::serde_as::string")]
+            to: AccountId,
+            #[serde(with = "super::serde_as::option_string")]
+            token: Option<hedera::TokenId>,
+            #[serde(with = "super::serde_as::amount")]
+            amount: i64,
+            #[serde(with = "super::serde_as::string")]
+            note: String,
+        }
+        let leg = Leg {
+            to: AccountId::new(0, 0, 1001),
+            token: Some(hedera::TokenId::new(0, 0, 5)),
+            amount: -150_000_000,
+            note: format!("{}\"quoted\"", "x".repeat(40)),
+        };
         assert_eq!(
-            String::from_utf8(out).unwrap(),
-            serde_json::to_string(&long).unwrap()
+            serde_json::to_string(&leg).unwrap(),
+            format!(
+                r#"{{"to":"0.0.1001","token":"0.0.5","amount":"-150000000","note":{}}}"#,
+                serde_json::to_string(&leg.note).unwrap()
+            )
         );
     }
 

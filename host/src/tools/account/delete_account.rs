@@ -76,9 +76,9 @@ Parameters:
 
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
-        f.from(n.account_id);
-        f.all_of(Asset::Hbar, n.transfer_account_id);
-        f.changes("account", n.account_id);
+        f.from(&n.account_id);
+        f.all_of(Asset::Hbar, &n.transfer_account_id);
+        f.changes("account", &n.account_id);
         f
     }
 

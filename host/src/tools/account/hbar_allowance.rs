@@ -117,8 +117,8 @@ pub struct ApproveHbarAllowance;
 fn hbar_allowance_facts(n: &HbarAllowanceNormalised) -> Facts {
     let mut f = Facts::default();
     for a in &n.hbar_approvals {
-        f.from(a.owner_account_id);
-        f.allowance(Asset::Hbar, a.spender_account_id, a.amount.max(0) as u64);
+        f.from(&a.owner_account_id);
+        f.allowance(Asset::Hbar, &a.spender_account_id, a.amount.max(0) as u64);
     }
     f.with_memo(n.transaction_memo.as_deref(), false)
 }

@@ -92,7 +92,7 @@ fn legs(
         if leg.amount < 0 && facts.source.is_none() {
             facts.from(&who);
         }
-        facts.credit(asset.clone(), who, leg.amount);
+        facts.credit(asset.clone(), &who, leg.amount);
     }
     Ok(())
 }
@@ -112,7 +112,7 @@ fn token_lists(
                 facts.from(&sender);
             }
             let receiver = account(nft.receiver_account_id.as_ref(), resolve)?;
-            facts.credit(Asset::Nft(id.clone()), receiver, 1);
+            facts.credit(Asset::Nft(id.clone()), &receiver, 1);
         }
     }
     Ok(())
@@ -131,28 +131,28 @@ fn body_facts(data: Option<Data>, resolve: &Resolve<'_>) -> Result<Facts, String
         Data::TokenAirdrop(body) => token_lists(&mut f, &body.token_transfers, resolve)?,
         Data::CryptoApproveAllowance(body) => {
             for a in &body.crypto_allowances {
-                f.from(account(a.owner.as_ref(), resolve)?);
+                f.from(&account(a.owner.as_ref(), resolve)?);
                 let spender = account(a.spender.as_ref(), resolve)?;
-                f.allowance(Asset::Hbar, spender, a.amount.max(0) as u64);
+                f.allowance(Asset::Hbar, &spender, a.amount.max(0) as u64);
             }
             for a in &body.token_allowances {
                 let id = token(a.token_id.as_ref())?;
                 f.token(&id);
-                f.from(account(a.owner.as_ref(), resolve)?);
+                f.from(&account(a.owner.as_ref(), resolve)?);
                 let spender = account(a.spender.as_ref(), resolve)?;
-                f.allowance(Asset::Token(id), spender, a.amount.max(0) as u64);
+                f.allowance(Asset::Token(id), &spender, a.amount.max(0) as u64);
             }
             for a in &body.nft_allowances {
                 let id = token(a.token_id.as_ref())?;
                 f.token(&id);
-                f.from(account(a.owner.as_ref(), resolve)?);
+                f.from(&account(a.owner.as_ref(), resolve)?);
                 let spender = account(a.spender.as_ref(), resolve)?;
                 let serials = if a.approved_for_all == Some(true) {
                     ALL
                 } else {
                     a.serial_numbers.len() as u64
                 };
-                f.allowance(Asset::Nft(id), spender, serials);
+                f.allowance(Asset::Nft(id), &spender, serials);
             }
         }
         Data::CryptoDelete(body) => {
@@ -160,9 +160,9 @@ fn body_facts(data: Option<Data>, resolve: &Resolve<'_>) -> Result<Facts, String
             f.from(&deleted);
             f.all_of(
                 Asset::Hbar,
-                account(body.transfer_account_id.as_ref(), resolve)?,
+                &account(body.transfer_account_id.as_ref(), resolve)?,
             );
-            f.changes("account", deleted);
+            f.changes("account", &deleted);
         }
         Data::CryptoCreateAccount(body) => {
             if body.initial_balance > 0 {
@@ -180,14 +180,14 @@ fn body_facts(data: Option<Data>, resolve: &Resolve<'_>) -> Result<Facts, String
                 return Err("the contract is named by an EVM address".into());
             };
             let to = format!("{}.{}.{num}", id.shard_num, id.realm_num);
-            f.credit(Asset::Hbar, to, body.amount);
+            f.credit(Asset::Hbar, &to, body.amount);
         }
         // Nothing of value moves: a message, a topic, token relationships, removed allowances.
         Data::ConsensusSubmitMessage(body) => {
             if let Some(topic) = body.topic_id {
                 f.changes(
                     "topic",
-                    format!(
+                    &format!(
                         "{}.{}.{}",
                         topic.shard_num, topic.realm_num, topic.topic_num
                     ),

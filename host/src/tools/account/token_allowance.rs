@@ -128,11 +128,11 @@ pub struct ApproveTokenAllowance;
 fn token_allowance_facts(n: &TokenAllowanceNormalised) -> Facts {
     let mut f = Facts::default();
     for a in &n.token_approvals {
-        f.from(a.owner_account_id);
-        f.token(a.token_id);
+        f.from(&a.owner_account_id);
+        f.token(&a.token_id);
         f.allowance(
             Asset::Token(a.token_id.to_string()),
-            a.spender_account_id,
+            &a.spender_account_id,
             a.amount.max(0) as u64,
         );
     }

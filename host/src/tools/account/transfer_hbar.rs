@@ -165,9 +165,9 @@ Parameters:
         let mut f = Facts::default();
         for t in &n.hbar_transfers {
             if t.amount < 0 {
-                f.from(t.account_id);
+                f.from(&t.account_id);
             }
-            f.credit(Asset::Hbar, t.account_id, t.amount);
+            f.credit(Asset::Hbar, &t.account_id, t.amount);
         }
         f.with_memo(
             n.transaction_memo.as_deref(),

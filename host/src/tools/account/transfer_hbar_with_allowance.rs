@@ -185,9 +185,9 @@ Parameters:
 
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
-        f.from(n.hbar_approved_transfer.owner_account_id);
+        f.from(&n.hbar_approved_transfer.owner_account_id);
         for t in &n.hbar_transfers {
-            f.credit(Asset::Hbar, t.account_id, t.amount);
+            f.credit(Asset::Hbar, &t.account_id, t.amount);
         }
         f.with_memo(n.transaction_memo.as_deref(), false)
     }

@@ -104,7 +104,7 @@ Parameters:
 
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
-        f.changes("account", n.account_id);
+        f.changes("account", &n.account_id);
         f.with_memo(None, n.scheduling_params.is_scheduled)
     }
 

@@ -61,7 +61,7 @@ Parameters:
 
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
-        f.changes("topic", n.topic_id);
+        f.changes("topic", &n.topic_id);
         f
     }
 

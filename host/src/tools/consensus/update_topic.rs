@@ -178,7 +178,7 @@ combine them into **one tool call** with all parameters together.
 
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
-        f.changes("topic", n.topic_id);
+        f.changes("topic", &n.topic_id);
         f
     }
 

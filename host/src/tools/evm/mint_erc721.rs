@@ -105,9 +105,9 @@ NOTE: the 'toAddress' parameter is optional. If not provided, the minting will b
 
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
-        f.token(n.contract_id);
+        f.token(&n.contract_id);
         // A new serial for `to`: who receives what, like any transfer.
-        f.credit(Asset::Nft(n.contract_id.to_string()), n.to.holder(), 1);
+        f.credit(Asset::Nft(n.contract_id.to_string()), &n.to.holder(), 1);
         f.with_memo(None, n.scheduling_params.is_scheduled)
     }
 

@@ -159,7 +159,7 @@ Example: "Transfer 1000000 ERC20 tokens 0.0.1234 to 0.0.5678" means transferring
 
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
-        f.token(n.contract_id);
+        f.token(&n.contract_id);
         let amount = U256::from_str(&n.amount).unwrap_or(U256::MAX);
         if !amount.is_zero() {
             f.movements.push(Movement {

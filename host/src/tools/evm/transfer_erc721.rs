@@ -140,9 +140,9 @@ Example:
 
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
-        f.token(n.contract_id);
-        f.from(n.from.holder());
-        f.credit(Asset::Nft(n.contract_id.to_string()), n.to.holder(), 1);
+        f.token(&n.contract_id);
+        f.from(&n.from.holder());
+        f.credit(Asset::Nft(n.contract_id.to_string()), &n.to.holder(), 1);
         f.with_memo(None, n.scheduling_params.is_scheduled)
     }
 

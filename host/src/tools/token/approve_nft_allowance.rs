@@ -126,8 +126,8 @@ If multiple serial numbers are provided, they should all be included in a single
 
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
-        f.from(n.owner_account_id);
-        f.token(n.token_id);
+        f.from(&n.owner_account_id);
+        f.token(&n.token_id);
         let serials = if n.all_serials {
             crate::facts::ALL
         } else {
@@ -135,7 +135,7 @@ If multiple serial numbers are provided, they should all be included in a single
         };
         f.allowance(
             Asset::Nft(n.token_id.to_string()),
-            n.spender_account_id,
+            &n.spender_account_id,
             serials,
         );
         f.with_memo(n.transaction_memo.as_deref(), false)

@@ -101,8 +101,8 @@ Example: "Delete allowance for NFT 0.0.123 serials [1, 2]"
 
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
-        f.from(n.owner_account_id);
-        f.token(n.token_id);
+        f.from(&n.owner_account_id);
+        f.token(&n.token_id);
         f.with_memo(n.transaction_memo.as_deref(), false)
     }
 

@@ -103,7 +103,7 @@ Example: "Mint 1 of 0.0.6458037" means minting the amount of 1 of the token with
 
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
-        f.token(n.token_id);
+        f.token(&n.token_id);
         f.with_memo(None, n.scheduling_params.is_scheduled)
     }
 

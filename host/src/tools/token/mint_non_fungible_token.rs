@@ -108,7 +108,7 @@ Example: "Mint 0.0.6465503 with metadata: ipfs://bafyreiao6ajgsfji6qsgbqwdtjdu5g
 
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
-        f.token(n.token_id);
+        f.token(&n.token_id);
         f.with_memo(None, n.scheduling_params.is_scheduled)
     }
 

@@ -145,7 +145,7 @@ If the user specifies multiple recipients in a single request, include them ALL 
 
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = super::transfers::token_credit_facts(&n.token_id, &n.token_transfers);
-        f.from(n.approved_transfer.owner_account_id);
+        f.from(&n.approved_transfer.owner_account_id);
         f.memo = n.transaction_memo.clone();
         f.scheduled = n.scheduling_params.is_scheduled;
         f

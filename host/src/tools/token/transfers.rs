@@ -178,9 +178,9 @@ pub fn token_credit_facts(token: &TokenId, transfers: &[TokenAmount]) -> Facts {
     let asset = Asset::Token(token.to_string());
     for t in transfers {
         if t.amount < 0 {
-            f.from(t.account_id);
+            f.from(&t.account_id);
         }
-        f.credit(asset.clone(), t.account_id, t.amount);
+        f.credit(asset.clone(), &t.account_id, t.amount);
     }
     f
 }
@@ -192,7 +192,7 @@ pub fn nft_facts(token: &TokenId, source: &AccountId, recipients: &[NftRecipient
     f.from(source);
     let asset = Asset::Nft(token.to_string());
     for r in recipients {
-        f.credit(asset.clone(), r.recipient_id, 1);
+        f.credit(asset.clone(), &r.recipient_id, 1);
     }
     f
 }

@@ -259,10 +259,10 @@ combine them into **one tool call** with all parameters together.
     /// judge the new treasury as they judge any recipient.
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
-        f.token(n.token_id);
-        f.changes("token", n.token_id);
+        f.token(&n.token_id);
+        f.changes("token", &n.token_id);
         if let Some(treasury) = n.treasury_account_id {
-            f.all_of(Asset::Token(n.token_id.to_string()), treasury);
+            f.all_of(Asset::Token(n.token_id.to_string()), &treasury);
         }
         f
     }

@@ -136,7 +136,7 @@ Parameters:
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
         if let Some(token) = n.token_id {
-            f.token(token);
+            f.token(&token);
         }
         f
     }
