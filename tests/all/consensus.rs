@@ -259,3 +259,71 @@ fn topics_are_updated_with_their_admin_key() {
         "Failed to execute Update Topic: Topic does not have an admin key. It cannot be updated."
     );
 }
+
+#[test]
+fn autonomous_topic_messages_are_cut_into_1024_byte_chunks_as_the_kit_cuts_them() {
+    use base64::Engine as _;
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let topic = ok(&session
+        .call("create_topic_tool", r#"{"topicMemo":"chunks"}"#)
+        .unwrap())["topicId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Lengths at the chunk boundaries (the kit: ⌈len / 1024⌉ chunks, at most 20), and a
+    // two-byte character straddling the first boundary.
+    let ascii =
+        |len: usize| -> String { (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect() };
+    let mut messages: Vec<(String, usize)> = [1023, 1024, 1025, 2048, 20_480]
+        .into_iter()
+        .map(|len| (ascii(len), len.div_ceil(1024)))
+        .collect();
+    messages.push((format!("{}é{}", ascii(1023), ascii(10)), 2));
+    for (message, _) in &messages {
+        let params = serde_json::json!({"topicId": topic, "message": message});
+        ok(&session
+            .call("submit_topic_message_tool", &params.to_string())
+            .unwrap());
+    }
+    let page = host
+        .mirror_get(&format!("/topics/{topic}/messages?limit=100&order=asc"))
+        .unwrap();
+    // The chunks of each message, by the message's first transaction id.
+    let mut sent: Vec<(String, Vec<(u64, u64, Vec<u8>)>)> = Vec::new();
+    for m in page["messages"].as_array().unwrap() {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(m["message"].as_str().unwrap())
+            .unwrap();
+        let (first, number, total) = match &m["chunk_info"] {
+            serde_json::Value::Null => (m["consensus_timestamp"].to_string(), 1, 1),
+            info => (
+                info["initial_transaction_id"]["transaction_valid_start"].to_string(),
+                info["number"].as_u64().unwrap(),
+                info["total"].as_u64().unwrap(),
+            ),
+        };
+        match sent.iter_mut().find(|(id, _)| *id == first) {
+            Some((_, chunks)) => chunks.push((number, total, bytes)),
+            None => sent.push((first, vec![(number, total, bytes)])),
+        }
+    }
+    assert_eq!(sent.len(), messages.len(), "{page}");
+    for ((message, chunks), (_, got)) in messages.iter().zip(&sent) {
+        let len = message.len();
+        let totals: Vec<u64> = got.iter().map(|(_, total, _)| *total).collect();
+        assert_eq!(
+            (got.len(), totals[0] as usize),
+            (*chunks, *chunks),
+            "{len} bytes: chunks (number, total) {:?}",
+            got.iter()
+                .map(|(n, t, b)| (n, t, b.len()))
+                .collect::<Vec<_>>()
+        );
+        let mut ordered = got.clone();
+        ordered.sort_by_key(|(number, _, _)| *number);
+        let joined: Vec<u8> = ordered.into_iter().flat_map(|(_, _, b)| b).collect();
+        assert_eq!(joined, message.as_bytes(), "{len} bytes: reassembled");
+        assert!(got.iter().all(|(_, _, b)| b.len() <= 1024));
+    }
+}

@@ -28,6 +28,7 @@ impl TransactionStrategy for ExecuteStrategy {
         let BuiltTransaction {
             mut tx,
             reads_call_result,
+            type_name,
             ..
         } = built;
         let client = env.client;
@@ -41,9 +42,13 @@ impl TransactionStrategy for ExecuteStrategy {
         // Known before anything is sent, so an unknown outcome can still name it.
         let sent_id = tx.get_transaction_id();
         let id = sent_id.as_ref().map(kit_transaction_id);
+        let sends = match type_name {
+            "TopicMessageSubmitTransaction" => cut_as_the_kit(&tx, client)?,
+            _ => vec![tx],
+        };
         let mirror = env.mirror;
         block_on(env.runtime, async move {
-            let outcome = submit(tx, client, sent_id, id, reads_call_result).await;
+            let outcome = submit(sends, client, sent_id, id, reads_call_result).await;
             match (outcome, mirror, sent_id) {
                 // No receipt: ask the mirror before saying "unknown".
                 (
@@ -66,31 +71,57 @@ impl TransactionStrategy for ExecuteStrategy {
     }
 }
 
-/// Submit and wait for the receipt (and, when asked, read the record's contract call result).
+/// A topic message as the JS SDK sends it: 1,024-byte chunks (`strategy::wire`, the layout
+/// return-bytes hands out), each signed by the operator, to be sent in order. The Rust SDK's
+/// own chunking counts one chunk too many for an exact multiple of its chunk size (1,024
+/// bytes went out as 1,023 + 1).
+fn cut_as_the_kit(
+    tx: &hedera::AnyTransaction,
+    client: &hedera::Client,
+) -> Result<Vec<hedera::AnyTransaction>, StrategyError> {
+    super::wire::message_chunks(tx)
+        .map_err(ToolError::message)?
+        .iter()
+        .map(|list| {
+            let mut chunk = hedera::AnyTransaction::from_bytes(list)
+                .map_err(|e| ToolError::message(format!("cannot read a chunk back: {e}")))?;
+            chunk
+                .sign_with_operator(client)
+                .map_err(|e| ToolError::message(format!("cannot sign a chunk: {e}")))?;
+            Ok(chunk)
+        })
+        .collect()
+}
+
+/// Submit (each chunk of a topic message in order) and wait for the receipt of the first
+/// (and, when asked, read the record's contract call result).
 async fn submit(
-    mut tx: hedera::AnyTransaction,
+    mut sends: Vec<hedera::AnyTransaction>,
     client: &hedera::Client,
     sent_id: Option<hedera::TransactionId>,
     id: Option<String>,
     reads_call_result: bool,
 ) -> Result<SecondaryResult, StrategyError> {
-    let (receipt_of, transaction_id) = match tx.execute(client).await {
-        Ok(response) => (
-            response.transaction_id,
-            kit_transaction_id(&response.transaction_id),
-        ),
-        // Our own earlier attempt got through (its answer was lost, the SDK retried):
-        // ids are unique per payer in this process, so the duplicate is this very
-        // transaction — its receipt is the answer.
-        Err(hedera::Error::TransactionPreCheckStatus {
-            status: hedera::Status::DuplicateTransaction,
-            transaction_id,
-            ..
-        }) if Some(*transaction_id) == sent_id => {
-            (*transaction_id, kit_transaction_id(&transaction_id))
-        }
-        Err(e) => return Err(sdk_error(e, id.clone())),
-    };
+    let mut first = None;
+    for tx in &mut sends {
+        let this_id = tx.get_transaction_id().or(sent_id);
+        let answered = match tx.execute(client).await {
+            Ok(response) => response.transaction_id,
+            // Our own earlier attempt got through (its answer was lost, the SDK retried):
+            // ids are unique per payer in this process, so the duplicate is this very
+            // transaction — its receipt is the answer.
+            Err(hedera::Error::TransactionPreCheckStatus {
+                status: hedera::Status::DuplicateTransaction,
+                transaction_id,
+                ..
+            }) if Some(*transaction_id) == this_id => *transaction_id,
+            Err(e) => return Err(sdk_error(e, id.clone())),
+        };
+        first.get_or_insert(answered);
+    }
+    let receipt_of =
+        first.ok_or_else(|| StrategyError::from(ToolError::message("nothing to send")))?;
+    let transaction_id = kit_transaction_id(&receipt_of);
     let receipt = hedera::TransactionReceiptQuery::new()
         .transaction_id(receipt_of)
         .validate_status(true)

@@ -42,6 +42,26 @@ pub fn wallet_bytes(tx: &AnyTransaction, type_name: &str) -> Result<Vec<u8>, Str
     Ok(transaction_list(signed))
 }
 
+/// A frozen topic message cut as the JS SDK cuts it, one `TransactionList` per chunk (each
+/// with that chunk's transaction for every node), in order: for sending the chunks one by one
+/// (the Rust SDK reads a list of several chunks back wrongly: it indexes its nodes across
+/// chunks).
+pub fn message_chunks(tx: &AnyTransaction) -> Result<Vec<Vec<u8>>, String> {
+    let message = tx
+        .clone()
+        .downcast::<TopicMessageSubmitTransaction>()
+        .ok()
+        .and_then(|t| t.get_message().map(<[u8]>::to_vec))
+        .ok_or("not a topic message")?;
+    let signed = signed_per_node(tx)?;
+    let nodes = signed.len().max(1);
+    let all = chunked(&signed, &message)?;
+    Ok(all
+        .chunks(nodes)
+        .map(|chunk| transaction_list(chunk.to_vec()))
+        .collect())
+}
+
 /// The encoded `SignedTransaction` of every node the SDK froze the transaction for.
 fn signed_per_node(tx: &AnyTransaction) -> Result<Vec<Vec<u8>>, String> {
     let cannot = |e: hedera::Error| format!("cannot serialise transaction: {e}");

@@ -114,14 +114,11 @@ Parameters:
             // One chunk whatever the length (checked above): the Rust SDK's schedule asserts
             // that its chunk count, which over-counts an exact multiple, is 1.
             tx.chunk_size(wire::CHUNK_SIZE + 1);
-        } else if len > 0 && len % wire::CHUNK_SIZE == 0 {
-            // The Rust SDK counts one chunk too many for an exact multiple of its chunk size
-            // (an empty last chunk, which the network refuses; one that cannot be scheduled).
-            // 1,023-byte chunks carry the same message; return-bytes output is re-cut in the
-            // JS SDK's 1,024-byte layout anyway (`strategy::wire`).
-            tx.chunk_size(wire::CHUNK_SIZE - 1)
-                .max_chunks(wire::MAX_CHUNKS + 1);
         }
+        // Otherwise the SDK's own chunking is never used: it counts one chunk too many for an
+        // exact multiple of its chunk size. The strategies lay the chunks out as the JS SDK
+        // cuts them (`strategy::wire`): return-bytes in its list, autonomous signed and sent
+        // as laid out.
         crate::tools::transaction::set_memo(&mut tx, n.transaction_memo.as_deref());
         ctx.pin_nodes(&mut tx);
         let mut details = serde_json::Map::new();
