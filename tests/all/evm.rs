@@ -366,3 +366,44 @@ fn the_kits_own_evm_tools_and_haks_run_the_same_flow_on_the_local_network() {
         );
     }
 }
+
+#[test]
+fn erc20_integers_are_read_in_every_json_spelling_of_an_integer() {
+    let (host, _) = start(ECDSA_LOCAL);
+    // As JavaScript reads them (the kit builds deployToken(…, 10, 1000) and (…, 0, 5)).
+    for (params, supply) in [
+        (
+            r#"{"tokenName":"Exp","tokenSymbol":"EXP","decimals":1e1,"initialSupply":1e3}"#,
+            U256::from(1000u64) * U256::from(10u64).pow(U256::from(10u64)),
+        ),
+        (
+            r#"{"tokenName":"Neg","tokenSymbol":"NEG","decimals":-0,"initialSupply":5.0}"#,
+            U256::from(5u64),
+        ),
+    ] {
+        let out = host
+            .default_session()
+            .call("create_erc20_tool", params)
+            .unwrap();
+        succeeded(&out);
+        let address = out["erc20Address"].as_str().unwrap().to_owned();
+        assert_eq!(
+            balance_of(&host, &address, long_zero(1003)),
+            supply,
+            "{params}"
+        );
+    }
+    // A fraction is still refused, naming the field.
+    let out = host
+        .default_session()
+        .call(
+            "create_erc20_tool",
+            r#"{"tokenName":"Frac","tokenSymbol":"FR","decimals":1.5}"#,
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "ERROR", "{out}");
+    assert!(
+        out["raw"]["error"].as_str().unwrap().contains("decimals"),
+        "{out}"
+    );
+}

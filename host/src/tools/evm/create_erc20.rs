@@ -47,13 +47,19 @@ impl CreateErc20Normalised {
     }
 }
 
-/// `decimals` and `initialSupply` as the schema lets them be given (JSON integers ≥ 0), or
-/// their defaults; `decimals` must fit the ABI's `uint8`.
+/// `decimals` and `initialSupply` as the schema lets them be given (JSON integers ≥ 0, in any
+/// spelling JavaScript reads as one: `10`, `1e1`, `10.0`, `-0`), or their defaults; `decimals`
+/// must fit the ABI's `uint8`.
 fn small_integer(raw: &Value, field: &str, default: u64) -> Result<u64, ToolError> {
     match raw.get(field) {
         None | Some(Value::Null) => Ok(default),
         Some(v) => v
             .as_u64()
+            .or_else(|| {
+                v.as_f64()
+                    .filter(|n| n.fract() == 0.0 && *n >= 0.0)
+                    .map(|n| n as u64)
+            })
             .filter(|n| *n < (1 << 53))
             .ok_or_else(|| ToolError::invalid_field(field, "Expected a safe non-negative integer")),
     }
