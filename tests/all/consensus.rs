@@ -289,8 +289,9 @@ fn autonomous_topic_messages_are_cut_into_1024_byte_chunks_as_the_kit_cuts_them(
     let page = host
         .mirror_get(&format!("/topics/{topic}/messages?limit=100&order=asc"))
         .unwrap();
-    // The chunks of each message, by the message's first transaction id.
-    let mut sent: Vec<(String, Vec<(u64, u64, Vec<u8>)>)> = Vec::new();
+    // The chunks of each message (number, total, bytes), by the message's first transaction id.
+    type Chunks = Vec<(u64, u64, Vec<u8>)>;
+    let mut sent: Vec<(String, Chunks)> = Vec::new();
     for m in page["messages"].as_array().unwrap() {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(m["message"].as_str().unwrap())
