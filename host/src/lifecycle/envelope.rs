@@ -187,7 +187,7 @@ pub fn executed(raw: &RawTransactionResponse, human_message: String) -> Value {
 
 /// A return-bytes result, as the kit's output parser presents it to the agent.
 pub fn bytes(result: ReturnBytesResult) -> Value {
-    let mut envelope = serde_json::Map::new();
+    let mut envelope = serde_json::Map::with_capacity(2);
     envelope.insert("raw".into(), result.into_json());
     envelope.insert("humanMessage".into(), BYTES_READY.into());
     envelope.into()

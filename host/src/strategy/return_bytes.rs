@@ -25,7 +25,8 @@ impl ReturnBytesResult {
     /// The result as a JSON object, its strings moved rather than copied (the hex bytes are
     /// the longest string of a call).
     pub fn into_json(self) -> serde_json::Value {
-        let mut raw = serde_json::Map::new();
+        // Sized once: growing an index map rehashes every key it holds.
+        let mut raw = serde_json::Map::with_capacity(7);
         raw.insert("bytes".into(), self.bytes.into());
         raw.insert("status".into(), self.status.into());
         raw.insert("transactionId".into(), self.transaction_id.into());
