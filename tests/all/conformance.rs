@@ -226,6 +226,15 @@ pub(crate) fn cases(seed: &Seed) -> Vec<(&'static str, Value)> {
             "create_fungible_token_tool",
             json!({"tokenName": "Tin", "tokenSymbol": "SN", "initialSupply": 20, "maxSupply": 10}),
         ),
+        // Past int64 once read as a JavaScript number (2^63): the kit names the base units.
+        (
+            "create_fungible_token_tool",
+            json!({"tokenName": "Max", "tokenSymbol": "MX", "maxSupply": 9_223_372_036_854_775_807u64}),
+        ),
+        (
+            "create_fungible_token_tool",
+            json!({"tokenName": "Big", "tokenSymbol": "BG", "initialSupply": 9_223_372_036_854_775_807u64, "supplyType": "infinite"}),
+        ),
         (
             "create_topic_tool",
             json!({"topicMemo": "news", "transactionMemo": "t"}),
@@ -233,6 +242,31 @@ pub(crate) fn cases(seed: &Seed) -> Vec<(&'static str, Value)> {
         (
             "submit_topic_message_tool",
             json!({"topicId": "0.0.5005", "message": "hello"}),
+        ),
+        // Chunk boundaries (the kit: ⌈len / 1024⌉ chunks) and a two-byte character across one.
+        (
+            "submit_topic_message_tool",
+            json!({"topicId": "0.0.5005", "message": "a".repeat(1023)}),
+        ),
+        (
+            "submit_topic_message_tool",
+            json!({"topicId": "0.0.5005", "message": "b".repeat(1024)}),
+        ),
+        (
+            "submit_topic_message_tool",
+            json!({"topicId": "0.0.5005", "message": "c".repeat(1025)}),
+        ),
+        (
+            "submit_topic_message_tool",
+            json!({"topicId": "0.0.5005", "message": "d".repeat(2048)}),
+        ),
+        (
+            "submit_topic_message_tool",
+            json!({"topicId": "0.0.5005", "message": "e".repeat(20 * 1024)}),
+        ),
+        (
+            "submit_topic_message_tool",
+            json!({"topicId": "0.0.5005", "message": format!("{}é{}", "f".repeat(1023), "g".repeat(1024))}),
         ),
         ("delete_topic_tool", json!({"topicId": "0.0.5005"})),
         (

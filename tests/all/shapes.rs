@@ -43,7 +43,12 @@ fn recorded_samples() -> Vec<Sample> {
     };
     let mut session = host.default_session();
     let mut samples = Vec::new();
-    for (tool, params) in cases(&seed) {
+    // The recorder hands each stage JSON over as a log line, which the host cuts at 4 KiB:
+    // the long topic messages of the chunk cases are left to the kit comparison.
+    let short = cases(&seed)
+        .into_iter()
+        .filter(|(_, params)| params.to_string().len() < 1024);
+    for (tool, params) in short {
         let _ = logs.take();
         session.call(tool, &params.to_string()).unwrap();
         let lines = logs.take();

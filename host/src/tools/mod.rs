@@ -139,6 +139,10 @@ pub trait Tool: Send + Sync + 'static {
     /// The kit's description, a template with the markers [`description`] fills.
     const DESCRIPTION: &'static str;
     const TOOL_TYPE: ToolType;
+    /// Integer params the tool converts to base units itself, refusing past int64 in the
+    /// kit's words (`… in base units (…) exceeds the HTS int64 maximum …`): the schema leaves
+    /// their int64 bound to it.
+    const CONVERTED_INTEGERS: &'static [&'static str] = &[];
 
     /// The kit's JSON schema of the raw params.
     fn schema() -> Value;
@@ -453,7 +457,7 @@ pub fn erase<T: Tool>(tool: T) -> Box<dyn DynTool> {
         name: T::NAME,
         description_template: T::DESCRIPTION,
         tool_type: T::TOOL_TYPE,
-        schema: schema::Schema::compile(&T::schema()),
+        schema: schema::Schema::compile(&T::schema()).bounded_by_the_tool(T::CONVERTED_INTEGERS),
         parameters: T::schema(),
     };
     Box::new(Erased { tool, spec })

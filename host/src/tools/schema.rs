@@ -36,6 +36,9 @@ pub struct Schema {
     max_length: Option<u64>,
     /// `format: date-time`: zod's `datetime()`.
     datetime: bool,
+    /// An integer the tool converts itself (display units to base units) and refuses past
+    /// int64 in its own words: the int64 bound is left to it ([`Schema::bounded_by_the_tool`]).
+    bounded_by_tool: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,7 +150,20 @@ impl Schema {
             exclusive_minimum: s.get("exclusiveMinimum").and_then(Value::as_f64),
             max_length: s.get("maxLength").and_then(Value::as_u64),
             datetime: s.get("format").and_then(Value::as_str) == Some("date-time"),
+            bounded_by_tool: false,
         }
+    }
+
+    /// Leave the int64 bound of the top-level integer `fields` to the tool, which converts
+    /// them to base units and refuses what int64 cannot hold naming the base units, as the
+    /// kit does.
+    pub fn bounded_by_the_tool(mut self, fields: &[&str]) -> Self {
+        for (name, property) in &mut self.properties {
+            if fields.contains(&name.as_str()) {
+                property.bounded_by_tool = true;
+            }
+        }
+        self
     }
 
     /// Validate `value` the way the kit's zod schemas parse it: keys the schema does not name
@@ -218,7 +234,9 @@ impl Schema {
                     issues.push((path.clone(), format!("Number must be greater than {min}")));
                 }
                 // Integers become int64 on the wire (the kit's `Long.fromNumber` would clamp).
-                if self.types.contains(&JsonType::Integer) && x.abs() >= 9_223_372_036_854_775_808.0
+                if self.types.contains(&JsonType::Integer)
+                    && !self.bounded_by_tool
+                    && x.abs() >= 9_223_372_036_854_775_808.0
                 {
                     let bound = if x < 0.0 {
                         format!("greater than or equal to {}", i64::MIN)

@@ -82,6 +82,7 @@ Parameters:
 {usage}
 "#;
     const TOOL_TYPE: ToolType = ToolType::Transaction;
+    const CONVERTED_INTEGERS: &'static [&'static str] = &["initialSupply", "maxSupply"];
 
     fn core_result_schema() -> Value {
         crate::tools::shapes::Details::new()
