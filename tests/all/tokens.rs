@@ -222,6 +222,18 @@ fn fungible_and_nft_supplies_are_minted() {
         .starts_with("Tokens successfully minted.\nTransaction ID: 0.0.1001@"));
     let info = host.mirror_get(&format!("/tokens/{coin}")).unwrap();
     assert_eq!(info["total_supply"], "250", "{info}");
+    // Less than one base unit: said as such, not "must be greater than 0".
+    let out = session
+        .call(
+            "mint_fungible_token_tool",
+            &format!(r#"{{"tokenId":"{coin}","amount":5e-9}}"#),
+        )
+        .unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        format!("Failed to execute Mint Fungible Token: Invalid parameters: Field \"amount\" - 5e-9 is less than one base unit of token {coin} (2 decimals)"),
+        "{out}"
+    );
     let out = session
         .call(
             "get_token_info_query_tool",

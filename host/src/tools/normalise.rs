@@ -200,12 +200,31 @@ pub fn default_account(ctx: &ToolContext<'_>) -> Result<AccountId, ToolError> {
         })
 }
 
-/// JavaScript's `Number.prototype.toString` for the values agents send (used in messages).
+/// JavaScript's `Number.prototype.toString` for the values agents send (used in messages):
+/// the shortest round-trip digits, in exponent form below 1e-6 and from 1e21 on (`5e-9`,
+/// `1e+21`), as JavaScript writes them.
 pub fn js_number(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e21 {
-        format!("{}", x as i128)
-    } else {
-        format!("{x}")
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if x == 0.0 {
+        return "0".into(); // -0 too
+    }
+    if (1e-6..1e21).contains(&x.abs()) {
+        // Rust's `Display` writes the shortest round-trip digits without an exponent, padded
+        // with zeros, as JavaScript does in this range (`5`, `1.5`, `123456789012345680000`).
+        return format!("{x}");
+    }
+    // Rust's `{:e}` is the shortest round-trip form too: only the exponent's sign differs.
+    let text = format!("{x:e}");
+    match text.split_once('e') {
+        Some((mantissa, exponent)) if !exponent.starts_with('-') => {
+            format!("{mantissa}e+{exponent}")
+        }
+        _ => text,
     }
 }
 
@@ -456,6 +475,31 @@ pub use crate::text::{push_account, push_padded};
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn numbers_read_as_javascript_writes_them() {
+        use super::js_number;
+        for (x, js) in [
+            (0.0, "0"),
+            (-0.0, "0"),
+            (5.0, "5"),
+            (-3.0, "-3"),
+            (1.5, "1.5"),
+            (0.000001, "0.000001"),
+            (5e-9, "5e-9"),
+            (-1.5e-7, "-1.5e-7"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (1e21, "1e+21"),
+            (1.5e22, "1.5e+22"),
+            (9007199254740993.0, "9007199254740992"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (f64::NAN, "NaN"),
+        ] {
+            assert_eq!(js_number(x), js, "{x:e}");
+        }
+    }
+
     #[test]
     fn iso_has_three_fraction_digits() {
         let at =

@@ -82,9 +82,20 @@ Example: "Mint 1 of 0.0.6458037" means minting the amount of 1 of the token with
             .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
         let token_id: TokenId = normalise::token_id("tokenId", &raw.token_id)?;
         let decimals = token_decimals(ctx, &token_id)?.unwrap_or(0);
+        let amount = to_base_units(raw.amount, decimals, "Mint amount")?;
+        if raw.amount > 0.0 && amount == 0 {
+            // "greater than 0" would contradict the positive amount the user gave.
+            return Err(ToolError::invalid_field(
+                "amount",
+                format!(
+                    "{} is less than one base unit of token {token_id} ({decimals} decimals)",
+                    normalise::js_number(raw.amount)
+                ),
+            ));
+        }
         let normalised = MintFungibleTokenNormalised {
             token_id,
-            amount: to_base_units(raw.amount, decimals, "Mint amount")?,
+            amount,
             scheduling_params: Scheduling::normalise(scheduling.as_ref(), ctx)?,
         };
         self.check_normalised(&normalised)?;
