@@ -167,6 +167,22 @@ fn erc721_collections_are_created_minted_and_transferred() {
         json!({"contractId": art, "toAddress": "0.0.1002", "tokenId": 0}),
     );
     assert_eq!(out["raw"]["errorCode"], "CONTRACT_REVERT_EXECUTED", "{out}");
+    // A serial past 2^53 - 1 is named as given, not as the float it rounds to.
+    let out = host
+        .default_session()
+        .call(
+            "transfer_erc721_tool",
+            &format!(
+                r#"{{"contractId":"{art}","toAddress":"0.0.1002","tokenId":9007199254740993}}"#
+            ),
+        )
+        .unwrap();
+    let error = out["raw"]["error"].as_str().unwrap();
+    assert!(
+        error.contains("Field \"tokenId\" - 9007199254740993 is past 2^53 - 1")
+            && error.contains("JavaScript reads 9007199254740992"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -37,6 +37,16 @@ fn serial(raw: &Value) -> Result<u64, ToolError> {
     let n = raw["tokenId"].as_f64().unwrap_or(f64::NAN);
     if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 {
         Ok(n as u64)
+    } else if n >= 0.0 && n.fract() == 0.0 {
+        // Named as given (JSON holds it exactly; JavaScript would read another number).
+        Err(ToolError::invalid_field(
+            "tokenId",
+            format!(
+                "{} is past 2^53 - 1: a JSON number that large is not read exactly (JavaScript reads {}), so it names no token id safely",
+                raw["tokenId"],
+                normalise::js_number(n)
+            ),
+        ))
     } else {
         Err(ToolError::invalid_field(
             "tokenId",
