@@ -964,34 +964,50 @@ fn a_dead_replicas_reservations_are_settled_by_another(name: &str, state: &str) 
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn a_dead_replicas_reservations_on_sqlite_are_settled_by_another() {
-    let dir = root().join(format!(
-        "target/test-tmp/killed-sqlite-state-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    a_dead_replicas_reservations_are_settled_by_another(
-        "sqlite",
-        &format!(
+/// A `[state]` section for an SQLite file of its own (removed when dropped).
+struct SqliteSection {
+    dir: std::path::PathBuf,
+    text: String,
+}
+
+impl SqliteSection {
+    fn new(name: &str) -> Self {
+        let dir = root().join(format!("target/test-tmp/{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let text = format!(
             "backend = \"sqlite\"\ndir = {:?}",
             dir.display().to_string()
-        ),
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+        );
+        SqliteSection { dir, text }
+    }
+}
+
+impl Drop for SqliteSection {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A `[state]` section for `redis` (each operation bounded generously: these tests are about
+/// what is stored, not a slow store).
+fn redis_section(redis: &RedisServer) -> String {
+    format!(
+        "backend = \"redis\"\nurl = \"{}\"\ntimeout_ms = 2000",
+        redis.url
+    )
+}
+
+#[test]
+fn a_dead_replicas_reservations_on_sqlite_are_settled_by_another() {
+    let state = SqliteSection::new("killed-sqlite-state");
+    a_dead_replicas_reservations_are_settled_by_another("sqlite", &state.text);
 }
 
 #[test]
 #[ignore = "needs redis-server (scripts/install-deps.sh); scripts/test.sh runs it"]
 fn a_dead_replicas_reservations_on_redis_are_settled_by_another() {
     let redis = RedisServer::start();
-    a_dead_replicas_reservations_are_settled_by_another(
-        "redis",
-        &format!(
-            "backend = \"redis\"\nurl = \"{}\"\ntimeout_ms = 2000",
-            redis.url
-        ),
-    );
+    a_dead_replicas_reservations_are_settled_by_another("redis", &redis_section(&redis));
 }
 
 /// A plugin that fills its scratchpad in every context stops at its quota over all contexts
@@ -1035,24 +1051,13 @@ fn the_greedy_plugin_stops_at_its_quota_on(state: &str) {
 
 #[test]
 fn a_plugin_past_its_quota_on_sqlite_is_refused_alone() {
-    let dir = root().join(format!(
-        "target/test-tmp/quota-sqlite-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    the_greedy_plugin_stops_at_its_quota_on(&format!(
-        "backend = \"sqlite\"\ndir = {:?}",
-        dir.display().to_string()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
+    let state = SqliteSection::new("quota-sqlite");
+    the_greedy_plugin_stops_at_its_quota_on(&state.text);
 }
 
 #[test]
 #[ignore = "needs redis-server (scripts/install-deps.sh); scripts/test.sh runs it"]
 fn a_plugin_past_its_quota_on_redis_is_refused_alone() {
     let redis = RedisServer::start();
-    the_greedy_plugin_stops_at_its_quota_on(&format!(
-        "backend = \"redis\"\nurl = \"{}\"\ntimeout_ms = 2000",
-        redis.url
-    ));
+    the_greedy_plugin_stops_at_its_quota_on(&redis_section(&redis));
 }

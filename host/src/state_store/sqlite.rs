@@ -71,7 +71,8 @@ CREATE TABLE IF NOT EXISTS usage (plugin TEXT PRIMARY KEY, bytes INTEGER NOT NUL
 ";
 
 /// What each plugin holds, counted from the file (scratchpad entries and budget keys, each
-/// [`ENTRY_OVERHEAD`] bytes beyond its text): for a file an earlier hak wrote without `usage`.
+/// [`ENTRY_OVERHEAD`] bytes beyond its text): for a file an earlier hak wrote without `usage`
+/// (run when `usage` is empty and the file holds state).
 const COUNT_USAGE: &str = "
 INSERT INTO usage (plugin, bytes)
 SELECT plugin, SUM(b) FROM (
@@ -81,26 +82,21 @@ SELECT plugin, SUM(b) FROM (
 GROUP BY plugin;
 ";
 
-/// Count [`COUNT_USAGE`] once, when `usage` is empty and the file holds state.
-fn count_usage(conn: &Connection) -> rusqlite::Result<()> {
-    let counted = |conn: &Connection| {
-        conn.prepare(
-            "SELECT 1 WHERE EXISTS (SELECT 1 FROM usage)
-                OR NOT EXISTS (SELECT 1 FROM pads UNION ALL SELECT 1 FROM budgets)",
-        )?
-        .exists([])
-    };
-    if counted(conn)? {
+/// Run `migration` once, whoever opens the file first: skipped when the query `done` finds a
+/// row, and checked again under the write lock (another process may have just run it).
+fn migrate_once(conn: &Connection, done: &str, migration: &str) -> rusqlite::Result<()> {
+    let is_done = |conn: &Connection| conn.prepare(done)?.exists([]);
+    if is_done(conn)? {
         return Ok(());
     }
     conn.execute_batch("BEGIN IMMEDIATE")?;
-    let done = (|| {
-        if !counted(conn)? {
-            conn.execute_batch(COUNT_USAGE)?;
+    let ran = (|| {
+        if !is_done(conn)? {
+            conn.execute_batch(migration)?;
         }
         Ok(())
     })();
-    match done {
+    match ran {
         Ok(()) => conn.execute_batch("COMMIT"),
         Err(e) => {
             let _ = conn.execute_batch("ROLLBACK");
@@ -156,31 +152,6 @@ ALTER TABLE reservations ADD COLUMN bound INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE reservations ADD COLUMN tx TEXT;
 ALTER TABLE reservations ADD COLUMN until_ms INTEGER;
 ";
-
-/// Add [`RESERVATION_OWNERS`] once, whoever opens the file first.
-fn add_owner_columns(conn: &Connection) -> rusqlite::Result<()> {
-    let has = |conn: &Connection| {
-        conn.prepare("SELECT 1 FROM pragma_table_info('reservations') WHERE name = 'owner'")?
-            .exists([])
-    };
-    if has(conn)? {
-        return Ok(());
-    }
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    let added = (|| {
-        if !has(conn)? {
-            conn.execute_batch(RESERVATION_OWNERS)?;
-        }
-        Ok(())
-    })();
-    match added {
-        Ok(()) => conn.execute_batch("COMMIT"),
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e)
-        }
-    }
-}
 
 fn now_ms() -> i64 {
     super::now_ms() as i64
@@ -297,8 +268,22 @@ impl SqliteBackend {
                 })
                 .and_then(|_| conn.pragma_update(None, "synchronous", "NORMAL"))
                 .and_then(|_| conn.execute_batch(SCHEMA))
-                .and_then(|_| add_owner_columns(&conn))
-                .and_then(|_| count_usage(&conn));
+                // An earlier hak's file: owners of reservations, then what each plugin holds.
+                .and_then(|_| {
+                    migrate_once(
+                        &conn,
+                        "SELECT 1 FROM pragma_table_info('reservations') WHERE name = 'owner'",
+                        RESERVATION_OWNERS,
+                    )
+                })
+                .and_then(|_| {
+                    migrate_once(
+                        &conn,
+                        "SELECT 1 WHERE EXISTS (SELECT 1 FROM usage)
+                            OR NOT EXISTS (SELECT 1 FROM pads UNION ALL SELECT 1 FROM budgets)",
+                        COUNT_USAGE,
+                    )
+                });
             match setup {
                 Ok(()) => break,
                 Err(e) if attempt < 50 && is_busy(&e) => {
