@@ -1061,3 +1061,49 @@ fn a_plugin_past_its_quota_on_redis_is_refused_alone() {
     let redis = RedisServer::start();
     the_greedy_plugin_stops_at_its_quota_on(&redis_section(&redis));
 }
+
+#[test]
+fn return_bytes_reservations_are_bound_only_when_a_plugin_sees_the_bytes_before_the_call_ends() {
+    use hak_host::state_store::journal::JournalBackend;
+    // The bytes leave with the answer, after settlement: nothing to record, unless a
+    // post-tool-execution plugin sees them first.
+    for (stage_7, binds) in [(false, 0), (true, 1)] {
+        let dir = root().join(format!(
+            "target/test-tmp/bind-{stage_7}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let hook = plugin_entry(
+            "observer",
+            "fixtures/hostile",
+            "[plugins.config]\nmode = \"swap-message\"",
+        );
+        let manifest = format!(
+            "{RETURN_BYTES_HEADER}{}{}",
+            spend_limit(100),
+            if stage_7 { hook.as_str() } else { "" }
+        );
+        {
+            let host = host_with(&manifest, Arc::new(JournalBackend::open(&dir).unwrap()));
+            let out = host
+                .session(bytes_context())
+                .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+                .unwrap();
+            assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+        }
+        let records: String = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("journal.")
+            })
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect();
+        assert_eq!(records.matches(r#""t":"bind""#).count(), binds, "{records}");
+        assert_eq!(records.matches(r#""t":"com""#).count(), 1, "{records}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

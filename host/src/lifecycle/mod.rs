@@ -282,21 +282,30 @@ impl Session {
     /// reconciler can settle them by what the network knows of it (`crate::reconcile`): an
     /// autonomous or return-bytes call names its transaction; a custom strategy's is opaque
     /// (its reservations are never released). A store that cannot record it refuses the
-    /// call, and nothing is sent.
+    /// call, and nothing is sent. Return-bytes bytes leave with the call's answer, after its
+    /// reservations are settled, unless a post-tool-execution plugin sees them first: only
+    /// then is there anything to record (one write saved per budgeted call otherwise).
     fn bind_reservations(
         &self,
         env: &dyn CallEnv,
+        plan: &Plan,
         built: &mut crate::tools::BuiltTransaction,
         strategy_env: &crate::strategy::StrategyEnv<'_>,
     ) -> Result<(), Abort> {
+        use crate::context::AgentMode;
         use crate::state_store::Binding;
+        if self.context.mode == AgentMode::ReturnBytes
+            && !plan.has_steps(Stage::PostSecondaryAction)
+        {
+            return Ok(());
+        }
         let ids = self.reservations.ids();
         if ids.is_empty() {
             return Ok(());
         }
         let payer = match self.context.mode {
-            crate::context::AgentMode::Autonomous => strategy_env.client.get_operator_account_id(),
-            crate::context::AgentMode::ReturnBytes => self.context.account_id,
+            AgentMode::Autonomous => strategy_env.client.get_operator_account_id(),
+            AgentMode::ReturnBytes => self.context.account_id,
             _ => None,
         };
         let binding = match payer {
@@ -455,7 +464,7 @@ impl Session {
             CoreOutput::Transaction(mut built) => {
                 let strategy = env.strategy(context.mode).map_err(Abort::Error)?;
                 let strategy_env = env.strategy_env(&context);
-                self.bind_reservations(env, &mut built, &strategy_env)?;
+                self.bind_reservations(env, plan, &mut built, &strategy_env)?;
                 // From here a panic or an error may leave the transaction sent: unknown
                 // unless the strategy says otherwise.
                 self.outcome = TxOutcome::Unknown;
