@@ -51,6 +51,9 @@ pub struct RedisBackend {
     quota: super::Quota,
 }
 
+/// How long the reconciler's walk over the keyspace may take.
+const SCAN_BOUND: Duration = Duration::from_secs(5);
+
 /// Bytes held per plugin (scratchpad entries and budget keys, every context), and in all.
 const USAGE: &str = "hak:usage";
 const USAGE_TOTAL: &str = "hak:usage:total";
@@ -663,7 +666,9 @@ impl StateBackend for RedisBackend {
 
     fn orphans(&self) -> Result<Vec<Orphan>, StateError> {
         // The owners' lists (a few per replica ever started: each empties as it settles).
-        let lists: Vec<String> = self.with_conn(|c| {
+        // SCAN walks the whole keyspace: a background pass, bounded by more than one call's
+        // operation timeout.
+        let lists: Vec<String> = self.with_conn_within(self.timeout.max(SCAN_BOUND), |c| {
             let mut lists = Vec::new();
             let mut cursor = 0u64;
             loop {
