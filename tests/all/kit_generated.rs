@@ -369,6 +369,10 @@ fn kit_bug(tool: &str, params: &Value, difference: &str) -> Option<&'static str>
             "the kit builds a zero supply or mint the network refuses",
         ),
         (
+            "is less than one base unit of token",
+            "the kit builds a mint of 0 (an amount below one base unit) the network refuses",
+        ),
+        (
             "Number must be greater than or equal to 0",
             "the kit builds a negative supply the network refuses",
         ),
