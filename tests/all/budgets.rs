@@ -579,6 +579,62 @@ fn a_frozen_redis_blocks_each_call_within_the_plugins_deadline() {
     assert_eq!(again["raw"]["status"], "SUCCESS", "{again}");
 }
 
+/// Return-bytes bytes are handed out only once their spend is recorded: with no plugin after
+/// them their reservation is not bound to the transaction (nothing to record before they
+/// leave), so an unrecorded commit would look like a call that sent nothing and be released
+/// after a restart, while the agent holds signed-ready bytes. Redis freezes while the call
+/// waits for approval (8 HBAR reserved); approved, its commit cannot be written: the call is
+/// refused and no bytes are returned.
+#[test]
+#[ignore = "needs redis-server (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn return_bytes_whose_spend_cannot_be_recorded_are_not_handed_out() {
+    let redis = RedisServer::start();
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}{}{}\n[state]\nbackend = \"redis\"\nurl = \"{}\"\ntimeout_ms = 300",
+        spend_limit(10),
+        plugin_entry(
+            "approve",
+            "rust/approval-above",
+            "[plugins.config]\napproveAboveHbar = 5"
+        ),
+        redis.url
+    );
+    let (host, _) = start(&manifest);
+    let out = std::thread::scope(|s| {
+        let call = s.spawn(|| {
+            host.session(bytes_context())
+                .call("transfer_hbar_tool", &hbar_to("0.0.1002", 8.0))
+                .unwrap()
+        });
+        assert!(
+            within_20s(|| host.approvals().pending().len() == 1),
+            "the call was never held"
+        );
+        redis.signal("STOP");
+        let id = host.approvals().pending()[0].id.clone();
+        host.approvals()
+            .decide(&id, true, "test", "admin-api", None)
+            .unwrap();
+        let out = call.join().unwrap();
+        redis.signal("CONT");
+        out
+    });
+    assert_ne!(out["raw"]["status"], "SUCCESS", "{out}");
+    assert!(out["raw"].get("bytes").is_none(), "{out}");
+    assert!(
+        out["raw"]["error"].as_str().is_some_and(
+            |e| e.contains("could not be recorded, so its transaction bytes are not returned")
+        ),
+        "{out}"
+    );
+    // The store answers again: a call that fits is served as before.
+    let again = host
+        .session(bytes_context())
+        .call("transfer_hbar_tool", &hbar_to("0.0.1002", 1.0))
+        .unwrap();
+    assert_eq!(again["raw"]["status"], "SUCCESS", "{again}");
+}
+
 /// A Redis that keeps nothing across a restart would reset every budget: refused at start,
 /// unless the manifest says the operator knows.
 #[test]

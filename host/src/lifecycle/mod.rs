@@ -284,24 +284,26 @@ impl Session {
     /// (its reservations are never released). A store that cannot record it refuses the
     /// call, and nothing is sent. Return-bytes bytes leave with the call's answer, after its
     /// reservations are settled, unless a post-tool-execution plugin sees them first: only
-    /// then is there anything to record (one write saved per budgeted call otherwise).
+    /// then is there anything to record (one write saved per budgeted call otherwise), and
+    /// the call's spend is committed before its bytes are put in the answer
+    /// ([`Self::commit_before_bytes_leave`]). Returns whether that commit is still owed.
     fn bind_reservations(
         &self,
         env: &dyn CallEnv,
         plan: &Plan,
         built: &mut crate::tools::BuiltTransaction,
         strategy_env: &crate::strategy::StrategyEnv<'_>,
-    ) -> Result<(), Abort> {
+    ) -> Result<bool, Abort> {
         use crate::context::AgentMode;
         use crate::state_store::Binding;
         if self.context.mode == AgentMode::ReturnBytes
             && !plan.has_steps(Stage::PostSecondaryAction)
         {
-            return Ok(());
+            return Ok(true);
         }
         let ids = self.reservations.ids();
         if ids.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         let payer = match self.context.mode {
             AgentMode::Autonomous => strategy_env.client.get_operator_account_id(),
@@ -330,11 +332,36 @@ impl Session {
             }
             None => Binding::Opaque,
         };
-        env.state_backend().bind(&ids, &binding).map_err(|e| {
-            Abort::Error(format!(
+        env.state_backend()
+            .bind(&ids, &binding)
+            .map(|()| false)
+            .map_err(|e| {
+                Abort::Error(format!(
                 "the call's budget reservations could not be recorded with its transaction, so nothing was sent: {e}"
             ))
-        })
+            })
+    }
+
+    /// Commit an unbound return-bytes call's reservations before its bytes go into the
+    /// answer: once handed out they may be submitted at any time, and a reservation the
+    /// store never recorded as spent would be released after a restart (an unbound orphan
+    /// sent nothing, `crate::reconcile`). A store that cannot record the commit refuses the
+    /// call: the bytes are not returned (their reservations stay counted here, and an orphan
+    /// for the reconciler elsewhere, which releases them: nothing was handed out).
+    fn commit_before_bytes_leave(&mut self) -> Result<(), Abort> {
+        let ids = self.reservations.take();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        match self.env.state_backend().settle(&ids, true) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.outcome = TxOutcome::NotApplied;
+                Err(Abort::Error(format!(
+                    "the call's budget spend could not be recorded, so its transaction bytes are not returned: {e}"
+                )))
+            }
+        }
     }
 
     fn outcome_of_run(
@@ -464,7 +491,7 @@ impl Session {
             CoreOutput::Transaction(mut built) => {
                 let strategy = env.strategy(context.mode).map_err(Abort::Error)?;
                 let strategy_env = env.strategy_env(&context);
-                self.bind_reservations(env, plan, &mut built, &strategy_env)?;
+                let commit_owed = self.bind_reservations(env, plan, &mut built, &strategy_env)?;
                 // From here a panic or an error may leave the transaction sent: unknown
                 // unless the strategy says otherwise.
                 self.outcome = TxOutcome::Unknown;
@@ -493,7 +520,12 @@ impl Session {
                         }
                         result
                     }
-                    Ok(SecondaryResult::Bytes(bytes)) => envelope::bytes(bytes),
+                    Ok(SecondaryResult::Bytes(bytes)) => {
+                        if commit_owed {
+                            self.commit_before_bytes_leave()?;
+                        }
+                        envelope::bytes(bytes)
+                    }
                     Err(StrategyError::Tool(e)) => return Err(Abort::Error(e.message)),
                     Err(StrategyError::Unknown {
                         transaction_id,
