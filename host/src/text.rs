@@ -10,12 +10,12 @@ use std::fmt::Display;
 
 /// Append `n` in decimal, zero-padded to at least `width` digits (at most 20).
 pub fn push_padded(out: &mut String, n: u64, width: usize) {
-    let mut stack = Stack::default();
-    for _ in decimal_len(n)..width.min(20) {
-        stack.push(b"0");
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(n);
+    for _ in digits.len()..width.min(20) {
+        out.push('0');
     }
-    stack.number(n);
-    out.push_str(stack.as_str());
+    out.push_str(digits);
 }
 
 /// Append `id` as its `Display` writes it (`shard.realm.num`, or the alias / EVM address
@@ -40,16 +40,6 @@ pub fn display<T: Display + 'static>(v: &T) -> String {
     with_display(v, str::to_owned)
 }
 
-/// How many decimal digits `n` has.
-fn decimal_len(mut n: u64) -> usize {
-    let mut len = 1;
-    while n >= 10 {
-        n /= 10;
-        len += 1;
-    }
-    len
-}
-
 /// Up to three numbers and two separators: `u64::MAX.u64::MAX.u64::MAX` fits (and a
 /// number padded to 20 digits).
 struct Stack {
@@ -72,21 +62,8 @@ impl Stack {
         self.len += bytes.len();
     }
 
-    fn number(&mut self, mut n: u64) {
-        if n < 10 {
-            // Shards and realms: almost always 0.
-            self.buf[self.len] = b'0' + n as u8;
-            self.len += 1;
-            return;
-        }
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        while n > 0 {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-        }
-        self.push(&digits[at..]);
+    fn number(&mut self, n: u64) {
+        self.push(itoa::Buffer::new().format(n).as_bytes());
     }
 
     fn entity(&mut self, shard: u64, realm: u64, num: u64) {

@@ -3,7 +3,6 @@
 
 use super::{ToolContext, ToolError};
 use hedera::AccountId;
-use std::fmt::Write as _;
 
 /// An ISO 8601 time as the kit's `new Date(text)` reads it: a full RFC 3339 date-time, or a
 /// date alone (midnight UTC). hak refuses what `Date` misreads or cannot read (other forms,
@@ -81,29 +80,42 @@ pub fn zod_datetime(text: &str) -> Option<time::OffsetDateTime> {
 /// turns into another id: docs/CONFORMANCE.md).
 pub fn entity_id(text: &str) -> Result<(u64, u64, u64), ToolError> {
     let bad = || ToolError::message(format!("failed to parse entity id: {text}"));
-    let body = match text.rsplit_once('-') {
-        Some((body, checksum))
-            if checksum.len() == 5 && checksum.bytes().all(|b| b.is_ascii_lowercase()) =>
-        {
-            body
+    let bytes = text.as_bytes();
+    // A checksum is the last `-` and five lowercase letters after it.
+    let body = match bytes.len().checked_sub(6) {
+        Some(at) if bytes[at] == b'-' && bytes[at + 1..].iter().all(u8::is_ascii_lowercase) => {
+            &bytes[..at]
         }
-        _ => text,
+        _ => bytes,
     };
-    let number = |part: &str| -> Result<u64, ToolError> {
-        if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
+    // One pass (this runs for every id of every call): `num` or `shard.realm.num`, each part
+    // one or more ASCII digits whose value fits an int64.
+    let mut parts = [0u64; 2];
+    let mut dots = 0;
+    let mut value: u64 = 0;
+    let mut digits = 0;
+    for &b in body {
+        match b {
+            b'0'..=b'9' => {
+                value = value
+                    .checked_mul(10)
+                    .and_then(|v| v.checked_add(u64::from(b - b'0')))
+                    .filter(|v| i64::try_from(*v).is_ok())
+                    .ok_or_else(bad)?;
+                digits += 1;
+            }
+            b'.' if digits > 0 && dots < 2 => {
+                parts[dots] = value;
+                dots += 1;
+                value = 0;
+                digits = 0;
+            }
+            _ => return Err(bad()),
         }
-        part.parse::<i64>()
-            .ok()
-            .and_then(|n| u64::try_from(n).ok())
-            .ok_or_else(bad)
-    };
-    let mut parts = body.split('.');
-    match (parts.next(), parts.next(), parts.next(), parts.next()) {
-        (Some(num), None, None, None) => Ok((0, 0, number(num)?)),
-        (Some(shard), Some(realm), Some(num), None) => {
-            Ok((number(shard)?, number(realm)?, number(num)?))
-        }
+    }
+    match (dots, digits) {
+        (0, 1..) => Ok((0, 0, value)),
+        (2, 1..) => Ok((parts[0], parts[1], value)),
         _ => Err(bad()),
     }
 }
@@ -113,23 +125,30 @@ pub fn entity_id(text: &str) -> Result<(u64, u64, u64), ToolError> {
 /// it encodes; any other EVM address is refused, because the Rust SDK would write it as
 /// account 0.0.0 (docs/CONFORMANCE.md).
 pub fn account_id(field: &str, value: &str) -> Result<AccountId, ToolError> {
+    account_id_in(|| field.to_owned(), value)
+}
+
+/// [`account_id`] for a field whose name is only written when the value is refused (an item
+/// of a list: `transfers.3.accountId`).
+pub fn account_id_in(field: impl Fn() -> String, value: &str) -> Result<AccountId, ToolError> {
     let evm = value.strip_prefix("0x").filter(|hex| hex.len() == 40);
     if let Some(hex) = evm.or(Some(value).filter(|v| v.len() == 40)) {
         let bytes = hex::decode(hex).map_err(|_| {
-            ToolError::message(format!("Invalid EVM address hex string: {value}")).in_field(field)
+            ToolError::message(format!("Invalid EVM address hex string: {value}"))
+                .in_field(&field())
         })?;
         if bytes[..12].iter().all(|b| *b == 0) {
             let num = u64::from_be_bytes(bytes[12..].try_into().unwrap_or_default());
             return Ok(AccountId::new(0, 0, num));
         }
         return Err(ToolError::invalid_field(
-            field,
+            &field(),
             format!(
                 "{value} is an EVM address alias, which hak cannot write into a transaction; use the account's 0.0.x id"
             ),
         ));
     }
-    let (shard, realm, num) = entity_id(value).map_err(|e| e.in_field(field))?;
+    let (shard, realm, num) = entity_id(value).map_err(|e| e.in_field(&field()))?;
     Ok(AccountId::new(shard, realm, num))
 }
 
@@ -253,11 +272,14 @@ pub fn decimal_to_base_units(amount: f64, decimals: u32) -> Result<i64, UnitsErr
     if !amount.is_finite() {
         return Err(UnitsError::Range);
     }
-    // `{:e}` is the shortest round-trip form in scientific notation: "1.2345e3", "5e-7". It is
-    // written into a stack buffer: this runs for every amount of every call.
-    let mut sci = StackText::default();
-    write!(sci, "{:e}", amount.abs()).map_err(|_| UnitsError::Range)?;
-    let (mantissa, exp) = sci.as_str().split_once('e').ok_or(UnitsError::Range)?;
+    if let Some(units) = on_the_grid(amount, decimals) {
+        return Ok(units);
+    }
+    // The shortest round-trip decimal form (ryu, as serde_json writes numbers): "1.0",
+    // "0.0005", "1.2345e20", "5e-7"; the same digits as JavaScript's `Number#toString`.
+    let mut shortest = ryu::Buffer::new();
+    let text = shortest.format_finite(amount.abs());
+    let (mantissa, exp) = text.split_once('e').unwrap_or((text, "0"));
     let exp: i64 = exp.parse().map_err(|_| UnitsError::Range)?;
     let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     // value = digits × 10^(exp - frac_len); scale by 10^decimals.
@@ -292,35 +314,32 @@ pub fn decimal_to_base_units(amount: f64, decimals: u32) -> Result<i64, UnitsErr
     i64::try_from(signed).map_err(|_| UnitsError::Range)
 }
 
+/// The common case of [`decimal_to_base_units`] without writing the number's digits: an
+/// amount below 2^51 base units whose nearest `units / 10^decimals` is the amount itself.
+/// There the double's rounding interval (narrower than half a base unit) holds exactly one
+/// multiple of `10^-decimals`, so that decimal is the number's shortest form too. The
+/// division is exact IEEE (`units` and `10^decimals` are exact doubles), so it says whether
+/// the decimal reads back as the amount; anything else (a fraction of a base unit, a huge
+/// amount) takes the digits path.
+fn on_the_grid(amount: f64, decimals: u32) -> Option<i64> {
+    const TWO_POW_51: f64 = 2_251_799_813_685_248.0;
+    let scale = 10f64.powi(i32::try_from(decimals).ok().filter(|d| *d <= 22)?);
+    let magnitude = amount.abs();
+    if magnitude >= TWO_POW_51 / scale {
+        return None;
+    }
+    let units = (magnitude * scale).round();
+    if units / scale != magnitude {
+        return None;
+    }
+    // `units` < 2^51: exact in an i64.
+    let units = units as i64;
+    Some(if amount < 0.0 { -units } else { units })
+}
+
 /// The integer that decimal digits (0–9 each, at most 32) spell.
 fn digits_value(digits: &[u8]) -> i128 {
     digits.iter().fold(0i128, |v, &d| v * 10 + i128::from(d))
-}
-
-/// A short text written on the stack (`write!` without a heap allocation).
-#[derive(Default)]
-struct StackText {
-    buf: [u8; 32],
-    len: usize,
-}
-
-impl StackText {
-    fn as_str(&self) -> &str {
-        // Only `write_str` fills the buffer, with whole `&str`s.
-        std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
-    }
-}
-
-impl std::fmt::Write for StackText {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        if end > self.buf.len() {
-            return Err(std::fmt::Error);
-        }
-        self.buf[self.len..end].copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
 }
 
 /// Tinybars as HBAR the way the kit prints `BigNumber(t).div(1e8)`: see [`display_units`].
@@ -357,10 +376,23 @@ pub fn display_units(amount: i64, decimals: u32) -> String {
 
 /// Bytes as `0x`-prefixed lowercase hex (the stage JSON's encoding of bytes).
 pub fn hex_0x(bytes: &[u8]) -> String {
-    let mut out = vec![b'0'; 2 + bytes.len() * 2];
-    out[1] = b'x';
-    hex::encode_to_slice(bytes, &mut out[2..]).expect("the buffer is twice the input");
-    String::from_utf8(out).expect("hex digits are ASCII")
+    // Every return-bytes call writes its transaction this way: two digits a byte, one store.
+    const PAIRS: [[u8; 2]; 256] = {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut pairs = [[0u8; 2]; 256];
+        let mut b = 0;
+        while b < 256 {
+            pairs[b] = [DIGITS[b >> 4], DIGITS[b & 0xf]];
+            b += 1;
+        }
+        pairs
+    };
+    let mut out = vec![0u8; 2 + bytes.len() * 2];
+    out[..2].copy_from_slice(b"0x");
+    for (pair, &b) in out[2..].chunks_exact_mut(2).zip(bytes) {
+        pair.copy_from_slice(&PAIRS[usize::from(b)]);
+    }
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Serde helpers for the stage JSON: ids as "0.0.x", 64-bit amounts as decimal strings.
@@ -448,7 +480,8 @@ pub mod serde_as {
 pub fn iso_millis(at: time::OffsetDateTime) -> String {
     let at = at.to_offset(time::UtcOffset::UTC);
     let mut text = String::with_capacity(27);
-    let year = at.year();
+    let (year, month, day) = at.to_calendar_date();
+    let (hour, minute, second, milli) = at.to_hms_milli();
     if (0..=9999).contains(&year) {
         push_padded(&mut text, u64::from(year.unsigned_abs()), 4);
     } else {
@@ -457,12 +490,12 @@ pub fn iso_millis(at: time::OffsetDateTime) -> String {
         push_padded(&mut text, u64::from(year.unsigned_abs()), 6);
     }
     for (sep, n, width) in [
-        ('-', u16::from(u8::from(at.month())), 2),
-        ('-', u16::from(at.day()), 2),
-        ('T', u16::from(at.hour()), 2),
-        (':', u16::from(at.minute()), 2),
-        (':', u16::from(at.second()), 2),
-        ('.', at.millisecond(), 3),
+        ('-', u16::from(u8::from(month)), 2),
+        ('-', u16::from(day), 2),
+        ('T', u16::from(hour), 2),
+        (':', u16::from(minute), 2),
+        (':', u16::from(second), 2),
+        ('.', milli, 3),
     ] {
         text.push(sep);
         push_padded(&mut text, u64::from(n), width);
@@ -575,6 +608,41 @@ mod tests {
         i64::try_from(signed).map_err(|_| UnitsError::Range)
     }
 
+    /// Where `core::fmt`'s shortest digits and ryu's differ: an exact tie between two shortest
+    /// forms, which ECMAScript's `Number#toString` (and so the kit) breaks to the even digit,
+    /// as ryu does, and `core::fmt` does not.
+    fn assert_tie_to_even(amount: f64) {
+        let fmt = format!("{:e}", amount.abs());
+        let mut buffer = ryu::Buffer::new();
+        let ryu = buffer.format_finite(amount.abs());
+        let significant = |t: &str| -> String {
+            let mantissa = t.split('e').next().unwrap_or_default();
+            let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+            digits
+                .trim_start_matches('0')
+                .trim_end_matches('0')
+                .to_owned()
+        };
+        let (f, r) = (significant(&fmt), significant(ryu));
+        assert_eq!(fmt.parse::<f64>().unwrap(), amount.abs(), "{fmt}");
+        assert_eq!(ryu.parse::<f64>().unwrap(), amount.abs(), "{ryu}");
+        assert_eq!(f.len(), r.len(), "{fmt} vs {ryu}: not a tie");
+        let last = r.bytes().last().unwrap_or(b'0') - b'0';
+        assert!(
+            last.is_multiple_of(2),
+            "{fmt} vs {ryu}: the JS form is the even one"
+        );
+    }
+
+    #[test]
+    fn ties_break_to_the_even_digit_as_javascript_does() {
+        // node: (-1006567402717677.25).toString() === "-1006567402717677.2"
+        assert_eq!(
+            decimal_to_base_units(-(1_006_567_402_717_677.0 + 0.25), 1),
+            Ok(-10_065_674_027_176_772)
+        );
+    }
+
     #[test]
     fn base_units_agree_with_the_reference_on_many_numbers() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
@@ -594,14 +662,27 @@ mod tests {
                 _ => (next() as i64) as f64,
             };
             let decimals = (next() % 19) as u32;
-            assert_eq!(
-                decimal_to_base_units(amount, decimals),
-                reference_base_units(amount, decimals),
-                "{amount:e} with {decimals} decimals"
-            );
+            let fast = decimal_to_base_units(amount, decimals);
+            if fast != reference_base_units(amount, decimals) {
+                assert_tie_to_even(amount);
+            }
             checked += 1;
         }
         assert_eq!(checked, 20_000);
+        // Where the grid shortcut answers: integers of base units near and past its bound,
+        // scaled by the unit and by finer steps (fractions of a unit), and their neighbours.
+        for _ in 0..100_000 {
+            let decimals = (next() % 19) as u32;
+            let units = (next() >> (next() % 64)) as f64;
+            let finer = 10f64.powi((decimals + (next() % 4) as u32) as i32);
+            let amount = units / finer;
+            for amount in [amount, f64::from_bits(amount.to_bits() + 1), -amount] {
+                if decimal_to_base_units(amount, decimals) != reference_base_units(amount, decimals)
+                {
+                    assert_tie_to_even(amount);
+                }
+            }
+        }
         for special in [
             0.0,
             -0.0,
@@ -647,6 +728,72 @@ mod tests {
             "{}",
             alias.message
         );
+    }
+
+    /// The grammar as first written (split on `-` and `.`, `str::parse`), against the one-pass
+    /// reader, on generated ids.
+    fn reference_entity_id(text: &str) -> Option<(u64, u64, u64)> {
+        let body = match text.rsplit_once('-') {
+            Some((body, checksum))
+                if checksum.len() == 5 && checksum.bytes().all(|b| b.is_ascii_lowercase()) =>
+            {
+                body
+            }
+            _ => text,
+        };
+        let number = |part: &str| -> Option<u64> {
+            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            part.parse::<i64>().ok().and_then(|n| u64::try_from(n).ok())
+        };
+        let mut parts = body.split('.');
+        match (parts.next(), parts.next(), parts.next(), parts.next()) {
+            (Some(num), None, None, None) => Some((0, 0, number(num)?)),
+            (Some(shard), Some(realm), Some(num), None) => {
+                Some((number(shard)?, number(realm)?, number(num)?))
+            }
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn entity_ids_agree_with_the_reference_grammar_on_generated_text() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let alphabet = b"0123456789..--abcdeZ+ ";
+        for fixed in [
+            "9223372036854775807",
+            "9223372036854775808",
+            "0.0.9223372036854775807-abcde",
+            "0.0.1-abcd",
+            "0.0.1-ABCDE",
+            "0.0.1002-abcde-abcde",
+            "0..1",
+            ".0.1",
+            "0.0.1.",
+            "0.0.1.2",
+            "-abcde",
+            "000000000000000000000000001",
+        ] {
+            assert_eq!(entity_id(fixed).ok(), reference_entity_id(fixed), "{fixed}");
+        }
+        for _ in 0..50_000 {
+            let len = (next() % 14) as usize;
+            let text: String = (0..len)
+                .map(|_| char::from(alphabet[(next() % alphabet.len() as u64) as usize]))
+                .collect();
+            assert_eq!(
+                entity_id(&text).ok(),
+                reference_entity_id(&text),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]

@@ -308,7 +308,7 @@ impl Schema {
         // zod reports in the order the schema declares its keys.
         for (key, sub) in &self.properties {
             let len = push_path(path, key);
-            match map.get(key) {
+            match lookup(map, key) {
                 Some(item) => sub.check(item, path, unknown, issues),
                 None if self.required.iter().any(|r| r == key) => {
                     issues.push((path.clone(), "Required".into()))
@@ -349,7 +349,7 @@ impl Schema {
         }
         if let Some(item_schema) = &self.items {
             for (i, item) in items.iter().enumerate() {
-                let len = push_path(path, &i.to_string());
+                let len = push_path(path, itoa::Buffer::new().format(i));
                 item_schema.check(item, path, unknown, issues);
                 path.truncate(len);
             }
@@ -371,6 +371,16 @@ fn received(value: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Array(_) => "array",
         Value::Object(_) => "object",
+    }
+}
+
+/// `map[key]`: params objects have a handful of keys, and comparing them costs less than
+/// hashing one (serde_json's map hashes with SipHash); a larger object is looked up.
+fn lookup<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
+    if map.len() <= 8 {
+        map.iter().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        map.get(key)
     }
 }
 

@@ -13,7 +13,10 @@ use std::fmt::Write as _;
 pub fn unique_transaction_id(payer: hedera::AccountId) -> TransactionId {
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
-    static LAST: OnceLock<Mutex<HashMap<hedera::AccountId, i128>>> = OnceLock::new();
+    // foldhash, not SipHash: this runs on every call; it is seeded per process, so payers an
+    // agent names (`hak serve`'s account header) cannot be chosen to collide.
+    type Last = HashMap<hedera::AccountId, i128, foldhash::fast::RandomState>;
+    static LAST: OnceLock<Mutex<Last>> = OnceLock::new();
     let mut id = TransactionId::generate(payer);
     let mut last = LAST
         .get_or_init(Mutex::default)

@@ -124,7 +124,7 @@ Parameters:
                 )));
             }
             let account_id =
-                normalise::account_id(&format!("transfers.{i}.accountId"), &t.account_id)?;
+                normalise::account_id_in(|| format!("transfers.{i}.accountId"), &t.account_id)?;
             total = total
                 .checked_add(tinybars)
                 .ok_or_else(|| ToolError::message("Total transfer amount is out of range"))?;

@@ -46,7 +46,7 @@ pub fn credits(
             .checked_add(amount)
             .ok_or_else(|| ToolError::message(format!("{label}s add up beyond int64")))?;
         out.push(TokenAmount {
-            account_id: normalise::account_id(&format!("{list}.{i}.accountId"), &account)?,
+            account_id: normalise::account_id_in(|| format!("{list}.{i}.accountId"), &account)?,
             amount,
         });
     }
