@@ -167,6 +167,7 @@ mod tests {
             "guest-sdk/rust/Cargo.toml",
             "guest-sdk/go/go.mod",
             "guest-sdk/js/bin/build.js",
+            "guest-sdk/js/bin/sync-exports.js",
             "guest-sdk/js/src/index.js",
             "guest-sdk/js/package-lock.json",
         ] {

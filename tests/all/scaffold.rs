@@ -237,3 +237,70 @@ fn scaffolding_refuses_bad_names_and_existing_projects() {
     let err = new_plugin(Lang::Js, "Bad Name", &dir, &sdk).unwrap_err();
     assert!(err.contains("lowercase"), "{err}");
 }
+
+/// Build `source` (a plugin module importing `@hak/guest`) with the checkout's JS SDK.
+fn build_js(dir: &Path, name: &str, source: &str) -> PathBuf {
+    let src = dir.join(format!("{name}.js"));
+    std::fs::write(&src, source).unwrap();
+    let wasm = dir.join(format!("{name}.wasm"));
+    let out = Command::new("node")
+        .arg(root().join("guest-sdk/js/bin/build.js"))
+        .arg(&src)
+        .arg("-o")
+        .arg(&wasm)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "build {name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    wasm
+}
+
+/// JS exports are synchronous (the SDK's build rewrites componentize-js's async ones): a
+/// stage function answers at once, its verdict lowered as before (message, code, details),
+/// and an `async` one — whose promise is not a verdict — fails its call with words that say
+/// why, instead of being awaited.
+#[test]
+fn js_stage_functions_answer_synchronously_and_an_async_one_is_refused_by_name() {
+    let dir = fresh("js-sync-exports");
+    let body = |asynchronous: &str| {
+        format!(
+            "import {{ definePlugin, Stage, block }} from '@hak/guest';\n\
+             export default definePlugin({{\n\
+               describe() {{ return {{ name: 'Sync', relevantTools: ['transfer_hbar_tool'], policyStages: [Stage.POST_PARAMS_NORMALIZATION] }}; }},\n\
+               policy: {{ {asynchronous}postParamsNormalization(input) {{\n\
+                 return block('no transfers today', {{ code: 'CLOSED', details: {{ recipients: input.normalisedParams.hbarTransfers.length - 1 }} }});\n\
+               }} }},\n\
+             }});\n"
+        )
+    };
+    let call = |wasm: &Path| {
+        let manifest = format!(
+            "{RETURN_BYTES_HEADER}\n[[plugins]]\nname = \"p\"\npath = {:?}\n",
+            wasm.display().to_string()
+        );
+        let (host, _) = start(&manifest);
+        host.default_session()
+            .call(
+                "transfer_hbar_tool",
+                r#"{"transfers":[{"accountId":"0.0.1002","amount":1}]}"#,
+            )
+            .unwrap()
+    };
+    let sync = call(&build_js(&dir, "sync", &body("")));
+    let block = &sync["raw"]["policyBlock"];
+    assert_eq!(block["reason"], "no transfers today", "{sync}");
+    assert_eq!(block["reasonCode"], "CLOSED", "{sync}");
+    assert_eq!(block["details"]["recipients"], 1, "{sync}");
+    let refused = call(&build_js(&dir, "async", &body("async ")));
+    assert_eq!(refused["raw"]["status"], "ERROR", "{refused}");
+    assert!(
+        refused["raw"]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not a promise (it may not be async)")),
+        "{refused}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

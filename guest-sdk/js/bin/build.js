@@ -4,13 +4,30 @@
 // `hedera:agent-kit/agent-plugin@0.2.1` with componentize-js 0.23. Every WASI feature is
 // disabled but the clocks and random (so `Date` and `Math.random` read the host's clock and
 // random source at call time, not values frozen when the component was built); the host
-// links those, bounded (no sleep outlasts a call's deadline).
+// links those, bounded (no sleep outlasts a call's deadline). Its generated bindings get
+// synchronous exports (sync-exports.js): stage functions are synchronous, and an async
+// export per call cost a quarter of a warm JS policy's time.
 import { build } from 'esbuild';
 import { componentize } from '@bytecodealliance/componentize-js';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { syncExports } from './sync-exports.js';
+
+// componentize() takes no hook for its bindings; the splicer it calls them from is one shared
+// module object (the same file `src/componentize.js` imports), so its `spliceBindings` is
+// wrapped here, before the first build.
+const componentizeSrc = fileURLToPath(import.meta.resolve('@bytecodealliance/componentize-js'));
+const { splicer } = await import(
+  pathToFileURL(join(dirname(componentizeSrc), '../lib/spidermonkey-embedding-splicer.js')).href
+);
+const splice = splicer.spliceBindings;
+splicer.spliceBindings = (...args) => {
+  const spliced = splice(...args);
+  spliced.jsBindings = syncExports(spliced.jsBindings);
+  return spliced;
+};
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);

@@ -185,6 +185,10 @@ export function definePlugin({ describe, hooks = {}, policy = {}, onToolFailure 
     } catch (e) {
       fail(e);
     }
+    // Exports are synchronous (bin/sync-exports.js): a promise is not a verdict.
+    if (out && typeof out.then === 'function') {
+      fail('a stage function must return its verdict, not a promise (it may not be async)');
+    }
     return out === undefined ? fallback : out;
   };
   const hookExports = {};
@@ -197,6 +201,9 @@ export function definePlugin({ describe, hooks = {}, policy = {}, onToolFailure 
         let info;
         try {
           info = describe(JSON.parse(configJson));
+          if (info && typeof info.then === 'function') {
+            throw 'describe must return the description, not a promise (it may not be async)';
+          }
           if (info.reads !== undefined) reads = readsTable(info.reads);
         } catch (e) {
           fail(e);
