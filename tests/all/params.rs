@@ -164,6 +164,39 @@ fn unknown_and_missing_fields_are_named() {
     assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
 }
 
+/// A number past a double (`1e400`, which JavaScript reads as `Infinity`) is refused naming
+/// its field and the number as written (it was "the params are not valid JSON: number out of
+/// range at line 1 column 56"), in any tool, at any depth.
+#[test]
+fn a_number_past_a_double_is_named_by_field() {
+    let (host, _) = start(LOCAL_BYTES);
+    let mut session = host.default_session();
+    for (tool, params, field, written) in [
+        (
+            "create_fungible_token_tool",
+            r#"{"tokenName":"T","tokenSymbol":"T","initialSupply":1e400}"#,
+            "initialSupply",
+            "1e400",
+        ),
+        (
+            "transfer_hbar_tool",
+            r#"{"transfers":[{"accountId":"0.0.1002","amount":-1E+309}]}"#,
+            "transfers.0.amount",
+            "-1E+309",
+        ),
+    ] {
+        let out = session.call(tool, params).unwrap();
+        assert_eq!(out["raw"]["field"], field, "{out}");
+        let error = out["raw"]["error"].as_str().unwrap();
+        assert!(
+            error.contains(&format!(
+                "Invalid parameters: Field \"{field}\" - {written} is past the largest number"
+            )),
+            "{error}"
+        );
+    }
+}
+
 /// Values that have broken hak or the SDK under it: long messages around the chunk sizes,
 /// EVM addresses, amounts past 2^53 and i64, odd dates, keys of every form.
 fn edge_values() -> Vec<Value> {

@@ -423,10 +423,14 @@ impl Session {
         plan: &Plan,
         params_json: &str,
     ) -> Result<Value, Abort> {
-        let raw = strict_json::parse(params_json).map_err(|e| {
-            Abort::Error(format!(
+        let raw = strict_json::parse(params_json).map_err(|e| match e {
+            strict_json::ParseError::OutOfRange { ref field, .. } => Abort::Invalid {
+                message: format!("Invalid parameters: {e}"),
+                field: field.clone(),
+            },
+            strict_json::ParseError::Json(e) => Abort::Error(format!(
                 "Invalid parameters: the params are not valid JSON: {e}"
-            ))
+            )),
         })?;
         let context_json = std::mem::take(&mut self.context_json);
         let mut state = CallState::new(&context_json, raw, params_json.trim().to_owned());

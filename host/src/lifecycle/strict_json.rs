@@ -9,17 +9,92 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::{Map, Value};
 use std::fmt;
 
+/// Why a params text is not a JSON value hak reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// Not JSON, or an object with a repeated key (serde_json's words, with the position).
+    Json(String),
+    /// A number past what a double holds (`1e400`): JavaScript reads it as `Infinity`, which
+    /// is no amount, id or count; named by field and as written.
+    OutOfRange { field: String, written: String },
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::Json(message) => f.write_str(message),
+            ParseError::OutOfRange { field, written } => write!(
+                f,
+                "Field \"{field}\" - {written} is past the largest number JSON carries here (a 64-bit double, at most 1.7976931348623157e308)"
+            ),
+        }
+    }
+}
+
+/// serde_json's words for a number past a double, which the visitor tags with the path.
+const OUT_OF_RANGE: &str = "number out of range";
+/// The tag: the path follows it, up to the next `\u{0}`.
+const AT_PATH: &str = "\u{0}hak-number-out-of-range\u{0}";
+
 /// Parse `text` as JSON; an object with a repeated key is an error naming the key and its path.
-pub fn parse(text: &str) -> Result<Value, String> {
+pub fn parse(text: &str) -> Result<Value, ParseError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = Checked {
         parent: None,
         seg: None,
     }
     .deserialize(&mut de)
-    .map_err(|e| e.to_string())?;
-    de.end().map_err(|e| e.to_string())?;
+    .map_err(|e| error_in(text, &e))?;
+    de.end().map_err(|e| ParseError::Json(e.to_string()))?;
     Ok(value)
+}
+
+/// `e` as a [`ParseError`]: a tagged out-of-range number named by its path and its text.
+fn error_in(text: &str, e: &serde_json::Error) -> ParseError {
+    let message = e.to_string();
+    let Some((path, original)) = message
+        .strip_prefix(AT_PATH)
+        .and_then(|rest| rest.split_once('\u{0}'))
+    else {
+        return ParseError::Json(message);
+    };
+    // serde_json said where it stopped ("… at line L column C", 1-based): in the number.
+    let (line, column) = original
+        .rsplit_once(" at line ")
+        .and_then(|(_, at)| at.split_once(" column "))
+        .and_then(|(l, c)| Some((l.parse::<usize>().ok()?, c.parse::<usize>().ok()?)))
+        .unwrap_or((e.line(), e.column()));
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let end = (line_start + column).min(text.len());
+    let number = |b: u8| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
+    let bytes = text.as_bytes();
+    let mut end = end;
+    while end < bytes.len() && number(bytes[end]) {
+        end += 1;
+    }
+    let mut start = end.min(text.len());
+    while start > 0 && number(bytes[start - 1]) {
+        start -= 1;
+    }
+    ParseError::OutOfRange {
+        field: path.to_owned(),
+        written: text.get(start..end).unwrap_or_default().to_owned(),
+    }
+}
+
+/// Tag serde_json's out-of-range error with the path of the value it was reading (once: the
+/// innermost value names it).
+fn tagged<E: de::Error>(e: E, at: &Checked<'_>) -> E {
+    let message = e.to_string();
+    if message.starts_with(OUT_OF_RANGE) {
+        E::custom(format!("{AT_PATH}{}\u{0}{message}", at.field()))
+    } else {
+        e
+    }
 }
 
 /// One step of the path to a value.
@@ -37,6 +112,25 @@ struct Checked<'p> {
 }
 
 impl Checked<'_> {
+    /// `transfers.0.amount`: the path as the kit's schema errors name a field.
+    fn field(&self) -> String {
+        let mut segs = Vec::new();
+        let mut at = Some(self);
+        while let Some(node) = at {
+            segs.extend(node.seg);
+            at = node.parent;
+        }
+        let parts: Vec<String> = segs
+            .into_iter()
+            .rev()
+            .map(|seg| match seg {
+                Seg::Key(k) => k.to_owned(),
+                Seg::Index(i) => i.to_string(),
+            })
+            .collect();
+        parts.join(".")
+    }
+
     /// `transfers[0].accountId`, empty at the top.
     fn path(&self) -> String {
         let mut segs = Vec::new();
@@ -100,11 +194,20 @@ impl<'de> Visitor<'de> for Checked<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(Checked {
-            parent: Some(&self),
-            seg: Some(Seg::Index(items.len())),
-        })? {
-            items.push(item);
+        loop {
+            let here = Checked {
+                parent: Some(&self),
+                seg: Some(Seg::Index(items.len())),
+            };
+            let path = Checked {
+                parent: Some(&self),
+                seg: Some(Seg::Index(items.len())),
+            };
+            match seq.next_element_seed(here) {
+                Ok(Some(item)) => items.push(item),
+                Ok(None) => break,
+                Err(e) => return Err(tagged(e, &path)),
+            }
         }
         Ok(Value::Array(items))
     }
@@ -122,7 +225,18 @@ impl<'de> Visitor<'de> for Checked<'_> {
                     here.path()
                 )));
             }
-            let value = map.next_value_seed(here)?;
+            let value = match map.next_value_seed(here) {
+                Ok(value) => value,
+                Err(e) => {
+                    return Err(tagged(
+                        e,
+                        &Checked {
+                            parent: Some(&self),
+                            seg: Some(Seg::Key(&key)),
+                        },
+                    ))
+                }
+            };
             out.insert(key, value);
         }
         Ok(Value::Object(out))
@@ -146,11 +260,52 @@ mod tests {
     }
 
     #[test]
+    fn a_number_past_a_double_is_named_by_field_and_as_written() {
+        use super::ParseError;
+        let top = parse(r#"{"tokenName":"T","initialSupply":1e400}"#).unwrap_err();
+        assert_eq!(
+            top,
+            ParseError::OutOfRange {
+                field: "initialSupply".into(),
+                written: "1e400".into()
+            }
+        );
+        assert!(top.to_string().starts_with(
+            "Field \"initialSupply\" - 1e400 is past the largest number JSON carries here"
+        ));
+        let deep = parse("{\"transfers\":[{\"accountId\":\"0.0.2\",\n \"amount\": -2.5E+999 }]}")
+            .unwrap_err();
+        assert_eq!(
+            deep,
+            ParseError::OutOfRange {
+                field: "transfers.0.amount".into(),
+                written: "-2.5E+999".into()
+            }
+        );
+        let listed = parse("[1, 2, 1e999]").unwrap_err();
+        assert_eq!(
+            listed,
+            ParseError::OutOfRange {
+                field: "2".into(),
+                written: "1e999".into()
+            }
+        );
+        // Anything else keeps serde_json's words; a bare number has no field to name.
+        assert!(
+            matches!(parse("1e400"), Err(ParseError::Json(m)) if m.starts_with("number out of range"))
+        );
+        assert!(matches!(parse("{\"a\":}"), Err(ParseError::Json(_))));
+    }
+
+    #[test]
     fn repeated_keys_are_named_at_any_depth() {
-        let top = parse(r#"{"transfers":[],"transfers":[1]}"#).unwrap_err();
+        let top = parse(r#"{"transfers":[],"transfers":[1]}"#)
+            .unwrap_err()
+            .to_string();
         assert!(top.contains("\"transfers\" appears twice"), "{top}");
-        let deep =
-            parse(r#"{"transfers":[{"accountId":"0.0.1","accountId":"0.0.2"}]}"#).unwrap_err();
+        let deep = parse(r#"{"transfers":[{"accountId":"0.0.1","accountId":"0.0.2"}]}"#)
+            .unwrap_err()
+            .to_string();
         assert!(deep.contains("transfers[0].accountId"), "{deep}");
     }
 }
