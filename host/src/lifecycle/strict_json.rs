@@ -111,18 +111,24 @@ struct Checked<'p> {
     seg: Option<Seg<'p>>,
 }
 
-impl Checked<'_> {
-    /// `transfers.0.amount`: the path as the kit's schema errors name a field.
-    fn field(&self) -> String {
+impl<'p> Checked<'p> {
+    /// The steps from the top to this value.
+    fn segs(&self) -> Vec<Seg<'p>> {
         let mut segs = Vec::new();
         let mut at = Some(self);
         while let Some(node) = at {
             segs.extend(node.seg);
             at = node.parent;
         }
-        let parts: Vec<String> = segs
+        segs.reverse();
+        segs
+    }
+
+    /// `transfers.0.amount`: the path as the kit's schema errors name a field.
+    fn field(&self) -> String {
+        let parts: Vec<String> = self
+            .segs()
             .into_iter()
-            .rev()
             .map(|seg| match seg {
                 Seg::Key(k) => k.to_owned(),
                 Seg::Index(i) => i.to_string(),
@@ -133,14 +139,8 @@ impl Checked<'_> {
 
     /// `transfers[0].accountId`, empty at the top.
     fn path(&self) -> String {
-        let mut segs = Vec::new();
-        let mut at = Some(self);
-        while let Some(node) = at {
-            segs.extend(node.seg);
-            at = node.parent;
-        }
         let mut out = String::new();
-        for seg in segs.into_iter().rev() {
+        for seg in self.segs() {
             match seg {
                 Seg::Key(k) if out.is_empty() => out.push_str(k),
                 Seg::Key(k) => {
