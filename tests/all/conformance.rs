@@ -363,6 +363,15 @@ pub(crate) fn cases(seed: &Seed) -> Vec<(&'static str, Value)> {
             "airdrop_fungible_token_tool",
             json!({"tokenId": ft, "recipients": [{"accountId": "0.0.2002", "amount": -1}]}),
         ),
+        // String amounts as JavaScript's Number() reads them: hexadecimal, infinite.
+        (
+            "airdrop_fungible_token_tool",
+            json!({"tokenId": ft, "recipients": [{"accountId": "0.0.2002", "amount": "0x10"}, {"accountId": "0.0.1002", "amount": " 1e1 "}]}),
+        ),
+        (
+            "airdrop_fungible_token_tool",
+            json!({"tokenId": ft, "recipients": [{"accountId": "0.0.2002", "amount": "Infinity"}]}),
+        ),
         (
             "update_token_tool",
             json!({"tokenId": admin_ft, "tokenName": "Held 2", "tokenMemo": "new", "supplyKey": true, "metadata": "meta", "autoRenewAccountId": "0.0.1001", "treasuryAccountId": "0.0.1002"}),

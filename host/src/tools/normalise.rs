@@ -337,6 +337,47 @@ fn on_the_grid(amount: f64, decimals: u32) -> Option<i64> {
     Some(if amount < 0.0 { -units } else { units })
 }
 
+/// JavaScript's `Number(text)` (the kit reads string amounts so): surrounding whitespace
+/// ignored, empty is 0, `Infinity` with an optional sign, `0x` / `0o` / `0b` integers
+/// (unsigned), otherwise a decimal literal (`1e3`, `.5`, `5.`); anything else is NaN — also
+/// Rust's own spellings (`inf`, `infinity`, `nan`), which JavaScript does not read.
+pub fn js_string_to_number(text: &str) -> f64 {
+    let t = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    if t.is_empty() {
+        return 0.0;
+    }
+    match t {
+        "Infinity" | "+Infinity" => return f64::INFINITY,
+        "-Infinity" => return f64::NEG_INFINITY,
+        _ => {}
+    }
+    let radix = match t.get(..2) {
+        Some("0x" | "0X") => Some(16),
+        Some("0o" | "0O") => Some(8),
+        Some("0b" | "0B") => Some(2),
+        _ => None,
+    };
+    if let Some(radix) = radix {
+        let digits = &t[2..];
+        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+            return f64::NAN;
+        }
+        // Digit by digit in doubles, as JavaScript rounds a long literal.
+        return digits
+            .chars()
+            .filter_map(|c| c.to_digit(radix))
+            .fold(0.0, |n, d| n * f64::from(radix) + f64::from(d));
+    }
+    let decimal = t
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'))
+        && t.bytes().any(|b| b.is_ascii_digit());
+    if !decimal {
+        return f64::NAN;
+    }
+    t.parse::<f64>().unwrap_or(f64::NAN)
+}
+
 /// The integer that decimal digits (0–9 each, at most 32) spell.
 fn digits_value(digits: &[u8]) -> i128 {
     digits.iter().fold(0i128, |v, &d| v * 10 + i128::from(d))
@@ -632,6 +673,33 @@ mod tests {
             last.is_multiple_of(2),
             "{fmt} vs {ryu}: the JS form is the even one"
         );
+    }
+
+    #[test]
+    fn strings_read_as_javascripts_number_reads_them() {
+        // node: Number(x) for each x.
+        for (text, js) in [
+            ("", 0.0),
+            ("  7 ", 7.0),
+            ("1e3", 1000.0),
+            (".5", 0.5),
+            ("5.", 5.0),
+            ("+5", 5.0),
+            ("-0", -0.0),
+            ("0x10", 16.0),
+            ("0X1f", 31.0),
+            ("0o17", 15.0),
+            ("0b101", 5.0),
+            ("Infinity", f64::INFINITY),
+            ("-Infinity", f64::NEG_INFINITY),
+        ] {
+            assert_eq!(js_string_to_number(text), js, "{text:?}");
+        }
+        for nan in [
+            "abc", "inf", "infinity", "NaN", "-0x10", "0x", "1e", "1_000", "12px", "e5",
+        ] {
+            assert!(js_string_to_number(nan).is_nan(), "{nan:?}");
+        }
     }
 
     #[test]

@@ -32,8 +32,7 @@ pub struct AirdropFungibleTokenNormalised {
 fn js_to_number(v: &Value) -> f64 {
     match v {
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-        Value::String(s) if s.trim().is_empty() => 0.0,
-        Value::String(s) => s.trim().parse::<f64>().unwrap_or(f64::NAN),
+        Value::String(s) => normalise::js_string_to_number(s),
         _ => f64::NAN,
     }
 }

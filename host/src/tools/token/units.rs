@@ -24,9 +24,18 @@ pub fn to_base_units(amount: f64, decimals: u32, label: &str) -> Result<i64, Too
         return Ok(units);
     }
     let Some(digits) = ShortestDecimal::of(amount) else {
-        return Err(ToolError::message(format!(
-            "{label} is not a finite number"
-        )));
+        // What the kit's BigNumber arithmetic gives an infinite amount (an amount string
+        // "Infinity" reads as one): past the int64 bound, in the kit's words.
+        return Err(if amount == f64::INFINITY {
+            too_large("Infinity", label)
+        } else if amount == f64::NEG_INFINITY {
+            ToolError::message(format!(
+                "{label} in base units (-Infinity) is below the HTS int64 minimum of {}",
+                i64::MIN
+            ))
+        } else {
+            ToolError::message(format!("{label} is not a number"))
+        });
     };
     let floored = digits.floor_scaled(decimals);
     match floored.parse::<i64>() {
@@ -60,9 +69,11 @@ impl ShortestDecimal {
         if !x.is_finite() {
             return None;
         }
-        // `{:e}` is the shortest round-trip form: "1.2345e3", "5e-7".
-        let sci = format!("{:e}", x.abs());
-        let (mantissa, exp) = sci.split_once('e')?;
+        // The shortest round-trip form with JavaScript's tie to the even digit (ryu: "1.0",
+        // "0.0005", "1.2345e20", "5e-7"; `core::fmt` breaks ties otherwise).
+        let mut buffer = ryu::Buffer::new();
+        let text = buffer.format_finite(x.abs());
+        let (mantissa, exp) = text.split_once('e').unwrap_or((text, "0"));
         let exp: i64 = exp.parse().ok()?;
         let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
         let digits: Vec<u8> = int_part
