@@ -363,6 +363,11 @@ pub(crate) fn cases(seed: &Seed) -> Vec<(&'static str, Value)> {
             "airdrop_fungible_token_tool",
             json!({"tokenId": ft, "recipients": [{"accountId": "0.0.2002", "amount": -1}]}),
         ),
+        // `"true"` as a string asks for the user's key, as `true` does.
+        (
+            "create_topic_tool",
+            json!({"isSubmitKey": true, "schedulingParams": {"isScheduled": true, "adminKey": "true"}}),
+        ),
         // String amounts as JavaScript's Number() reads them: hexadecimal, infinite.
         (
             "airdrop_fungible_token_tool",

@@ -55,8 +55,8 @@ impl Scheduling {
         };
         // The kit looks the user's key up for every scheduled call; hak only when `adminKey`
         // asks for it, so return-bytes scheduling needs no mirror otherwise.
-        let user_key = match raw.admin_key {
-            Some(KeyInput::Flag(true)) => default_public_key(ctx).ok(),
+        let user_key = match &raw.admin_key {
+            Some(key) if key.means_user_key() => default_public_key(ctx).ok(),
             _ => None,
         };
         let admin_key = resolve_key(
