@@ -366,7 +366,7 @@ pub(crate) fn cases(seed: &Seed) -> Vec<(&'static str, Value)> {
         // `"true"` as a string asks for the user's key, as `true` does.
         (
             "create_topic_tool",
-            json!({"isSubmitKey": true, "schedulingParams": {"isScheduled": true, "adminKey": "true"}}),
+            json!({"topicMemo": "scheduled", "schedulingParams": {"isScheduled": true, "adminKey": "true"}}),
         ),
         // String amounts as JavaScript's Number() reads them: hexadecimal, infinite.
         (
