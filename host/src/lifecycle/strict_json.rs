@@ -69,14 +69,13 @@ fn error_in(text: &str, e: &serde_json::Error) -> ParseError {
         .take(line.saturating_sub(1))
         .map(str::len)
         .sum();
-    let end = (line_start + column).min(text.len());
     let number = |b: u8| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
     let bytes = text.as_bytes();
-    let mut end = end;
+    let mut end = (line_start + column).min(bytes.len());
     while end < bytes.len() && number(bytes[end]) {
         end += 1;
     }
-    let mut start = end.min(text.len());
+    let mut start = end;
     while start > 0 && number(bytes[start - 1]) {
         start -= 1;
     }
@@ -106,6 +105,7 @@ enum Seg<'a> {
 
 /// A value somewhere in the document: its path is only spelled out for an error, so parsing
 /// allocates nothing beyond the `Value` itself.
+#[derive(Clone, Copy)]
 struct Checked<'p> {
     parent: Option<&'p Checked<'p>>,
     seg: Option<Seg<'p>>,
@@ -199,14 +199,10 @@ impl<'de> Visitor<'de> for Checked<'_> {
                 parent: Some(&self),
                 seg: Some(Seg::Index(items.len())),
             };
-            let path = Checked {
-                parent: Some(&self),
-                seg: Some(Seg::Index(items.len())),
-            };
             match seq.next_element_seed(here) {
                 Ok(Some(item)) => items.push(item),
                 Ok(None) => break,
-                Err(e) => return Err(tagged(e, &path)),
+                Err(e) => return Err(tagged(e, &here)),
             }
         }
         Ok(Value::Array(items))
@@ -225,18 +221,7 @@ impl<'de> Visitor<'de> for Checked<'_> {
                     here.path()
                 )));
             }
-            let value = match map.next_value_seed(here) {
-                Ok(value) => value,
-                Err(e) => {
-                    return Err(tagged(
-                        e,
-                        &Checked {
-                            parent: Some(&self),
-                            seg: Some(Seg::Key(&key)),
-                        },
-                    ))
-                }
-            };
+            let value = map.next_value_seed(here).map_err(|e| tagged(e, &here))?;
             out.insert(key, value);
         }
         Ok(Value::Object(out))
