@@ -770,6 +770,12 @@ impl Ledger {
         self.accounts.get(&num).filter(|a| !a.deleted)
     }
 
+    /// A live contract: on the network a contract is an account too (it holds tokens,
+    /// associates with them and may be an allowance's spender).
+    pub fn live_contract(&self, num: u64) -> Option<&Contract> {
+        self.contracts.get(&num).filter(|c| !c.deleted)
+    }
+
     /// The account an id names: `0.0.N`, or an alias — a public key (`Key` protobuf bytes) or
     /// a 20-byte EVM address.
     pub fn resolve_account(&self, id: &proto::AccountId) -> Option<u64> {

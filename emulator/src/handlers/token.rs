@@ -194,13 +194,23 @@ fn check_keys(body: &proto::TokenCreateTransactionBody) -> Result<(), Code> {
     Ok(())
 }
 
-/// The account of an associate / dissociate body, which must sign.
+/// The account (or contract: its admin key) of an associate / dissociate body, which must sign.
 fn signing_account(
     ledger: &Ledger,
     ctx: &Ctx<'_>,
     id: Option<&proto::AccountId>,
 ) -> Result<u64, Code> {
     let num = id.and_then(account_num).ok_or(Code::InvalidAccountId)?;
+    if let Some(contract) = ledger.contracts.get(&num) {
+        // A contract associates as an account whose key is its admin key; one without an
+        // admin key can only act from inside the EVM, so no transaction signs for it.
+        if contract.deleted {
+            return Err(Code::ContractDeleted);
+        }
+        let key = contract.admin_key.as_ref().ok_or(Code::InvalidSignature)?;
+        ctx.require(key)?;
+        return Ok(num);
+    }
     let account = ledger.accounts.get(&num).ok_or(Code::InvalidAccountId)?;
     if account.deleted {
         return Err(Code::AccountDeleted);

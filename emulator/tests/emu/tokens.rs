@@ -4,12 +4,12 @@
 use crate::common::{key_of, mirror, start};
 use hedera::{
     AccountAllowanceApproveTransaction, AccountCreateTransaction, AccountDeleteTransaction,
-    AccountId, AccountUpdateTransaction, Client, Hbar, NftId, PrivateKey, Status,
-    TokenAirdropTransaction, TokenAssociateTransaction, TokenCancelAirdropTransaction,
-    TokenClaimAirdropTransaction, TokenCreateTransaction, TokenDissociateTransaction, TokenId,
-    TokenMintTransaction, TokenSupplyType, TokenType, TopicCreateTransaction,
-    TopicDeleteTransaction, TopicMessageSubmitTransaction, TopicUpdateTransaction,
-    TransferTransaction,
+    AccountId, AccountUpdateTransaction, Client, ContractCreateTransaction, ContractId, Hbar,
+    NftId, PrivateKey, Status, TokenAirdropTransaction, TokenAssociateTransaction,
+    TokenCancelAirdropTransaction, TokenClaimAirdropTransaction, TokenCreateTransaction,
+    TokenDissociateTransaction, TokenId, TokenMintTransaction, TokenSupplyType, TokenType,
+    TopicCreateTransaction, TopicDeleteTransaction, TopicMessageSubmitTransaction,
+    TopicUpdateTransaction, TransferTransaction,
 };
 
 fn id(n: u64) -> AccountId {
@@ -360,6 +360,77 @@ async fn allowances_let_a_spender_move_hbar_and_tokens_up_to_the_approved_amount
     assert_eq!(
         run!(stranger, &spender).unwrap_err(),
         Status::SpenderDoesNotHaveAllowance
+    );
+    emu.shutdown();
+}
+
+/// A contract is an account to the token service: it associates with a token (its admin key
+/// signs) and may be an allowance's spender (the JS SDK's own suite approves a `ContractId`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_contract_associates_with_its_admin_key_and_may_spend_an_allowance() {
+    let (emu, client) = start().await;
+    let token = fungible(&client).await;
+    let operator = client.get_operator_public_key().unwrap();
+    // Constructor returns one STOP byte as the runtime code.
+    let contract = |admin: bool| {
+        let mut tx = ContractCreateTransaction::new();
+        tx.bytecode(hex::decode("600160093d393d6001f300").unwrap())
+            .gas(100_000);
+        if admin {
+            tx.admin_key(operator);
+        }
+        tx
+    };
+    let managed = run!(contract(true), &client).unwrap().contract_id.unwrap();
+    let immutable = run!(contract(false), &client).unwrap().contract_id.unwrap();
+    let as_account = |c: ContractId| AccountId::new(0, 0, c.num);
+
+    let mut associate = TokenAssociateTransaction::new();
+    associate.account_id(as_account(managed)).token_ids([token]);
+    run!(associate, &client).unwrap();
+    let mut again = TokenAssociateTransaction::new();
+    again.account_id(as_account(managed)).token_ids([token]);
+    assert_eq!(
+        run!(again, &client).unwrap_err(),
+        Status::TokenAlreadyAssociatedToAccount
+    );
+    // No admin key: nothing outside the EVM signs for it.
+    let mut no_key = TokenAssociateTransaction::new();
+    no_key.account_id(as_account(immutable)).token_ids([token]);
+    assert_eq!(run!(no_key, &client).unwrap_err(), Status::InvalidSignature);
+
+    run!(
+        AccountAllowanceApproveTransaction::new().approve_token_allowance(
+            token,
+            id(1001),
+            as_account(managed),
+            100
+        ),
+        &client
+    )
+    .unwrap();
+    let (_, tokens) = mirror(
+        &emu,
+        &format!(
+            "/accounts/0.0.1001/allowances/tokens?spender.id=0.0.{}",
+            managed.num
+        ),
+    )
+    .await;
+    assert_eq!(tokens["allowances"][0]["amount"], 100);
+    // An id that is neither an account nor a contract is still refused.
+    assert_eq!(
+        run!(
+            AccountAllowanceApproveTransaction::new().approve_token_allowance(
+                token,
+                id(1001),
+                id(999_999),
+                1
+            ),
+            &client
+        )
+        .unwrap_err(),
+        Status::InvalidAllowanceSpenderId
     );
     emu.shutdown();
 }
