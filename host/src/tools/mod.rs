@@ -10,6 +10,7 @@ pub mod consensus_query;
 pub mod description;
 pub mod evm;
 pub mod evm_query;
+pub mod js_number;
 pub mod keys;
 pub mod mirror_text;
 pub mod misc_query;

@@ -220,31 +220,9 @@ pub fn default_account(ctx: &ToolContext<'_>) -> Result<AccountId, ToolError> {
 }
 
 /// JavaScript's `Number.prototype.toString` for the values agents send (used in messages):
-/// the shortest round-trip digits, in exponent form below 1e-6 and from 1e21 on (`5e-9`,
-/// `1e+21`), as JavaScript writes them.
+/// [`js_number::to_string`](crate::tools::js_number::to_string).
 pub fn js_number(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if x == 0.0 {
-        return "0".into(); // -0 too
-    }
-    if (1e-6..1e21).contains(&x.abs()) {
-        // Rust's `Display` writes the shortest round-trip digits without an exponent, padded
-        // with zeros, as JavaScript does in this range (`5`, `1.5`, `123456789012345680000`).
-        return format!("{x}");
-    }
-    // Rust's `{:e}` is the shortest round-trip form too: only the exponent's sign differs.
-    let text = format!("{x:e}");
-    match text.split_once('e') {
-        Some((mantissa, exponent)) if !exponent.starts_with('-') => {
-            format!("{mantissa}e+{exponent}")
-        }
-        _ => text,
-    }
+    crate::tools::js_number::to_string(x)
 }
 
 /// HBAR (as the agent's JSON number) → tinybars, exactly as the JS SDK's `new Hbar(n)`: the
@@ -275,29 +253,16 @@ pub fn decimal_to_base_units(amount: f64, decimals: u32) -> Result<i64, UnitsErr
     if let Some(units) = on_the_grid(amount, decimals) {
         return Ok(units);
     }
-    // The shortest round-trip decimal form (ryu, as serde_json writes numbers): "1.0",
-    // "0.0005", "1.2345e20", "5e-7"; the same digits as JavaScript's `Number#toString`.
-    let mut shortest = ryu::Buffer::new();
-    let text = shortest.format_finite(amount.abs());
-    let (mantissa, exp) = text.split_once('e').unwrap_or((text, "0"));
-    let exp: i64 = exp.parse().map_err(|_| UnitsError::Range)?;
-    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    // value = digits × 10^(exp - frac_len); scale by 10^decimals.
-    let shift = exp - frac_part.len() as i64 + i64::from(decimals);
-    // The significant digits (at most 17 for an f64), leading zeros dropped.
-    let mut digits = [0u8; 32];
-    let mut len = 0;
-    for b in int_part.bytes().chain(frac_part.bytes()) {
-        if (len == 0 && b == b'0') || len == digits.len() {
-            continue;
-        }
-        digits[len] = b - b'0';
-        len += 1;
-    }
-    let digits = &digits[..len];
+    // The number's shortest decimal digits, as JavaScript reads it (`js_number`).
+    let Some(shortest) = crate::tools::js_number::Digits::of(amount) else {
+        return Err(UnitsError::Range);
+    };
+    let digits = shortest.digits();
     if digits.is_empty() {
         return Ok(0);
     }
+    // value = digits × 10^exponent; scale by 10^decimals.
+    let shift = shortest.exponent + i64::from(decimals);
     let value: i128 = if shift >= 0 {
         let factor = 10i128.checked_pow(shift as u32).ok_or(UnitsError::Range)?;
         digits_value(digits)
@@ -709,6 +674,15 @@ mod tests {
             decimal_to_base_units(-(1_006_567_402_717_677.0 + 0.25), 1),
             Ok(-10_065_674_027_176_772)
         );
+        // Messages name the number with the same digits (`core::fmt` wrote `…677.3`).
+        let mut tie = -(1_006_567_402_717_677.0 + 0.25);
+        assert_eq!(js_number(tie), "-1006567402717677.2");
+        tie *= 1e4;
+        assert_eq!(
+            hbar_to_tinybars(tie).unwrap_err().to_string(),
+            format!("HBAR amount {} is out of range", js_number(tie))
+        );
+        assert_eq!(js_number(tie), "-10065674027176772000");
     }
 
     /// A reproducible stream of 64-bit values (xorshift) for the generated cases.

@@ -66,26 +66,12 @@ struct ShortestDecimal {
 
 impl ShortestDecimal {
     fn of(x: f64) -> Option<Self> {
-        if !x.is_finite() {
-            return None;
-        }
-        // The shortest round-trip form with JavaScript's tie to the even digit (ryu: "1.0",
-        // "0.0005", "1.2345e20", "5e-7"; `core::fmt` breaks ties otherwise).
-        let mut buffer = ryu::Buffer::new();
-        let text = buffer.format_finite(x.abs());
-        let (mantissa, exp) = text.split_once('e').unwrap_or((text, "0"));
-        let exp: i64 = exp.parse().ok()?;
-        let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-        let digits: Vec<u8> = int_part
-            .bytes()
-            .chain(frac_part.bytes())
-            .map(|b| b - b'0')
-            .skip_while(|d| *d == 0)
-            .collect();
+        // The digits JavaScript reads the number as (`new BigNumber(n)` reads `String(n)`).
+        let shortest = crate::tools::js_number::Digits::of(x)?;
         Some(ShortestDecimal {
-            negative: x < 0.0 && !digits.is_empty(),
-            digits,
-            exponent: exp - frac_part.len() as i64,
+            negative: shortest.negative,
+            digits: shortest.digits().to_vec(),
+            exponent: shortest.exponent,
         })
     }
 
