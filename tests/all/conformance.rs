@@ -377,6 +377,20 @@ pub(crate) fn cases(seed: &Seed) -> Vec<(&'static str, Value)> {
             "airdrop_fungible_token_tool",
             json!({"tokenId": ft, "recipients": [{"accountId": "0.0.2002", "amount": "Infinity"}]}),
         ),
+        // -0 is negative to the kit's `Hbar#isNegative` (refused, named "0"); a serial written
+        // as a float (`10.0`, `1e1`) is the integer zod's `int()` reads.
+        (
+            "approve_hbar_allowance_tool",
+            json!({"spenderAccountId": "0.0.2002", "amount": -0.0}),
+        ),
+        (
+            "transfer_non_fungible_token_tool",
+            json!({"tokenId": nft, "recipients": [{"recipientId": "0.0.2002", "serialNumber": 1.0}]}),
+        ),
+        (
+            "approve_nft_allowance_tool",
+            json!({"spenderAccountId": "0.0.2002", "tokenId": nft, "serialNumbers": [1.0, 2]}),
+        ),
         (
             "update_token_tool",
             json!({"tokenId": admin_ft, "tokenName": "Held 2", "tokenMemo": "new", "supplyKey": true, "metadata": "meta", "autoRenewAccountId": "0.0.1001", "treasuryAccountId": "0.0.1002"}),

@@ -260,19 +260,9 @@ fn topics_are_updated_with_their_admin_key() {
     );
 }
 
-#[test]
-fn autonomous_topic_messages_are_cut_into_1024_byte_chunks_as_the_kit_cuts_them() {
-    use base64::Engine as _;
-    let (host, _) = start(LOCAL);
-    let mut session = host.default_session();
-    let topic = ok(&session
-        .call("create_topic_tool", r#"{"topicMemo":"chunks"}"#)
-        .unwrap())["topicId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    // Lengths at the chunk boundaries (the kit: ⌈len / 1024⌉ chunks, at most 20), and a
-    // two-byte character straddling the first boundary.
+/// Messages at the chunk boundaries with how many chunks the kit cuts each into
+/// (⌈len / 1024⌉, at most 20), and multibyte characters straddling the first boundary.
+fn boundary_messages() -> Vec<(String, usize)> {
     let ascii =
         |len: usize| -> String { (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect() };
     let mut messages: Vec<(String, usize)> = [1023, 1024, 1025, 2048, 20_480]
@@ -280,17 +270,20 @@ fn autonomous_topic_messages_are_cut_into_1024_byte_chunks_as_the_kit_cuts_them(
         .map(|len| (ascii(len), len.div_ceil(1024)))
         .collect();
     messages.push((format!("{}é{}", ascii(1023), ascii(10)), 2));
-    for (message, _) in &messages {
-        let params = serde_json::json!({"topicId": topic, "message": message});
-        ok(&session
-            .call("submit_topic_message_tool", &params.to_string())
-            .unwrap());
-    }
+    messages.push((format!("{}😀{}", ascii(1022), ascii(1)), 2));
+    messages.push(("é".repeat(512), 1));
+    messages
+}
+
+/// One topic message as the mirror holds it: its chunks (number, total, bytes) in order.
+type Chunks = Vec<(u64, u64, Vec<u8>)>;
+
+/// Every message on `topic`, in consensus order of its first chunk.
+fn messages_on(host: &hak_host::Host, topic: &str) -> Vec<Chunks> {
+    use base64::Engine as _;
     let page = host
         .mirror_get(&format!("/topics/{topic}/messages?limit=100&order=asc"))
         .unwrap();
-    // The chunks of each message (number, total, bytes), by the message's first transaction id.
-    type Chunks = Vec<(u64, u64, Vec<u8>)>;
     let mut sent: Vec<(String, Chunks)> = Vec::new();
     for m in page["messages"].as_array().unwrap() {
         let bytes = base64::engine::general_purpose::STANDARD
@@ -309,22 +302,111 @@ fn autonomous_topic_messages_are_cut_into_1024_byte_chunks_as_the_kit_cuts_them(
             None => sent.push((first, vec![(number, total, bytes)])),
         }
     }
-    assert_eq!(sent.len(), messages.len(), "{page}");
-    for ((message, chunks), (_, got)) in messages.iter().zip(&sent) {
+    sent.into_iter()
+        .map(|(_, mut chunks)| {
+            chunks.sort_by_key(|(number, _, _)| *number);
+            chunks
+        })
+        .collect()
+}
+
+fn new_topic(session: &mut hak_host::Session, memo: &str) -> String {
+    let params = serde_json::json!({ "topicMemo": memo });
+    ok(&session
+        .call("create_topic_tool", &params.to_string())
+        .unwrap())["topicId"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn autonomous_topic_messages_are_cut_into_1024_byte_chunks_as_the_kit_cuts_them() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let topic = new_topic(&mut session, "chunks");
+    let messages = boundary_messages();
+    for (message, _) in &messages {
+        let params = serde_json::json!({"topicId": topic, "message": message});
+        ok(&session
+            .call("submit_topic_message_tool", &params.to_string())
+            .unwrap());
+    }
+    let sent = messages_on(&host, &topic);
+    assert_eq!(sent.len(), messages.len());
+    for ((message, chunks), got) in messages.iter().zip(&sent) {
         let len = message.len();
-        let totals: Vec<u64> = got.iter().map(|(_, total, _)| *total).collect();
         assert_eq!(
-            (got.len(), totals[0] as usize),
+            (got.len(), got[0].1 as usize),
             (*chunks, *chunks),
             "{len} bytes: chunks (number, total) {:?}",
             got.iter()
                 .map(|(n, t, b)| (n, t, b.len()))
                 .collect::<Vec<_>>()
         );
-        let mut ordered = got.clone();
-        ordered.sort_by_key(|(number, _, _)| *number);
-        let joined: Vec<u8> = ordered.into_iter().flat_map(|(_, _, b)| b).collect();
+        let joined: Vec<u8> = got.iter().flat_map(|(_, _, b)| b.clone()).collect();
         assert_eq!(joined, message.as_bytes(), "{len} bytes: reassembled");
         assert!(got.iter().all(|(_, _, b)| b.len() <= 1024));
+    }
+}
+
+/// The kit's own tool sends the same messages autonomously to a second topic of the same
+/// network: every message arrives in the same chunks (numbers, totals, bytes) on both.
+#[test]
+#[ignore = "needs node and the JS kit (npm ci in tests/conformance); scripts/test.sh runs it"]
+fn the_kit_and_hak_cut_autonomous_topic_messages_into_the_same_chunks() {
+    let (host, _) = start(LOCAL);
+    let mut session = host.default_session();
+    let (hak_topic, kit_topic) = (
+        new_topic(&mut session, "hak"),
+        new_topic(&mut session, "kit"),
+    );
+    let messages: Vec<String> = boundary_messages().into_iter().map(|(m, _)| m).collect();
+    for message in &messages {
+        let params = serde_json::json!({"topicId": hak_topic, "message": message});
+        ok(&session
+            .call("submit_topic_message_tool", &params.to_string())
+            .unwrap());
+    }
+    let info = host.local_network().unwrap().connection_json().to_string();
+    let mut kit = std::process::Command::new("node")
+        .arg("kit-messages.mjs")
+        .arg(&info)
+        .arg(&kit_topic)
+        .current_dir(kit_dir())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run node");
+    {
+        use std::io::Write as _;
+        let mut stdin = kit.stdin.take().unwrap();
+        stdin
+            .write_all(serde_json::to_string(&messages).unwrap().as_bytes())
+            .unwrap();
+    }
+    let out = kit.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in stdout.lines() {
+        let answer: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(answer["status"], "SUCCESS", "the kit: {answer}");
+    }
+    let (hak_sent, kit_sent) = (
+        messages_on(&host, &hak_topic),
+        messages_on(&host, &kit_topic),
+    );
+    assert_eq!(kit_sent.len(), messages.len());
+    let layout = |chunks: &Chunks| -> Vec<(u64, u64, usize)> {
+        chunks.iter().map(|(n, t, b)| (*n, *t, b.len())).collect()
+    };
+    for ((message, hak), kit) in messages.iter().zip(&hak_sent).zip(&kit_sent) {
+        assert_eq!(layout(hak), layout(kit), "{} bytes", message.len());
+        assert_eq!(hak, kit, "{} bytes: the chunks' bytes", message.len());
     }
 }

@@ -403,6 +403,54 @@ pub fn hex_0x(bytes: &[u8]) -> String {
 
 /// Serde helpers for the stage JSON: ids as "0.0.x", 64-bit amounts as decimal strings.
 pub mod serde_as {
+    /// An integer as JavaScript reads a JSON number (zod's `int()`): `10` and also `10.0` or
+    /// `1e1`, a double with no fraction; a fraction or a negative number stays refused.
+    pub mod js_u64 {
+        use serde::de::{Deserializer, Error, Unexpected, Visitor};
+
+        struct JsU64;
+
+        impl Visitor<'_> for JsU64 {
+            type Value = u64;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("u64")
+            }
+            fn visit_u64<E: Error>(self, v: u64) -> Result<u64, E> {
+                Ok(v)
+            }
+            fn visit_i64<E: Error>(self, v: i64) -> Result<u64, E> {
+                u64::try_from(v).map_err(|_| E::invalid_value(Unexpected::Signed(v), &self))
+            }
+            fn visit_f64<E: Error>(self, v: f64) -> Result<u64, E> {
+                // Below 2^64 and whole (-0 is 0): the double's own integer value, exactly.
+                if v.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&v) {
+                    Ok(v as u64)
+                } else {
+                    Err(E::invalid_type(Unexpected::Float(v), &self))
+                }
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+            d.deserialize_any(JsU64)
+        }
+
+        /// A list of them.
+        pub mod vec {
+            use serde::{Deserialize, Deserializer};
+
+            #[derive(Deserialize)]
+            struct One(#[serde(with = "super")] u64);
+
+            pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+                Ok(Vec::<One>::deserialize(d)?
+                    .into_iter()
+                    .map(|o| o.0)
+                    .collect())
+            }
+        }
+    }
+
     /// Any `Display + FromStr` value (ids) as a JSON string.
     pub mod string {
         use serde::{de::Error, Deserialize, Deserializer, Serializer};

@@ -65,7 +65,8 @@ fn normalise(
         raw["spenderAccountId"].as_str().unwrap_or_default(),
     )?;
     let tinybars = normalise::hbar_to_tinybars(amount)?;
-    if tinybars < 0 {
+    // The kit's `new Hbar(amount).isNegative()`: BigNumber keeps the sign of -0 (named "0").
+    if tinybars < 0 || amount.is_sign_negative() {
         return Err(ToolError::message(format!(
             "Invalid allowance amount: {}",
             normalise::js_number(amount)

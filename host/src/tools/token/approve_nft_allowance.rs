@@ -41,7 +41,7 @@ struct Raw {
     token_id: String,
     #[serde(default)]
     all_serials: bool,
-    #[serde(default)]
+    #[serde(default, with = "serde_as::js_u64::vec")]
     serial_numbers: Vec<u64>,
     transaction_memo: Option<String>,
 }

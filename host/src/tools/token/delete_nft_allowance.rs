@@ -31,6 +31,7 @@ pub struct DeleteNftAllowanceNormalised {
 struct Raw {
     owner_account_id: Option<String>,
     token_id: String,
+    #[serde(with = "serde_as::js_u64::vec")]
     serial_numbers: Vec<u64>,
     transaction_memo: Option<String>,
 }

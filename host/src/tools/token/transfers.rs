@@ -98,6 +98,7 @@ pub struct NftRecipient {
 #[serde(rename_all = "camelCase")]
 struct RawNftRecipient {
     recipient_id: String,
+    #[serde(with = "serde_as::js_u64")]
     serial_number: u64,
 }
 
