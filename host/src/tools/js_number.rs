@@ -7,6 +7,7 @@
 //! The digits come from `ryu` (what serde_json writes numbers with), which breaks ties as
 //! JavaScript does; `core::fmt`'s shortest form does not (`(-1006567402717677.25)` is
 //! `…677.2` in JavaScript and in ryu, `…677.3` in `core::fmt`).
+//! [`integral_floats_as_integers`] writes a JSON value's numbers as `JSON.stringify` would.
 //! Nothing here knows about units, tools or messages.
 
 /// A finite double as `±digits × 10^exponent`, exactly: its shortest round-trip digits
@@ -108,9 +109,58 @@ pub fn to_string(x: f64) -> String {
     out
 }
 
+/// `value` as JavaScript's `JSON.stringify` writes it after `JSON.parse`, when that differs
+/// from serde_json's writing in a way a typed reader notices: an integer written as a float
+/// (`1.0`, `1e3`) is an integer to JavaScript (and to the kit's hooks, which see the parsed
+/// object) but not to a Go `int64` or a Rust `u64`. `None` when the value holds no such
+/// number (the common case: the text as sent stays as it is).
+pub fn integral_floats_as_integers(value: &serde_json::Value) -> Option<String> {
+    fn has_integral_float(v: &serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Number(n) => {
+                n.as_f64().is_some_and(|x| n.is_f64() && x.fract() == 0.0)
+            }
+            serde_json::Value::Array(items) => items.iter().any(has_integral_float),
+            serde_json::Value::Object(map) => map.values().any(has_integral_float),
+            _ => false,
+        }
+    }
+    if !has_integral_float(value) {
+        return None;
+    }
+    struct JsNumbers;
+    impl serde_json::ser::Formatter for JsNumbers {
+        fn write_f64<W: ?Sized + std::io::Write>(
+            &mut self,
+            w: &mut W,
+            x: f64,
+        ) -> std::io::Result<()> {
+            w.write_all(to_string(x).as_bytes())
+        }
+    }
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, JsNumbers);
+    serde::Serialize::serialize(value, &mut ser).ok()?;
+    String::from_utf8(out).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integral_floats_read_as_javascript_reads_them() {
+        let sent: serde_json::Value =
+            serde_json::from_str(r#"{"serialNumbers":[1.0,2,1e3],"amount":0.5,"big":1e21}"#)
+                .unwrap();
+        assert_eq!(
+            integral_floats_as_integers(&sent).as_deref(),
+            Some(r#"{"serialNumbers":[1,2,1000],"amount":0.5,"big":1e+21}"#)
+        );
+        let plain: serde_json::Value =
+            serde_json::from_str(r#"{"amount":0.5,"n":[1,-2]}"#).unwrap();
+        assert_eq!(integral_floats_as_integers(&plain), None);
+    }
 
     /// Each value with what node's `String(x)` writes for it.
     #[test]
