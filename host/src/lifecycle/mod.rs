@@ -491,9 +491,10 @@ impl Session {
         // 5. post-core-action (observe-only)
         self.stage(Stage::PostCoreAction, tool, plan, state, &tool_ctx)?;
         // 6. secondary action: the mode's strategy
-        let mut result = match core {
-            CoreOutput::Query(result) => {
+        let result = match core {
+            CoreOutput::Query(mut result) => {
                 self.outcome = TxOutcome::Applied;
+                envelope::default_status(&mut result);
                 result
             }
             CoreOutput::Transaction(mut built) => {
@@ -526,12 +527,14 @@ impl Session {
                         if let Some(envelope) = result.as_object_mut() {
                             envelope.extend(fields);
                         }
+                        envelope::default_status(&mut result);
                         result
                     }
                     Ok(SecondaryResult::Bytes(bytes)) => {
                         if commit_owed {
                             self.commit_before_bytes_leave()?;
                         }
+                        // Carries its status already (`ReturnBytesResult::status`).
                         envelope::bytes(bytes)
                     }
                     Err(StrategyError::Tool(e)) => return Err(Abort::Error(e.message)),
@@ -558,7 +561,6 @@ impl Session {
                 }
             }
         };
-        envelope::default_status(&mut result);
         state.outcome = Some(self.outcome.as_str());
         state.set_result(
             result,

@@ -6,6 +6,7 @@
 //! checked `Value`, hence this small visitor; it builds the same `Value` serde_json would.
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -211,18 +212,28 @@ impl<'de> Visitor<'de> for Checked<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let here = Checked {
-                parent: Some(&self),
-                seg: Some(Seg::Key(&key)),
-            };
-            if out.contains_key(&key) {
-                return Err(de::Error::custom(format!(
-                    "the key \"{key}\" appears twice (at \"{}\"); repeated keys are refused",
-                    here.path()
-                )));
+            // One lookup per key: the vacant entry is filled once its value is read.
+            match out.entry(key) {
+                Entry::Occupied(seen) => {
+                    let here = Checked {
+                        parent: Some(&self),
+                        seg: Some(Seg::Key(seen.key())),
+                    };
+                    return Err(de::Error::custom(format!(
+                        "the key \"{}\" appears twice (at \"{}\"); repeated keys are refused",
+                        seen.key(),
+                        here.path()
+                    )));
+                }
+                Entry::Vacant(slot) => {
+                    let here = Checked {
+                        parent: Some(&self),
+                        seg: Some(Seg::Key(slot.key())),
+                    };
+                    let value = map.next_value_seed(here).map_err(|e| tagged(e, &here))?;
+                    slot.insert(value);
+                }
             }
-            let value = map.next_value_seed(here).map_err(|e| tagged(e, &here))?;
-            out.insert(key, value);
         }
         Ok(Value::Object(out))
     }
