@@ -2,7 +2,8 @@
 //! (epoch ticks, minus time spent in host calls), fuel and the memory guard, its output is
 //! size-checked, and any failure is classified. The caller discards an instance that failed.
 
-use super::bindings::{v0_1, v0_2, Exports, PluginInfo, WitParts, WitToolReads};
+use super::bindings::{v0_2, Exports, PluginInfo, WitParts, WitToolReads};
+use super::compat_0_1;
 use super::plugin::LoadedPlugin;
 use super::sandbox::PluginState;
 use crate::capabilities::CapabilityQuota;
@@ -156,10 +157,7 @@ impl PluginInstance {
         let config = plugin.config_json.as_str();
         let info = this.run("describe", None, |b, s| match b {
             Exports::V0_2(b) => b.hedera_agent_kit_plugin().call_describe(s, config),
-            Exports::V0_1(b) => b
-                .hedera_agent_kit_plugin()
-                .call_describe(s, config)
-                .map(|info| info.map(info_from_0_1)),
+            Exports::V0_1(b) => compat_0_1::describe(b, s, config),
         })?;
         Ok((this, info))
     }
@@ -202,27 +200,7 @@ impl PluginInstance {
                     }
                 }))
             }
-            Exports::V0_1(b) => {
-                let input = v0_1::exports::hedera::agent_kit::hooks::StageInput {
-                    stage: stage_0_1(stage),
-                    method: call.method,
-                    tool_type: tool_type_0_1(call.tool_type),
-                    params: call.input,
-                };
-                let h = b.hedera_agent_kit_hooks();
-                let answer = match stage {
-                    Stage::PreToolExecution => h.call_pre_tool_execution(s, input),
-                    Stage::PostParamsNormalization => h.call_post_params_normalization(s, input),
-                    Stage::PostCoreAction => h.call_post_core_action(s, input),
-                    Stage::PostSecondaryAction => h.call_post_tool_execution(s, input),
-                }?;
-                Ok(answer.map(|r| match r {
-                    v0_1::hedera::agent_kit::types::HookResult::Proceed => HookAnswer::Proceed,
-                    v0_1::hedera::agent_kit::types::HookResult::Replace(json) => {
-                        HookAnswer::Replace(json)
-                    }
-                }))
-            }
+            Exports::V0_1(b) => compat_0_1::hook(b, s, call),
         })?;
         let size = match &answer {
             Ok(HookAnswer::Replace(json)) => json.len(),
@@ -271,34 +249,7 @@ impl PluginInstance {
                     }),
                 }))
             }
-            Exports::V0_1(b) => {
-                use v0_1::hedera::agent_kit::types::Verdict as V;
-                let input = v0_1::exports::hedera::agent_kit::policy::StageInput {
-                    stage: stage_0_1(stage),
-                    method: call.method,
-                    tool_type: tool_type_0_1(call.tool_type),
-                    params: call.input,
-                };
-                let p = b.hedera_agent_kit_policy();
-                let answer = match stage {
-                    Stage::PreToolExecution => p.call_should_block_pre_tool_execution(s, input),
-                    Stage::PostParamsNormalization => {
-                        p.call_should_block_post_params_normalization(s, input)
-                    }
-                    Stage::PostCoreAction => p.call_should_block_post_core_action(s, input),
-                    Stage::PostSecondaryAction => {
-                        p.call_should_block_post_secondary_action(s, input)
-                    }
-                }?;
-                Ok(answer.map(|v| match v {
-                    V::Allow => Verdict::Allow,
-                    V::Block(b) => Verdict::Block(BlockReason {
-                        message: b.message,
-                        code: b.code,
-                        details_json: b.details_json,
-                    }),
-                }))
-            }
+            Exports::V0_1(b) => compat_0_1::policy(b, s, call),
         })?;
         let size = match &answer {
             Ok(Verdict::Block(b)) => {
@@ -579,48 +530,6 @@ fn stage_input_0_2<'a>(
         },
         params: call.input,
         facts: facts.map(WitFacts::wit),
-    }
-}
-
-fn stage_0_1(stage: Stage) -> v0_1::hedera::agent_kit::types::Stage {
-    use v0_1::hedera::agent_kit::types::Stage as S;
-    match stage {
-        Stage::PreToolExecution => S::PreToolExecution,
-        Stage::PostParamsNormalization => S::PostParamsNormalization,
-        Stage::PostCoreAction => S::PostCoreAction,
-        Stage::PostSecondaryAction => S::PostSecondaryAction,
-    }
-}
-
-fn tool_type_0_1(tool_type: ToolType) -> v0_1::hedera::agent_kit::types::ToolType {
-    use v0_1::hedera::agent_kit::types::ToolType as T;
-    match tool_type {
-        ToolType::Query => T::Query,
-        ToolType::Transaction => T::Transaction,
-        ToolType::Other => T::Other,
-    }
-}
-
-/// A 0.1 plugin's description in the 0.2 types (the same record).
-fn info_from_0_1(info: v0_1::hedera::agent_kit::types::PluginInfo) -> PluginInfo {
-    use v0_1::hedera::agent_kit::types::Stage as S1;
-    use v0_2::hedera::agent_kit::types::Stage as S2;
-    let stages = |list: Vec<S1>| {
-        list.into_iter()
-            .map(|s| match s {
-                S1::PreToolExecution => S2::PreToolExecution,
-                S1::PostParamsNormalization => S2::PostParamsNormalization,
-                S1::PostCoreAction => S2::PostCoreAction,
-                S1::PostSecondaryAction => S2::PostSecondaryAction,
-            })
-            .collect()
-    };
-    PluginInfo {
-        name: info.name,
-        description: info.description,
-        relevant_tools: info.relevant_tools,
-        hook_stages: stages(info.hook_stages),
-        policy_stages: stages(info.policy_stages),
     }
 }
 

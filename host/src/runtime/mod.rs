@@ -6,6 +6,7 @@
 pub mod bindings;
 mod cache;
 mod clock;
+mod compat_0_1;
 mod engine;
 mod hedera_api;
 mod host_api;
