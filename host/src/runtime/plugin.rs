@@ -46,7 +46,8 @@ pub enum LoadError {
     Config { plugin: String, message: String },
     #[error("plugin {plugin}: invalid description: {message}")]
     Description { plugin: String, message: String },
-    #[error("{0}")]
+    /// The failure itself, not wrapped: printed once in an error chain (`{:#}`).
+    #[error(transparent)]
     Failed(#[from] PluginFailure),
 }
 
@@ -477,5 +478,24 @@ fn check_component_header(bytes: &[u8]) -> Result<(), String> {
             Err("it is a core wasm module; build a component (e.g. --target wasm32-wasip2)".into())
         }
         _ => Err("unknown WebAssembly version or layer".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LoadError;
+    use crate::plugin::{FailureCause, PluginFailure};
+
+    #[test]
+    fn a_failure_while_loading_is_named_once_in_an_error_chain() {
+        let failure = PluginFailure {
+            plugin: "p".into(),
+            phase: "describe".into(),
+            cause: FailureCause::Trap,
+            detail: "unreachable executed".into(),
+        };
+        let shown = failure.to_string();
+        let chain = format!("{:#}", anyhow::Error::from(LoadError::from(failure)));
+        assert_eq!(chain, shown);
     }
 }
