@@ -143,3 +143,41 @@ pub fn add_to_linker(
     v0_2::AgentPluginCore::add_to_linker::<PluginState, HasSelf<PluginState>>(linker, |s| s)?;
     Ok(())
 }
+
+/// The hook export of either line for a stage: `call_hook!(hooks, store, stage, input)`.
+/// Both lines name their exports alike; only their types differ, so the mapping from a
+/// stage to its export is written once here.
+macro_rules! call_hook {
+    ($h:expr, $s:expr, $stage:expr, $input:expr) => {
+        match $stage {
+            crate::stage::Stage::PreToolExecution => $h.call_pre_tool_execution($s, $input),
+            crate::stage::Stage::PostParamsNormalization => {
+                $h.call_post_params_normalization($s, $input)
+            }
+            crate::stage::Stage::PostCoreAction => $h.call_post_core_action($s, $input),
+            crate::stage::Stage::PostSecondaryAction => $h.call_post_tool_execution($s, $input),
+        }
+    };
+}
+
+/// The policy export of either line for a stage: `call_policy!(policy, store, stage, input)`.
+macro_rules! call_policy {
+    ($p:expr, $s:expr, $stage:expr, $input:expr) => {
+        match $stage {
+            crate::stage::Stage::PreToolExecution => {
+                $p.call_should_block_pre_tool_execution($s, $input)
+            }
+            crate::stage::Stage::PostParamsNormalization => {
+                $p.call_should_block_post_params_normalization($s, $input)
+            }
+            crate::stage::Stage::PostCoreAction => {
+                $p.call_should_block_post_core_action($s, $input)
+            }
+            crate::stage::Stage::PostSecondaryAction => {
+                $p.call_should_block_post_secondary_action($s, $input)
+            }
+        }
+    };
+}
+
+pub(super) use {call_hook, call_policy};

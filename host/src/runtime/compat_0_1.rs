@@ -6,7 +6,7 @@
 //! for `Exports::V0_1` and knows nothing else of the 0.1 types; nothing here runs a guest
 //! outside the caller's deadline and limits.
 
-use super::bindings::{v0_1, v0_2, PluginInfo};
+use super::bindings::{call_hook, call_policy, v0_1, v0_2, PluginInfo};
 use super::sandbox::PluginState;
 use crate::plugin::{BlockReason, HookAnswer, StageCall, Verdict};
 use crate::stage::Stage;
@@ -39,13 +39,7 @@ pub(super) fn hook(
         tool_type: tool_type(call.tool_type),
         params: call.input,
     };
-    let h = b.hedera_agent_kit_hooks();
-    let answer = match call.stage {
-        Stage::PreToolExecution => h.call_pre_tool_execution(s, input),
-        Stage::PostParamsNormalization => h.call_post_params_normalization(s, input),
-        Stage::PostCoreAction => h.call_post_core_action(s, input),
-        Stage::PostSecondaryAction => h.call_post_tool_execution(s, input),
-    }?;
+    let answer = call_hook!(b.hedera_agent_kit_hooks(), s, call.stage, input)?;
     Ok(answer.map(|r| match r {
         t01::HookResult::Proceed => HookAnswer::Proceed,
         t01::HookResult::Replace(json) => HookAnswer::Replace(json),
@@ -64,13 +58,7 @@ pub(super) fn policy(
         tool_type: tool_type(call.tool_type),
         params: call.input,
     };
-    let p = b.hedera_agent_kit_policy();
-    let answer = match call.stage {
-        Stage::PreToolExecution => p.call_should_block_pre_tool_execution(s, input),
-        Stage::PostParamsNormalization => p.call_should_block_post_params_normalization(s, input),
-        Stage::PostCoreAction => p.call_should_block_post_core_action(s, input),
-        Stage::PostSecondaryAction => p.call_should_block_post_secondary_action(s, input),
-    }?;
+    let answer = call_policy!(b.hedera_agent_kit_policy(), s, call.stage, input)?;
     Ok(answer.map(|v| match v {
         t01::Verdict::Allow => Verdict::Allow,
         t01::Verdict::Block(b) => Verdict::Block(BlockReason {

@@ -2,7 +2,7 @@
 //! (epoch ticks, minus time spent in host calls), fuel and the memory guard, its output is
 //! size-checked, and any failure is classified. The caller discards an instance that failed.
 
-use super::bindings::{v0_2, Exports, PluginInfo, WitParts, WitToolReads};
+use super::bindings::{call_hook, call_policy, v0_2, Exports, PluginInfo, WitParts, WitToolReads};
 use super::compat_0_1;
 use super::plugin::LoadedPlugin;
 use super::sandbox::PluginState;
@@ -186,13 +186,7 @@ impl PluginInstance {
             Exports::V0_2(b) => {
                 let facts = call.facts.map(WitFacts::new);
                 let input = stage_input_0_2(call, facts.as_ref());
-                let h = b.hedera_agent_kit_hooks();
-                let answer = match stage {
-                    Stage::PreToolExecution => h.call_pre_tool_execution(s, input),
-                    Stage::PostParamsNormalization => h.call_post_params_normalization(s, input),
-                    Stage::PostCoreAction => h.call_post_core_action(s, input),
-                    Stage::PostSecondaryAction => h.call_post_tool_execution(s, input),
-                }?;
+                let answer = call_hook!(b.hedera_agent_kit_hooks(), s, stage, input)?;
                 Ok(answer.map(|r| match r {
                     v0_2::hedera::agent_kit::types::HookResult::Proceed => HookAnswer::Proceed,
                     v0_2::hedera::agent_kit::types::HookResult::Replace(json) => {
@@ -223,17 +217,7 @@ impl PluginInstance {
                 use v0_2::hedera::agent_kit::types::Verdict as V;
                 let facts = call.facts.map(WitFacts::new);
                 let input = stage_input_0_2(call, facts.as_ref());
-                let p = b.hedera_agent_kit_policy();
-                let answer = match stage {
-                    Stage::PreToolExecution => p.call_should_block_pre_tool_execution(s, input),
-                    Stage::PostParamsNormalization => {
-                        p.call_should_block_post_params_normalization(s, input)
-                    }
-                    Stage::PostCoreAction => p.call_should_block_post_core_action(s, input),
-                    Stage::PostSecondaryAction => {
-                        p.call_should_block_post_secondary_action(s, input)
-                    }
-                }?;
+                let answer = call_policy!(b.hedera_agent_kit_policy(), s, stage, input)?;
                 Ok(answer.map(|v| match v {
                     V::Allow => Verdict::Allow,
                     V::Block(b) => Verdict::Block(BlockReason {
