@@ -4,8 +4,9 @@
 //! matches names within a line by semver). Each binds `agent-plugin-core`; the optional
 //! `events` and `inputs` exports are looked up per plugin ([`EVENTS_INTERFACES`],
 //! [`INPUTS_INTERFACE`]). [`Pre`] and [`Exports`] are a loaded component of either
-//! line. Only generated code, names and the choice of line live here; conversions live in
-//! `instance`.
+//! line. Only generated code, names, the choice of line and the stage → export mapping both
+//! lines share (`call_hook!`, `call_policy!`) live here; conversions live in `instance` and
+//! `compat_0_1`.
 
 use super::sandbox::PluginState;
 use wasmtime::component::{Component, InstancePre};

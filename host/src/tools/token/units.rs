@@ -1,6 +1,7 @@
 //! Token amounts: display units → int64 base units with the kit's `toBaseUnitLong` errors,
 //! and a token's decimals as the mirror node reports them.
 
+use crate::tools::js_number::Digits;
 use crate::tools::normalise::decimal_to_base_units;
 use crate::tools::{ToolContext, ToolError};
 
@@ -23,7 +24,7 @@ pub fn to_base_units(amount: f64, decimals: u32, label: &str) -> Result<i64, Too
     if let Ok(units) = decimal_to_base_units(amount, decimals) {
         return Ok(units);
     }
-    let Some(digits) = ShortestDecimal::of(amount) else {
+    let Some(digits) = Digits::of(amount) else {
         // What the kit's BigNumber arithmetic gives an infinite amount (an amount string
         // "Infinity" reads as one): past the int64 bound, in the kit's words.
         return Err(if amount == f64::INFINITY {
@@ -37,7 +38,7 @@ pub fn to_base_units(amount: f64, decimals: u32, label: &str) -> Result<i64, Too
             ToolError::message(format!("{label} is not a number"))
         });
     };
-    let floored = digits.floor_scaled(decimals);
+    let floored = floor_scaled(&digits, decimals);
     match floored.parse::<i64>() {
         Ok(units) => Ok(units),
         Err(_) if floored.starts_with('-') => Err(ToolError::message(format!(
@@ -52,72 +53,50 @@ pub fn to_base_units(amount: f64, decimals: u32, label: &str) -> Result<i64, Too
 /// `integerValue(ROUND_FLOOR).toFixed()`, the kit's `toBaseUnit`), of any size; `None` for a
 /// number that is not finite.
 pub fn floor_base_units_text(amount: f64, decimals: u32) -> Option<String> {
-    ShortestDecimal::of(amount).map(|digits| digits.floor_scaled(decimals))
+    Digits::of(amount).map(|digits| floor_scaled(&digits, decimals))
 }
 
-/// A finite number as its shortest round-trip decimal digits (JavaScript's `String(n)`) and a
-/// power of ten: `±digits × 10^exponent`, exactly.
-struct ShortestDecimal {
-    negative: bool,
-    /// Significant digits without leading zeros (empty for zero).
-    digits: Vec<u8>,
-    exponent: i64,
-}
-
-impl ShortestDecimal {
-    fn of(x: f64) -> Option<Self> {
-        // The digits JavaScript reads the number as (`new BigNumber(n)` reads `String(n)`).
-        let shortest = crate::tools::js_number::Digits::of(x)?;
-        Some(ShortestDecimal {
-            negative: shortest.negative,
-            digits: shortest.digits().to_vec(),
-            exponent: shortest.exponent,
-        })
-    }
-
-    /// `floor(self × 10^decimals)` as decimal text (`BigNumber#toFixed()` of the integer).
-    fn floor_scaled(&self, decimals: u32) -> String {
-        let shift = self.exponent + i64::from(decimals);
-        let (mut whole, dropped_nonzero) = if shift >= 0 {
-            let mut whole = self.digits.clone();
-            whole.resize(whole.len() + shift as usize, 0);
-            (whole, false)
-        } else {
-            let keep = self
-                .digits
-                .len()
-                .saturating_sub(shift.unsigned_abs() as usize);
-            let dropped = self.digits[keep..].iter().any(|d| *d != 0);
-            (self.digits[..keep].to_vec(), dropped)
-        };
-        if self.negative && dropped_nonzero {
-            // Toward −∞: one more unit of magnitude.
-            let mut i = whole.len();
-            loop {
-                if i == 0 {
-                    whole.insert(0, 1);
-                    break;
-                }
-                i -= 1;
-                if whole[i] == 9 {
-                    whole[i] = 0;
-                } else {
-                    whole[i] += 1;
-                    break;
-                }
+/// `floor(number × 10^decimals)` as decimal text (`BigNumber#toFixed()` of the integer),
+/// exactly, on the digits JavaScript reads the number as (`new BigNumber(n)` reads `String(n)`).
+fn floor_scaled(number: &Digits, decimals: u32) -> String {
+    let digits = number.digits();
+    let shift = number.exponent + i64::from(decimals);
+    let (mut whole, dropped_nonzero) = if shift >= 0 {
+        let mut whole = digits.to_vec();
+        whole.resize(whole.len() + shift as usize, 0);
+        (whole, false)
+    } else {
+        let keep = digits.len().saturating_sub(shift.unsigned_abs() as usize);
+        let dropped = digits[keep..].iter().any(|d| *d != 0);
+        (digits[..keep].to_vec(), dropped)
+    };
+    if number.negative && dropped_nonzero {
+        // Toward −∞: one more unit of magnitude.
+        let mut i = whole.len();
+        loop {
+            if i == 0 {
+                whole.insert(0, 1);
+                break;
+            }
+            i -= 1;
+            if whole[i] == 9 {
+                whole[i] = 0;
+            } else {
+                whole[i] += 1;
+                break;
             }
         }
-        let start = whole.iter().position(|d| *d != 0).unwrap_or(whole.len());
-        if start == whole.len() {
-            return "0".into();
-        }
-        let sign = if self.negative { "-" } else { "" };
-        let text: String = whole[start..]
-            .iter()
-            .map(|d| char::from(b'0' + d))
-            .collect();
-        format!("{sign}{text}")
     }
+    let start = whole.iter().position(|d| *d != 0).unwrap_or(whole.len());
+    if start == whole.len() {
+        return "0".into();
+    }
+    let sign = if number.negative { "-" } else { "" };
+    let text: String = whole[start..]
+        .iter()
+        .map(|d| char::from(b'0' + d))
+        .collect();
+    format!("{sign}{text}")
 }
 
 fn too_large(shown: &str, label: &str) -> ToolError {
