@@ -2,7 +2,8 @@
 # Install what building and testing hak needs on a fresh machine: protoc (the Hedera SDK's
 # build needs it), redis-server (the shared state store's tests run a real one) and the
 # wasm32-wasip2 target (plugins), Go (Go plugins), the Python MCP client (the MCP tests),
-# valgrind (the instruction-count gate) and a C compiler (crates with C parts: mimalloc,
+# valgrind (the instruction-count gate), docker-registry (Distribution 2.8: the OCI tests push
+# to and pull from a real registry) and a C compiler (crates with C parts: mimalloc,
 # SQLite, ring).
 # Idempotent; quiet when everything is there.
 set -euo pipefail
@@ -10,6 +11,7 @@ missing=()
 command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
+command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}" >&2

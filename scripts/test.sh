@@ -28,10 +28,10 @@ scripts/instruction-gate.sh
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 mkdir -p target
 # A plain `cargo test` needs only Rust (tests/build.rs builds the Rust plugins); the tests
-# that need node/npm, Go, redis-server or the Python clients are #[ignore]d there with the
+# that need node/npm, Go, redis-server, docker-registry or the Python clients are #[ignore]d there with the
 # reason. Here they run too, unless a tool is missing (then they are skipped, and this says so).
 missing=""
-for tool in node npm redis-server; do command -v "$tool" >/dev/null || missing="$missing $tool"; done
+for tool in node npm redis-server docker-registry; do command -v "$tool" >/dev/null || missing="$missing $tool"; done
 [ -n "$(scripts/go-path.sh)" ] || missing="$missing go"
 [ -x target/tools/py-venv/bin/python ] || missing="$missing python-clients"
 include=(--include-ignored)

@@ -269,11 +269,53 @@ enum PluginCommand {
     },
     /// Sign a component, or a plugin's settings sidecar (`<name>.toml`; a signed plugin's
     /// settings must be signed too): writes `<file>.sig` with the key in the named variable.
+    /// Given an `oci://` reference, signs the manifest it names in the registry instead
+    /// (the `sha256-<hex>.sig` tag beside it).
     Sign {
         file: PathBuf,
+        #[arg(long)]
+        plain_http: bool,
         /// Environment variable holding the private key (hex).
         #[arg(long, default_value = "HAK_SIGNING_KEY")]
         key_env: String,
+    },
+    /// Push a component to an OCI registry as a Wasm artifact (config
+    /// `application/vnd.wasm.config.v0+json`, one `application/wasm` layer) with its
+    /// description as annotations; with --sign, sign the pushed manifest digest too. Plain
+    /// HTTP only for loopback registries or with --plain-http.
+    Push {
+        file: PathBuf,
+        /// `oci://REGISTRY/REPO:TAG`.
+        reference: String,
+        /// The plugin config `describe` is called with (JSON; default `{}`).
+        #[arg(long)]
+        config: Option<String>,
+        /// A capability the plugin needs granted (repeat), shown to operators as an annotation.
+        #[arg(long = "capability")]
+        capabilities: Vec<String>,
+        /// Sign the pushed manifest with the private key (hex) in this environment variable.
+        #[arg(long, value_name = "KEY_ENV")]
+        sign: Option<String>,
+        /// Reach this registry over plain HTTP although it is not on loopback.
+        #[arg(long)]
+        plain_http: bool,
+    },
+    /// Pull a plugin from an OCI registry: `oci://REGISTRY/REPO[:TAG|@sha256:…]`. Its
+    /// signature is checked against --public-key before the component is downloaded; a tag
+    /// pull without a key needs --no-verify.
+    Pull {
+        reference: String,
+        /// Where to write the component (default: `<last part of REPO>.wasm`).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// A trusted publisher key (hex; repeat).
+        #[arg(long = "public-key")]
+        public_keys: Vec<String>,
+        /// Take a tag's component without checking a signature.
+        #[arg(long, conflicts_with = "public_keys")]
+        no_verify: bool,
+        #[arg(long)]
+        plain_http: bool,
     },
     /// Check `<file>.sig` against a public key (hex).
     Verify {
@@ -436,11 +478,54 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             println!("{}", json!({"privateKey": private, "publicKey": public}));
         }
         Command::Plugin {
-            command: PluginCommand::Sign { file, key_env },
+            command:
+                PluginCommand::Push {
+                    file,
+                    reference,
+                    config,
+                    capabilities,
+                    sign,
+                    plain_http,
+                },
+        } => push(
+            &file,
+            &reference,
+            config.as_deref(),
+            capabilities,
+            sign.as_deref(),
+            plain_http,
+        )?,
+        Command::Plugin {
+            command:
+                PluginCommand::Pull {
+                    reference,
+                    out,
+                    public_keys,
+                    no_verify,
+                    plain_http,
+                },
+        } => pull(&reference, out, &public_keys, no_verify, plain_http)?,
+        Command::Plugin {
+            command:
+                PluginCommand::Sign {
+                    file,
+                    key_env,
+                    plain_http,
+                },
         } => {
             let key = std::env::var(&key_env)
                 .map_err(|_| anyhow::anyhow!("${key_env} is not set (the private key, hex)"))?;
             let key = crate::signing::signing_key(&key).map_err(anyhow::Error::msg)?;
+            if let Some(text) = file
+                .to_str()
+                .filter(|t| t.starts_with(crate::oci::reference::SCHEME))
+            {
+                let reference = crate::oci::OciRef::parse(text)?;
+                let client = crate::oci::OciClient::new(plain_list(&reference, plain_http));
+                let at = client.sign(&reference, &key)?;
+                println!("{}", json!({"signature": at}));
+                return Ok(ExitCode::SUCCESS);
+            }
             let bytes = std::fs::read(&file)?;
             let sig_path = PathBuf::from(format!("{}.sig", file.display()));
             std::fs::write(&sig_path, crate::signing::sign(&key, &bytes))?;
@@ -537,15 +622,18 @@ fn context_of(args: &HostArgs, mut context: AgentContext) -> AgentContext {
     context
 }
 
-/// The host's registry of plugins, synced with `plugins_dir` and kept in sync while the
-/// returned watcher lives.
+/// What keeps a registry in line with where its plugins come from, while it lives.
+struct Watchers {
+    _dir: Option<crate::watch::DirWatcher>,
+    _tags: Option<crate::watch::TagFollower>,
+}
+
+/// The host's registry of plugins, synced with `plugins_dir` and kept in sync (and the
+/// manifest's followed OCI tags followed) while the returned watchers live.
 fn open_registry(
     host: Host,
     plugins_dir: Option<PathBuf>,
-) -> anyhow::Result<(
-    Arc<crate::registry::Registry>,
-    Option<crate::watch::DirWatcher>,
-)> {
+) -> anyhow::Result<(Arc<crate::registry::Registry>, Watchers)> {
     let registry = Arc::new(
         crate::registry::Registry::new(host, plugins_dir.clone()).map_err(anyhow::Error::msg)?,
     );
@@ -573,7 +661,28 @@ fn open_registry(
         ),
         None => None,
     };
-    Ok((registry, watcher))
+    let tags = crate::watch::follow_tags(&registry, |event| match event {
+        crate::watch::FollowEvent::Swapped {
+            plugin,
+            reference,
+            digest,
+            chain_version,
+        } => tracing::info!(
+            "plugin {plugin}: {reference} now names {digest}; swapped in (chain v{chain_version})"
+        ),
+        crate::watch::FollowEvent::Kept {
+            plugin,
+            reference,
+            reason,
+        } => tracing::warn!("plugin {plugin}: {reference}: kept the running version: {reason}"),
+    });
+    Ok((
+        registry,
+        Watchers {
+            _dir: watcher,
+            _tags: tags,
+        },
+    ))
 }
 
 /// Refuse a non-loopback address unless the callers are authenticated (or `insecure`).
@@ -808,6 +917,8 @@ fn load_standalone(
     let spec = PluginSpec {
         name,
         path: file.to_owned(),
+        source: None,
+        oci_digest: None,
         sha256: None,
         config,
         capabilities: Vec::new(),
@@ -897,6 +1008,130 @@ fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::Result<()> {
             .collect::<serde_json::Map<_, _>>(),
     });
     println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
+
+/// The registries reached over plain HTTP: this one if the operator said so.
+fn plain_list(reference: &crate::oci::OciRef, plain_http: bool) -> Vec<String> {
+    if plain_http {
+        vec![reference.registry().to_owned()]
+    } else {
+        Vec::new()
+    }
+}
+
+/// `hak plugin push`: describe the component (it must load as a plugin), lay it out as a
+/// Wasm OCI artifact, push it, and sign it when asked.
+fn push(
+    file: &std::path::Path,
+    reference: &str,
+    config: Option<&str>,
+    capabilities: Vec<String>,
+    sign: Option<&str>,
+    plain_http: bool,
+) -> anyhow::Result<()> {
+    let reference = crate::oci::OciRef::parse(reference)?;
+    if !reference.is_followed() {
+        anyhow::bail!("{reference}: push to a tag (oci://REGISTRY/REPO:TAG); the digest is the registry's answer");
+    }
+    for c in &capabilities {
+        if crate::capabilities::Capability::parse(c).is_none() {
+            anyhow::bail!(
+                "--capability {c:?}: unknown (known: {})",
+                crate::capabilities::Capability::known()
+            );
+        }
+    }
+    let key = sign
+        .map(|var| {
+            let text = std::env::var(var)
+                .map_err(|_| anyhow::anyhow!("${var} is not set (the private key, hex)"))?;
+            crate::signing::signing_key(&text).map_err(anyhow::Error::msg)
+        })
+        .transpose()?;
+    let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let plugin = load_standalone(file, config)?;
+    let (imports, exports) = plugin.imports_and_exports();
+    let d = &plugin.description;
+    let stages = |s: &crate::stage::StageSet| s.iter().map(|s| s.wit_name().to_owned()).collect();
+    let annotations = crate::oci::artifact::PluginAnnotations {
+        name: d.name.clone(),
+        description: d.description.clone(),
+        hook_stages: stages(&d.hook_stages),
+        policy_stages: stages(&d.policy_stages),
+        relevant_tools: d.relevant_tools.clone(),
+        capabilities,
+        contract: plugin.contract().to_owned(),
+    };
+    let created = time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    let built = crate::oci::artifact::build(&bytes, &annotations, &imports, &exports, &created);
+    let client = crate::oci::OciClient::new(plain_list(&reference, plain_http));
+    let digest = client.push(&reference, &built, &bytes)?;
+    let signature = match &key {
+        Some(key) => Some(client.sign(&reference.at_digest(&digest), key)?),
+        None => None,
+    };
+    println!(
+        "{}",
+        json!({
+            "pushed": reference.to_string(),
+            "digest": digest,
+            "pinned": reference.at_digest(&digest).to_string(),
+            "sha256": plugin.sha256,
+            "signature": signature,
+        })
+    );
+    Ok(())
+}
+
+/// `hak plugin pull`: the component behind a reference, verified, written to a file.
+fn pull(
+    reference: &str,
+    out: Option<PathBuf>,
+    public_keys: &[String],
+    no_verify: bool,
+    plain_http: bool,
+) -> anyhow::Result<()> {
+    let reference = crate::oci::OciRef::parse(reference)?;
+    let trusted = public_keys
+        .iter()
+        .map(|k| crate::signing::verifying_key(k))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("--public-key: {e}"))?;
+    if trusted.is_empty() && reference.is_followed() && !no_verify {
+        anyhow::bail!("{reference}: a tag can point anywhere; name the publisher's key (--public-key), pin a digest (@sha256:…), or pass --no-verify");
+    }
+    let verify = if trusted.is_empty() {
+        crate::oci::client::Verify::Unchecked
+    } else {
+        crate::oci::client::Verify::Required(&trusted)
+    };
+    let client = crate::oci::OciClient::new(plain_list(&reference, plain_http));
+    let pulled = client.pull(&reference, verify)?;
+    let out = out.unwrap_or_else(|| {
+        let last = reference
+            .repository()
+            .rsplit('/')
+            .next()
+            .unwrap_or("plugin");
+        PathBuf::from(format!("{last}.wasm"))
+    });
+    std::fs::write(&out, &pulled.component)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+    println!(
+        "{}",
+        json!({
+            "pulled": out,
+            "digest": pulled.digest,
+            "pinned": reference.at_digest(&pulled.digest).to_string(),
+            "sha256": pulled.layer_digest.trim_start_matches("sha256:"),
+            "bytes": pulled.component.len(),
+            "verified": pulled.signature.is_some(),
+            "annotations": pulled.annotations,
+        })
+    );
     Ok(())
 }
 

@@ -34,6 +34,11 @@ pub enum HostError {
     Config(String),
     #[error("cannot start the runtime: {0:#}")]
     Runtime(anyhow::Error),
+    #[error("plugin {plugin}: {source}")]
+    Oci {
+        plugin: String,
+        source: crate::oci::OciError,
+    },
 }
 
 /// Builds a [`Host`] from a manifest.
@@ -114,6 +119,7 @@ impl HostBuilder {
                 .clone()
                 .or_else(ArtifactCache::default_dir)
         });
+        let oci = open_oci(&manifest, cache_dir.clone())?;
         let config = RuntimeConfig {
             cache_dir,
             fuel: manifest.engine.fuel,
@@ -142,8 +148,13 @@ impl HostBuilder {
         let capability = network.has_operator_key.then(|| {
             Arc::new(crate::network::OperatorActions::new(&network)) as Arc<dyn HederaActions>
         });
+        let mut manifest = manifest;
+        let pulled = match &oci {
+            Some(resolver) => resolve_sources(resolver, &mut manifest)?,
+            None => Vec::new(),
+        };
         let mut plugins = Vec::with_capacity(manifest.plugins.len() + self.natives.len());
-        for loaded in load_in_parallel(&runtime, &manifest, capability.as_ref()) {
+        for loaded in load_in_parallel(&runtime, &manifest, &pulled, capability.as_ref()) {
             plugins.push(WasmPlugin::member(loaded?));
         }
         plugins.extend(
@@ -184,11 +195,60 @@ impl HostBuilder {
                 metrics,
                 decisions,
                 approvals: std::sync::OnceLock::new(),
+                oci,
             }),
         };
         host.watch_orphans();
         Ok(host)
     }
+}
+
+/// The OCI resolver, when a manifest plugin names an `oci://` source.
+fn open_oci(
+    manifest: &Manifest,
+    cache_dir: Option<PathBuf>,
+) -> Result<Option<Arc<crate::oci::resolve::Resolver>>, HostError> {
+    if manifest.plugins.iter().all(|p| p.source.is_none()) {
+        return Ok(None);
+    }
+    let trusted = manifest
+        .trust
+        .public_keys
+        .iter()
+        .map(|k| crate::signing::verifying_key(k))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(HostError::Config)?;
+    Ok(Some(Arc::new(crate::oci::resolve::Resolver::new(
+        &manifest.oci,
+        &manifest.base_dir,
+        cache_dir,
+        trusted,
+    ))))
+}
+
+/// The component bytes of every `oci://` plugin (verified, from the cache or the registry),
+/// by manifest index; each such spec learns its manifest digest, and is pinned to the
+/// component's sha256 it was verified with.
+fn resolve_sources(
+    resolver: &crate::oci::resolve::Resolver,
+    manifest: &mut Manifest,
+) -> Result<Vec<Option<Vec<u8>>>, HostError> {
+    let mut pulled = Vec::with_capacity(manifest.plugins.len());
+    for spec in &mut manifest.plugins {
+        let Some(source) = &spec.source else {
+            pulled.push(None);
+            continue;
+        };
+        let oci = |source| HostError::Oci {
+            plugin: spec.name.clone(),
+            source,
+        };
+        let reference = crate::oci::OciRef::parse(source).map_err(oci)?;
+        let (plugin, _) = resolver.resolve(&reference).map_err(oci)?;
+        spec.oci_digest = Some(plugin.digest.clone());
+        pulled.push(Some(plugin.component));
+    }
+    Ok(pulled)
 }
 
 /// Load the manifest's plugins on up to as many threads as there are cores (reading,
@@ -197,17 +257,23 @@ impl HostBuilder {
 fn load_in_parallel(
     runtime: &Arc<Runtime>,
     manifest: &Manifest,
+    pulled: &[Option<Vec<u8>>],
     capability: Option<&Arc<dyn HederaActions>>,
 ) -> Vec<Result<Arc<LoadedPlugin>, LoadError>> {
     let specs = &manifest.plugins;
     let load = |i: usize| {
         let spec = &specs[i];
-        LoadedPlugin::load(
-            runtime,
-            spec.clone(),
-            &manifest.plugin_path(spec),
-            capability.cloned(),
-        )
+        match pulled.get(i).and_then(Option::as_ref) {
+            Some(bytes) => {
+                LoadedPlugin::from_bytes(runtime, spec.clone(), bytes, capability.cloned())
+            }
+            None => LoadedPlugin::load(
+                runtime,
+                spec.clone(),
+                &manifest.plugin_path(spec),
+                capability.cloned(),
+            ),
+        }
     };
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -309,6 +375,8 @@ struct HostInner {
     decisions: Option<DecisionLog>,
     /// Where needs-approval verdicts park, once a server face turned them on.
     approvals: std::sync::OnceLock<Arc<crate::approvals::Approvals>>,
+    /// Resolves the manifest's `oci://` plugins (and follows their tags in `hak serve`).
+    oci: Option<Arc<crate::oci::resolve::Resolver>>,
 }
 
 /// A running host. Clone it freely; each agent context gets its own [`Session`].
@@ -361,6 +429,11 @@ impl Host {
     /// The manifest the host was built from.
     pub fn manifest(&self) -> &Manifest {
         &self.inner.manifest
+    }
+
+    /// The resolver of the manifest's `oci://` plugins (none when no plugin names one).
+    pub fn oci(&self) -> Option<&Arc<crate::oci::resolve::Resolver>> {
+        self.inner.oci.as_ref()
     }
 
     /// Replace the chain's members atomically; returns the new version. Calls in flight finish

@@ -5,7 +5,8 @@
 //! - [`cli`]: the `hak` command line; [`admin_client`]: its requests to a running server. [`serve`]: the HTTP API (auth, browser guard, session
 //!   pool). [`mcp`]: the Model Context Protocol server (stdio and streamable HTTP).
 //! - [`registry`], [`watch`], [`intake`], [`signing`]: hot-swapping plugins in a running host
-//!   (admin changes, the watched directory read without being abused by it, signatures).
+//!   (admin changes, the watched directory read without being abused by it, signatures);
+//!   [`oci`]: plugins as OCI artifacts (push, pull, signatures, the cache, `oci://` sources).
 //! - [`host`]: one configured host (manifest, tools, network, chain); [`context`]: the agent
 //!   context a call runs in.
 //! - [`metrics`]: the Prometheus metrics of calls, plugin steps and the state store;
@@ -58,6 +59,7 @@ pub mod mcp;
 pub mod metrics;
 pub mod mirror;
 pub mod network;
+pub mod oci;
 pub mod plugin;
 pub mod reconcile;
 pub mod registry;

@@ -58,6 +58,10 @@ pub struct Manifest {
     /// How long calls parked on a needs-approval verdict wait, and how many may.
     #[serde(default)]
     pub approvals: crate::approvals::ApprovalSettings,
+    /// Plugins named by `oci://` references: the cache, plain-HTTP registries, how often a
+    /// followed tag is checked.
+    #[serde(default)]
+    pub oci: crate::oci::resolve::OciSettings,
     /// Directory the manifest was read from; relative plugin paths resolve against it.
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -329,6 +333,8 @@ impl PluginSidecar {
         PluginSpec {
             name: name.to_owned(),
             path,
+            source: None,
+            oci_digest: None,
             sha256: self.sha256,
             config: self.config,
             capabilities: self.capabilities,
@@ -355,7 +361,15 @@ pub enum OnError {
 pub struct PluginSpec {
     /// The operator's name for this plugin; used in failure messages and logs.
     pub name: String,
+    /// The component file (relative to the manifest). Exactly one of `path` and `source`.
+    #[serde(default)]
     pub path: PathBuf,
+    /// The component as an OCI artifact: `oci://REGISTRY/REPO@sha256:<hex>` (pinned) or
+    /// `oci://REGISTRY/REPO:TAG` (followed: `hak serve` swaps in what the tag names next).
+    pub source: Option<String>,
+    /// The manifest digest an OCI plugin was loaded from (set when it is resolved).
+    #[serde(skip)]
+    pub oci_digest: Option<String>,
     /// Optional pin: the component's sha256 (hex). A mismatch refuses the plugin.
     pub sha256: Option<String>,
     /// Any TOML table; handed to `describe` as JSON.
@@ -397,6 +411,13 @@ impl PluginSpec {
         self.limits.validate().map_err(|e| format!("{at}: {e}"))?;
         if self.limits.fuel.is_some() && !fuel_enabled {
             return Err(format!("{at}: limits.fuel needs [engine] fuel = true"));
+        }
+        match (&self.source, self.path.as_os_str().is_empty()) {
+            (Some(source), true) => {
+                crate::oci::OciRef::parse(source).map_err(|e| format!("{at}: source: {e}"))?;
+            }
+            (None, false) => {}
+            _ => return Err(format!("{at}: set exactly one of path and source")),
         }
         if let Some(pin) = &self.sha256 {
             if pin.len() != 64 || !pin.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -483,6 +504,20 @@ impl Manifest {
         for (i, key) in self.trust.public_keys.iter().enumerate() {
             crate::signing::verifying_key(key)
                 .map_err(|e| format!("trust.public_keys[{i}]: {e}"))?;
+        }
+        self.oci.validate()?;
+        for (i, p) in self.plugins.iter().enumerate() {
+            let followed = p
+                .source
+                .as_deref()
+                .and_then(|s| crate::oci::OciRef::parse(s).ok())
+                .is_some_and(|r| r.is_followed());
+            if followed && self.trust.public_keys.is_empty() {
+                return Err(format!(
+                    "plugins[{i}] ({}): source follows a tag, so it must be signed: name the publisher's key in trust.public_keys (or pin a digest, oci://…@sha256:…)",
+                    p.name
+                ));
+            }
         }
         match (self.state.backend, &self.state.url, &self.state.dir) {
             (Some(StateBackendKind::Redis), None, _) => {

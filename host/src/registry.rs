@@ -94,6 +94,12 @@ pub struct PluginStatus {
     pub capability_calls: u64,
     pub capability_refusals: u64,
     pub can_roll_back: bool,
+    /// The `oci://` reference a manifest plugin is loaded from (pinned or followed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// The OCI manifest digest it was loaded from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 /// What a directory scan did.
@@ -107,6 +113,9 @@ pub struct SyncReport {
 }
 
 struct State {
+    /// The chain's fixed part: manifest plugins and native ones, in order. Only a manifest
+    /// plugin that follows an OCI tag is ever replaced (by the digest the tag names next).
+    base: Vec<Member>,
     extra: BTreeMap<String, Entry>,
     previous: HashMap<String, Entry>,
     /// Directory files refused, by name: what was refused (a digest of the component, its
@@ -117,8 +126,8 @@ struct State {
 
 pub struct Registry {
     host: Host,
-    /// The chain's fixed part: manifest plugins and native ones, in order.
-    base: Vec<Member>,
+    /// Names of the chain's fixed part (manifest and native plugins): not for the API.
+    base_names: std::collections::HashSet<String>,
     trusted: Vec<VerifyingKey>,
     require_signatures: bool,
     plugins_dir: Option<PathBuf>,
@@ -151,11 +160,12 @@ impl Registry {
         let base = host.chain().members().to_vec();
         Ok(Registry {
             require_signatures: trust.require_signatures,
+            base_names: base.iter().map(|m| m.name().to_owned()).collect(),
             host,
-            base,
             trusted,
             plugins_dir,
             state: Mutex::new(State {
+                base,
                 extra: BTreeMap::new(),
                 previous: HashMap::new(),
                 refused: HashMap::new(),
@@ -177,7 +187,7 @@ impl Registry {
 
     /// Swap in the chain for `state`; the new version.
     fn publish(&self, state: &State) -> u64 {
-        let mut members: Vec<Member> = self
+        let mut members: Vec<Member> = state
             .base
             .iter()
             .filter(|m| !is_native(m.as_ref()))
@@ -189,7 +199,7 @@ impl Registry {
                 .values()
                 .map(|e| WasmPlugin::member(e.plugin.clone())),
         );
-        members.extend(self.base.iter().filter(|m| is_native(m.as_ref())).cloned());
+        members.extend(state.base.iter().filter(|m| is_native(m.as_ref())).cloned());
         let version = self.host.swap_members(members);
         self.host.metrics().plugin_change(true);
         version
@@ -210,7 +220,7 @@ impl Registry {
         if !valid_name(name) {
             return Err(RegistryError::BadName(name.to_owned()));
         }
-        if self.base.iter().any(|m| m.name() == name) {
+        if self.base_names.contains(name) {
             return Err(RegistryError::ManifestOwned(name.to_owned()));
         }
         let spec = settings.into_spec(name, path);
@@ -473,6 +483,58 @@ impl Registry {
         .map_err(|e| (what, e.to_string()))
     }
 
+    /// The manifest plugins that follow an OCI tag: (name, reference, digest loaded now).
+    pub fn followed(&self) -> Vec<(String, crate::oci::OciRef, String)> {
+        self.lock()
+            .base
+            .iter()
+            .filter_map(|m| m.as_any().downcast_ref::<WasmPlugin>())
+            .filter_map(|p| {
+                let spec = &p.loaded().spec;
+                let reference = crate::oci::OciRef::parse(spec.source.as_deref()?).ok()?;
+                let digest = spec.oci_digest.clone()?;
+                reference
+                    .is_followed()
+                    .then(|| (spec.name.clone(), reference, digest))
+            })
+            .collect()
+    }
+
+    /// Replace manifest plugin `name` (one loaded from an OCI reference) with the component
+    /// `bytes` of manifest `digest`, already verified by the caller: loaded with the same
+    /// settings and checks as at start (pins, compile, type-check, describe), then swapped in
+    /// atomically; a refusal leaves the running version. The new chain version.
+    pub fn replace_pulled(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        digest: &str,
+    ) -> Result<u64, RegistryError> {
+        let current = |state: &State| {
+            state
+                .base
+                .iter()
+                .position(|m| m.name() == name && m.as_any().downcast_ref::<WasmPlugin>().is_some())
+        };
+        let mut spec = {
+            let state = self.lock();
+            let at = current(&state).ok_or_else(|| RegistryError::NotFound(name.to_owned()))?;
+            let member = state.base[at].as_any().downcast_ref::<WasmPlugin>();
+            member
+                .expect("found as a wasm plugin")
+                .loaded()
+                .spec
+                .clone()
+        };
+        spec.oci_digest = Some(digest.to_owned());
+        let plugin =
+            LoadedPlugin::from_bytes(self.host.runtime(), spec, bytes, self.host.capability())?;
+        let mut state = self.lock();
+        let at = current(&state).ok_or_else(|| RegistryError::NotFound(name.to_owned()))?;
+        state.base[at] = WasmPlugin::member(plugin);
+        Ok(self.publish(&state))
+    }
+
     /// Every plugin of the current chain, with counters.
     pub fn list(&self) -> Vec<PluginStatus> {
         let state = self.lock();
@@ -500,9 +562,11 @@ impl Registry {
                 capability_calls: p.stats.capability.calls.load(Ordering::Relaxed),
                 capability_refusals: p.stats.capability.refusals.load(Ordering::Relaxed),
                 can_roll_back,
+                reference: p.spec.source.clone(),
+                digest: p.spec.oci_digest.clone(),
             }
         };
-        for m in &self.base {
+        for m in &state.base {
             if let Some(p) = m.as_any().downcast_ref::<WasmPlugin>() {
                 out.push(status(p.loaded(), Source::Manifest, 0, 0.0, false));
             }

@@ -163,6 +163,8 @@ fn load(rel: &str, name: &str, config: &str) -> Arc<LoadedPlugin> {
     let spec = PluginSpec {
         name: name.into(),
         path: plugin(rel),
+        source: None,
+        oci_digest: None,
         sha256: None,
         config,
         capabilities: vec![],

@@ -470,3 +470,171 @@ pub fn judge_normalised(
         budget: None,
     })
 }
+
+/// A real OCI registry (Debian's `docker-registry`, Distribution 2.8) on a free loopback port,
+/// its storage in a temporary directory, for as long as the value lives. [`OciRegistry::stop`]
+/// kills it (the port goes dead); [`OciRegistry::restart`] brings it back on the same port and
+/// storage.
+pub struct OciRegistry {
+    child: Option<std::process::Child>,
+    pub port: u16,
+    pub dir: PathBuf,
+}
+
+impl OciRegistry {
+    pub fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let dir = root().join(format!("target/test-tmp/oci-registry-{port}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("data")).unwrap();
+        std::fs::write(
+            dir.join("config.yml"),
+            format!(
+                "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:{port}\n",
+                dir.join("data").display()
+            ),
+        )
+        .unwrap();
+        let mut registry = OciRegistry {
+            child: None,
+            port,
+            dir,
+        };
+        registry.restart();
+        registry
+    }
+
+    /// `oci://127.0.0.1:<port>/<path>`.
+    pub fn reference(&self, path: &str) -> String {
+        format!("oci://127.0.0.1:{}/{path}", self.port)
+    }
+
+    /// Kill the registry (SIGKILL): nothing answers on its port until [`Self::restart`].
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    pub fn restart(&mut self) {
+        self.stop();
+        let child = std::process::Command::new("docker-registry")
+            .arg("serve")
+            .arg(self.dir.join("config.yml"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect(
+                "docker-registry runs (scripts/install-deps.sh installs Debian's docker-registry)",
+            );
+        self.child = Some(child);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
+                use std::io::{Read, Write};
+                let _ = s.write_all(b"GET /v2/ HTTP/1.0\r\n\r\n");
+                let mut answer = String::new();
+                let _ = s.read_to_string(&mut answer);
+                if answer.starts_with("HTTP/1.") && answer.contains(" 200 ") {
+                    return;
+                }
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "docker-registry did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// The file holding blob `digest` (`sha256:<hex>`) in the registry's storage.
+    pub fn blob_path(&self, digest: &str) -> PathBuf {
+        let hex = digest.trim_start_matches("sha256:");
+        self.dir
+            .join("data/docker/registry/v2/blobs/sha256")
+            .join(&hex[..2])
+            .join(hex)
+            .join("data")
+    }
+}
+
+impl Drop for OciRegistry {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `hak serve` (the real binary, `HAK_BIN` or target/debug/hak) on `manifest`, its log in
+/// `log`; killed with SIGKILL when dropped.
+pub struct ServeProcess {
+    child: std::process::Child,
+    pub addr: std::net::SocketAddr,
+}
+
+impl ServeProcess {
+    pub fn start(manifest: &std::path::Path, log: &std::path::Path) -> Self {
+        use std::io::BufRead;
+        let bin = std::env::var_os("HAK_BIN")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| root().join("target/debug/hak"));
+        let mut child = std::process::Command::new(bin)
+            .args(["serve", "--listen", "127.0.0.1:0", "--config"])
+            .arg(manifest)
+            .env("HAK_LOG", "info")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(log).unwrap())
+            .spawn()
+            .expect("hak serve starts");
+        let mut first = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let listen: serde_json::Value = serde_json::from_str(&first).unwrap_or_else(|e| {
+            panic!(
+                "{e}: {first:?}; log: {}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            )
+        });
+        let addr = listen["listen"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("http://")
+            .parse()
+            .unwrap();
+        ServeProcess { child, addr }
+    }
+
+    /// Send a tool call and do not wait for its answer.
+    pub fn send(&self, tool: &str, body: &str) -> std::net::TcpStream {
+        use std::io::Write;
+        let mut stream = std::net::TcpStream::connect(self.addr).unwrap();
+        let request = format!(
+            "POST /v1/tools/{tool} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        stream
+    }
+
+    pub fn call(&self, tool: &str, body: &str) -> serde_json::Value {
+        http(self.addr, "POST", &format!("/v1/tools/{tool}"), &[], body).2
+    }
+
+    pub fn kill(mut self) {
+        let _ = self.child.kill(); // SIGKILL
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
