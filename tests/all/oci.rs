@@ -506,3 +506,69 @@ fn hak_serve_follows_a_tag_under_load_and_a_dead_registry_changes_nothing_loaded
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+#[ignore = "needs docker-registry (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn a_private_registry_takes_credentials_from_the_environment_or_the_docker_config() {
+    let registry = OciRegistry::start_with_auth(Some(("publisher", "s3cret-pw")));
+    let dir = scratch("private");
+    let file = plugin("rust/reject-tool");
+    let reference = registry.reference("private/reject:1");
+    let push = |env: &[(&str, &str)]| {
+        run(
+            &[
+                "plugin",
+                "push",
+                file.to_str().unwrap(),
+                &reference,
+                "--config",
+                r#"{"relevantTools":["*"]}"#,
+            ],
+            env,
+        )
+    };
+    // No credentials anywhere (an empty docker config): refused, naming the registry's answer.
+    let no_config = dir.join("no-docker");
+    std::fs::create_dir_all(&no_config).unwrap();
+    let anonymous = [("DOCKER_CONFIG", no_config.to_str().unwrap())];
+    let err = push(&anonymous).unwrap_err();
+    assert!(err.to_lowercase().contains("authoriz"), "{err}");
+    let wrong = [
+        ("DOCKER_CONFIG", no_config.to_str().unwrap()),
+        ("HAK_REGISTRY_USERNAME", "publisher"),
+        ("HAK_REGISTRY_PASSWORD", "guess"),
+    ];
+    assert!(push(&wrong).is_err());
+    let from_env = [
+        ("DOCKER_CONFIG", no_config.to_str().unwrap()),
+        ("HAK_REGISTRY_USERNAME", "publisher"),
+        ("HAK_REGISTRY_PASSWORD", "s3cret-pw"),
+    ];
+    let pushed = push(&from_env).unwrap();
+
+    // The docker config `docker login` writes: auths by registry, base64 user:password.
+    let docker = dir.join("docker");
+    std::fs::create_dir_all(&docker).unwrap();
+    use base64::Engine;
+    let auth = base64::engine::general_purpose::STANDARD.encode("publisher:s3cret-pw");
+    std::fs::write(
+        docker.join("config.json"),
+        format!(
+            r#"{{"auths": {{"127.0.0.1:{}": {{"auth": "{auth}"}}}}}}"#,
+            registry.port
+        ),
+    )
+    .unwrap();
+    let out = dir.join("pulled.wasm");
+    let pinned = pushed["pinned"].as_str().unwrap();
+    let pull = |env: &[(&str, &str)]| {
+        run(
+            &["plugin", "pull", pinned, "-o", out.to_str().unwrap()],
+            env,
+        )
+    };
+    assert!(pull(&anonymous).is_err());
+    pull(&[("DOCKER_CONFIG", docker.to_str().unwrap())]).unwrap();
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&file).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -483,6 +483,12 @@ pub struct OciRegistry {
 
 impl OciRegistry {
     pub fn start() -> Self {
+        Self::start_with_auth(None)
+    }
+
+    /// A registry that takes only `user` with `password` (HTTP basic, an htpasswd file with a
+    /// bcrypt hash, as Distribution requires).
+    pub fn start_with_auth(credentials: Option<(&str, &str)>) -> Self {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
@@ -490,14 +496,19 @@ impl OciRegistry {
         let dir = root().join(format!("target/test-tmp/oci-registry-{port}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("data")).unwrap();
-        std::fs::write(
-            dir.join("config.yml"),
-            format!(
-                "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:{port}\n",
-                dir.join("data").display()
-            ),
-        )
-        .unwrap();
+        let mut config = format!(
+            "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:{port}\n",
+            dir.join("data").display()
+        );
+        if let Some((user, password)) = credentials {
+            let hash = bcrypt::hash(password, 4).unwrap();
+            std::fs::write(dir.join("htpasswd"), format!("{user}:{hash}\n")).unwrap();
+            config += &format!(
+                "auth:\n  htpasswd:\n    realm: hak-test\n    path: {}\n",
+                dir.join("htpasswd").display()
+            );
+        }
+        std::fs::write(dir.join("config.yml"), config).unwrap();
         let mut registry = OciRegistry {
             child: None,
             port,
@@ -539,7 +550,10 @@ impl OciRegistry {
                 let _ = s.write_all(b"GET /v2/ HTTP/1.0\r\n\r\n");
                 let mut answer = String::new();
                 let _ = s.read_to_string(&mut answer);
-                if answer.starts_with("HTTP/1.") && answer.contains(" 200 ") {
+                // 200, or 401 from a registry that wants credentials: it is up.
+                if answer.starts_with("HTTP/1.")
+                    && (answer.contains(" 200 ") || answer.contains(" 401 "))
+                {
                     return;
                 }
             }
