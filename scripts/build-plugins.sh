@@ -2,10 +2,11 @@
 # Build every example plugin of every language (and the test fixtures) as components into
 # target/plugins/<lang>/<name>.wasm: rust (cargo, wasm32-wasip2), js (componentize-js 0.23 via
 # guest-sdk/js, after `npm ci` there) and go (Go 1.27 from scripts/install-deps.sh, then
+# `hak plugin build`) and python (componentize-py 0.25.1 from scripts/install-deps.sh, through
 # `hak plugin build`). `scripts/build-plugins.sh rust` builds Rust only, `… js go` those two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-langs="${*:-rust js go}"
+langs="${*:-rust js go python}"
 if [[ " $langs " == *" rust "* ]]; then
   out=target/plugins/rust
   mkdir -p "$out" target/plugins/fixtures
@@ -56,6 +57,25 @@ if [[ " $langs " == *" go "* ]]; then
   for dir in example-plugins/go/*/; do
     name=$(basename "$dir")
     HAK_GO="$go_bin" "$hak_bin" plugin build "$dir" -o "$out/$name.wasm" >/dev/null
+    echo "built $out/$name.wasm"
+  done
+fi
+if [[ " $langs " == *" python "* ]]; then
+  out=target/plugins/python
+  mkdir -p "$out"
+  cpy="${HAK_COMPONENTIZE_PY:-target/tools/componentize-py-venv/bin/componentize-py}"
+  [ -x "$cpy" ] || { echo "no componentize-py: run scripts/install-deps.sh" >&2; exit 1; }
+  hak_bin="${HAK_BIN:-}"
+  if [ -z "$hak_bin" ]; then
+    cargo build --quiet -p hak-host --bin hak
+    hak_bin=target/debug/hak
+  fi
+  for dir in example-plugins/python/*/; do
+    name=$(basename "$dir")
+    # Rebuild only when the plugin or the SDK changed (componentize-py takes ~13 s a plugin).
+    if [ ! -f "$out/$name.wasm" ] || [ -n "$(find "$dir" guest-sdk/python/hak_guest wit -newer "$out/$name.wasm" -name '*.py' -o -newer "$out/$name.wasm" -name '*.wit' 2>/dev/null | head -1)" ]; then
+      HAK_COMPONENTIZE_PY="$cpy" "$hak_bin" plugin build "$dir" -o "$out/$name.wasm" >/dev/null
+    fi
     echo "built $out/$name.wasm"
   done
 fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what building and testing hak needs on a fresh machine: protoc (the Hedera SDK's
 # build needs it), redis-server (the shared state store's tests run a real one) and the
-# wasm32-wasip2 target (plugins), Go (Go plugins), the Python MCP client (the MCP tests),
+# wasm32-wasip2 target (plugins), Go (Go plugins), componentize-py (Python plugins), the
+# Python MCP client (the MCP tests),
 # valgrind (the instruction-count gate), docker-registry (Distribution 2.8: the OCI tests push
 # to and pull from a real registry) and a C compiler (crates with C parts: mimalloc,
 # SQLite, ring).
@@ -43,4 +44,12 @@ if ! "$py_venv/bin/python" -c 'import mcp, openapi_spec_validator' >/dev/null 2>
   echo "installing the Python test clients (mcp, openapi-spec-validator) into $py_venv" >&2
   python3 -m venv "$py_venv"
   "$py_venv/bin/pip" install -q mcp==2.3.0 openapi-spec-validator==0.9.0
+fi
+# componentize-py for Python plugins (hak plugin build, scripts/build-plugins.sh python), into
+# its own venv: it bundles CPython for wasm, nothing else is needed.
+cpy_venv=target/tools/componentize-py-venv
+if ! "$cpy_venv/bin/componentize-py" --version 2>/dev/null | grep -q "^componentize-py 0.25.1$"; then
+  echo "installing componentize-py 0.25.1 into $cpy_venv" >&2
+  python3 -m venv "$cpy_venv"
+  "$cpy_venv/bin/pip" install -q componentize-py==0.25.1
 fi

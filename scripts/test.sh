@@ -15,7 +15,7 @@ cargo clippy --quiet --target wasm32-wasip2 -p hak-guest \
   -- -D warnings
 # Build every test first: the Go plugins are built with the very `hak` the tests use.
 cargo test --quiet --workspace --no-run
-HAK_BIN=target/debug/hak scripts/build-plugins.sh js go
+HAK_BIN=target/debug/hak scripts/build-plugins.sh js go python
 # Speed has a gate: instruction counts of the call path against a committed baseline.
 scripts/instruction-gate.sh
 # The official JS SDK is one of the emulator's clients under test.
@@ -33,6 +33,7 @@ mkdir -p target
 missing=""
 for tool in node npm redis-server docker-registry; do command -v "$tool" >/dev/null || missing="$missing $tool"; done
 [ -n "$(scripts/go-path.sh)" ] || missing="$missing go"
+[ -x target/tools/componentize-py-venv/bin/componentize-py ] || missing="$missing componentize-py"
 [ -x target/tools/py-venv/bin/python ] || missing="$missing python-clients"
 include=(--include-ignored)
 if [ -n "$missing" ]; then

@@ -239,8 +239,10 @@ enum PluginCommand {
     },
     /// Make an ed25519 key pair for signing plugins: {"privateKey", "publicKey"} (hex).
     Keygen,
-    /// Build a Go plugin (a directory with a main package using hak.local/guest) into a
-    /// component: `go build` for GOOS=wasip1, then `componentize`. Go is `$HAK_GO` or `go`.
+    /// Build a Go or Python plugin directory into a component. Go (a main package using
+    /// hak.local/guest): `go build` for GOOS=wasip1, then `componentize`; Go is `$HAK_GO` or
+    /// `go`. Python (an `app.py` registering a plugin with hak_guest): componentize-py
+    /// (`$HAK_COMPONENTIZE_PY` or `componentize-py`) with the SDK embedded in this hak.
     Build {
         dir: PathBuf,
         #[arg(long, short)]
@@ -253,7 +255,7 @@ enum PluginCommand {
         #[arg(long, short)]
         out: PathBuf,
     },
-    /// Scaffold a working plugin project `<dir>/<name>` in Rust, JavaScript or Go.
+    /// Scaffold a working plugin project `<dir>/<name>` in Rust, JavaScript, Go or Python.
     New {
         name: String,
         #[arg(long, value_enum)]
@@ -463,9 +465,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Plugin {
             command: PluginCommand::Build { dir, out },
         } => {
-            let go = std::env::var("HAK_GO").unwrap_or_else(|_| "go".into());
             let started = Instant::now();
-            let size = crate::go_plugin::build(&go, &dir, &out)?;
+            let size = if crate::python_plugin::is_project(&dir) {
+                let tool = std::env::var("HAK_COMPONENTIZE_PY")
+                    .unwrap_or_else(|_| "componentize-py".into());
+                let sdk = crate::scaffold::embedded_sdk_root(None).map_err(anyhow::Error::msg)?;
+                let root = sdk.parent().unwrap_or(&sdk).to_owned();
+                crate::python_plugin::build(&tool, &dir, &out, &root)?
+            } else {
+                let go = std::env::var("HAK_GO").unwrap_or_else(|_| "go".into());
+                crate::go_plugin::build(&go, &dir, &out)?
+            };
             println!(
                 "{}",
                 json!({"built": out, "bytes": size, "ms": started.elapsed().as_millis() as u64})

@@ -1,4 +1,4 @@
-//! The plugin contract (`wit/`) and the three guest SDKs (`guest-sdk/{rust,js,go}`), embedded
+//! The plugin contract (`wit/`) and the four guest SDKs (`guest-sdk/{rust,js,go,python}`), embedded
 //! in the binary, so an installed `hak` scaffolds, componentizes and builds plugins with no
 //! source tree: [`wit_files`] feeds `componentize` from memory; [`unpack`] writes the SDKs once
 //! per content version into a data directory, with the checkout's layout (`guest-sdk/<lang>`
@@ -14,6 +14,7 @@ static RUST_SRC: Dir = include_dir!("$CARGO_MANIFEST_DIR/../guest-sdk/rust/src")
 static GO: Dir = include_dir!("$CARGO_MANIFEST_DIR/../guest-sdk/go");
 static JS_SRC: Dir = include_dir!("$CARGO_MANIFEST_DIR/../guest-sdk/js/src");
 static JS_BIN: Dir = include_dir!("$CARGO_MANIFEST_DIR/../guest-sdk/js/bin");
+static PY: Dir = include_dir!("$CARGO_MANIFEST_DIR/../guest-sdk/python/hak_guest");
 
 /// Single files: the directories around them hold build output (`node_modules`) that must not
 /// be embedded.
@@ -25,6 +26,10 @@ const SINGLE: &[(&str, &str)] = &[
     (
         "guest-sdk/rust/README.md",
         include_str!("../../guest-sdk/rust/README.md"),
+    ),
+    (
+        "guest-sdk/python/README.md",
+        include_str!("../../guest-sdk/python/README.md"),
     ),
     (
         "guest-sdk/js/package.json",
@@ -56,17 +61,21 @@ fn files_of(dir: &'static Dir<'static>) -> impl Iterator<Item = (&'static str, &
 
 /// Every embedded file with its path under the unpacked root.
 fn all_files() -> Vec<(String, Vec<u8>)> {
-    let trees: [(&str, &'static Dir<'static>); 5] = [
+    let trees: [(&str, &'static Dir<'static>); 6] = [
         ("wit", &WIT),
         ("guest-sdk/rust/src", &RUST_SRC),
         ("guest-sdk/go", &GO),
         ("guest-sdk/js/src", &JS_SRC),
         ("guest-sdk/js/bin", &JS_BIN),
+        ("guest-sdk/python/hak_guest", &PY),
     ];
     let mut files: Vec<(String, Vec<u8>)> = trees
         .iter()
         .flat_map(|(prefix, dir)| {
-            files_of(dir).map(move |(path, bytes)| (format!("{prefix}/{path}"), bytes.to_vec()))
+            files_of(dir)
+                // Python's bytecode caches (a native test run writes them) are not sources.
+                .filter(|(path, _)| !path.contains("__pycache__"))
+                .map(move |(path, bytes)| (format!("{prefix}/{path}"), bytes.to_vec()))
         })
         .chain(SINGLE.iter().map(|(path, text)| {
             let text = if path.ends_with("rust/Cargo.toml") {
@@ -170,6 +179,9 @@ mod tests {
             "guest-sdk/js/bin/sync-exports.js",
             "guest-sdk/js/src/index.js",
             "guest-sdk/js/package-lock.json",
+            "guest-sdk/python/hak_guest/__init__.py",
+            "guest-sdk/python/hak_guest/exports.py",
+            "guest-sdk/python/hak_guest/_wit_exports.py",
         ] {
             assert!(has(p), "{p} is not embedded");
         }

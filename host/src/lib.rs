@@ -33,8 +33,8 @@
 //!   synchronous code.
 //! - [`manifest`]: the operator's `hak.toml`; [`limits`]: every sandbox limit and its default.
 //! - [`text`]: ids and integers written as `Display` writes them, without `core::fmt`.
-//! - [`componentize`], [`go_plugin`], [`scaffold`]: making plugin components (Go core modules,
-//!   new plugin projects); [`guest_sources`]: the contract and guest SDKs embedded in the
+//! - [`componentize`], [`go_plugin`], [`python_plugin`], [`scaffold`]: making plugin
+//!   components (Go core modules, Python projects through componentize-py, new plugin projects); [`guest_sources`]: the contract and guest SDKs embedded in the
 //!   binary, so all of that works away from the source tree.
 
 pub mod admin_client;
@@ -61,6 +61,7 @@ pub mod mirror;
 pub mod network;
 pub mod oci;
 pub mod plugin;
+pub mod python_plugin;
 pub mod reconcile;
 pub mod registry;
 pub mod replay;

@@ -1,4 +1,4 @@
-//! `hak plugin new --lang rust|js|go <name>`: a working plugin project to start from — a policy
+//! `hak plugin new --lang rust|js|go|python <name>`: a working plugin project to start from — a policy
 //! that blocks HBAR transfers above a configured amount, with its build command. Only the
 //! templates live here; building is the language toolchain's job, and the SDKs they build
 //! against come from `guest_sources` (embedded in the binary, unpacked on first use).
@@ -11,6 +11,7 @@ pub enum Lang {
     Rust,
     Js,
     Go,
+    Python,
 }
 
 /// The guest SDKs this binary was built with, unpacked under `home` (see
@@ -82,6 +83,10 @@ pub fn new_plugin(
             (root.join("main.go"), GO_PLUGIN.replace("{{name}}", name)),
             (root.join("main_test.go"), GO_TEST.to_owned()),
         ],
+        Lang::Python => vec![
+            (root.join("app.py"), PY_APP.replace("{{name}}", name)),
+            (root.join("test_app.py"), PY_TEST.to_owned()),
+        ],
     };
     // Every language: expectations `hak plugin test <wasm> --cases cases.json` checks.
     let mut files = files;
@@ -104,6 +109,11 @@ pub fn new_plugin(
             "cd {} && go test . && HAK_GO=<go 1.27> hak plugin build . -o {name}.wasm",
             root.display(),
         ),
+        Lang::Python => format!(
+            "cd {} && PYTHONPATH={} python3 -m unittest -q && HAK_COMPONENTIZE_PY=<componentize-py 0.25.1> hak plugin build . -o {name}.wasm",
+            root.display(),
+            sdk_root.join("python").display(),
+        ),
         Lang::Js => format!(
             "npm ci --prefix {} --no-audit --no-fund && node {} {} && node {} {} -o {}",
             sdk_root.join("js").display(),
@@ -119,8 +129,7 @@ pub fn new_plugin(
             "target/wasm32-wasip2/release/{}.wasm",
             name.replace('-', "_")
         ),
-        Lang::Go => format!("{name}.wasm"),
-        Lang::Js => format!("{name}.wasm"),
+        Lang::Go | Lang::Js | Lang::Python => format!("{name}.wasm"),
     };
     let check = format!(
         "cd {} && hak plugin test {wasm} --cases cases.json",
@@ -454,4 +463,86 @@ test('blocks more than the maximum to one recipient', () => {
 test('refuses a bad config', () => {
   assert.throws(() => load(plugin, { maxTinybars: 'lots' }), /maxTinybars/);
 });
+"#;
+
+const PY_APP: &str = r#""""{{name}}: blocks HBAR transfers that send more than `maxTinybars` to one recipient.
+Config: {"maxTinybars": "100000000"}.
+
+Written as the Python Hedera Agent Kit teaches policies (AbstractPolicy, should_block_*);
+hak_guest.register makes it the component's plugin.
+"""
+
+from hak_guest import AbstractPolicy, Block, register
+from hak_guest.exports import Events, Hooks, Inputs, Plugin, Policy  # noqa: F401 (the component's exports)
+
+
+class LargeTransferPolicy(AbstractPolicy):
+    def __init__(self, config: dict):
+        unknown = set(config) - {"maxTinybars"}
+        if unknown:
+            raise ValueError(f"invalid config: unknown field `{sorted(unknown)[0]}`")
+        try:
+            self.max = int(config["maxTinybars"])
+        except (KeyError, ValueError, TypeError):
+            raise ValueError("invalid config: maxTinybars: not an integer") from None
+
+    @property
+    def name(self) -> str:
+        return "{{name}}"
+
+    @property
+    def description(self) -> str:
+        return "Blocks large HBAR transfers"
+
+    @property
+    def relevant_tools(self) -> list:
+        return ["transfer_hbar_tool"]
+
+    @property
+    def reads(self) -> dict:
+        # The host states who gets what (params.facts): no params JSON to hand over.
+        return {"*": ["facts"]}
+
+    async def should_block_post_params_normalization(self, context, params, method):
+        for m in params.facts.movements:
+            if m.amount > self.max:
+                return Block(f"{m.amount} tinybars to one recipient is too much")
+        return False
+
+
+register(LargeTransferPolicy)
+"#;
+
+const PY_TEST: &str = r#""""Runs natively (python3 -m unittest): the host's imports are hak_guest.testing's fakes."""
+
+import asyncio
+import unittest
+
+from hak_guest import Asset, Block, Context, Facts, Movement, PostParamsNormalizationParams
+
+from app import LargeTransferPolicy
+
+
+def transfer(tinybars: int) -> PostParamsNormalizationParams:
+    facts = Facts(movements=[Movement(Asset("hbar"), "0.0.2001", tinybars, "transfer")])
+    return PostParamsNormalizationParams("transfer_hbar_tool", "", facts)
+
+
+class LargeTransferPolicyTest(unittest.TestCase):
+    def test_blocks_more_than_the_maximum_to_one_recipient(self):
+        policy = LargeTransferPolicy({"maxTinybars": "100000000"})
+        judge = policy.should_block_post_params_normalization
+        self.assertFalse(asyncio.run(judge(Context(), transfer(100_000_000), "transfer_hbar_tool")))
+        self.assertEqual(
+            asyncio.run(judge(Context(), transfer(100_000_001), "transfer_hbar_tool")),
+            Block("100000001 tinybars to one recipient is too much"),
+        )
+
+    def test_refuses_a_bad_config(self):
+        with self.assertRaisesRegex(ValueError, "maxTinybars"):
+            LargeTransferPolicy({"maxTinybars": "lots"})
+
+
+if __name__ == "__main__":
+    unittest.main()
 "#;

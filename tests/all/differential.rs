@@ -157,7 +157,7 @@ fn normalised(r: &mut Rng, method: &str) -> Value {
     }
 }
 
-fn load(rel: &str, name: &str, config: &str) -> Arc<LoadedPlugin> {
+pub(crate) fn load(rel: &str, name: &str, config: &str) -> Arc<LoadedPlugin> {
     let (host, _) = start(RETURN_BYTES_HEADER);
     let config: toml::Table = toml::from_str(config).unwrap();
     let spec = PluginSpec {
@@ -199,22 +199,23 @@ fn decide(instance: &mut PluginInstance, method: &str, params: &str) -> Outcome 
     }
 }
 
-#[test]
-#[ignore = "needs the JS and Go plugins (scripts/build-plugins.sh js go); scripts/test.sh runs it"]
-fn rust_js_and_go_policies_decide_alike_over_a_generated_corpus() {
-    let pairs = [
-        (
-            "max-recipients",
-            "maxRecipients = 2\nadditionalTools = [\"my_custom_tool\", \"transfer_erc20_tool\", \"transfer_erc721_tool\", \"mint_erc721_tool\"]\ncustomCounts = { my_custom_tool = { field = \"payouts\", amountField = \"amount\" } }",
-        ),
-        ("recipient-allowlist", "accounts = [\"0.0.1002\", \"0.0.1003\", \"0.0.1001\"]"),
-        (
-            "spend-limit",
-            "maxHbarPerRecipient = 2\nmaxHbarPerTransaction = \"3.5\"\ntokens = { \"0.0.5005\" = { maxPerRecipient = 1000, maxPerTransaction = \"1500\" } }",
-        ),
-    ];
+/// The policies written in every language, with the config they are compared under.
+pub(crate) const PAIRS: [(&str, &str); 3] = [
+    (
+        "max-recipients",
+        "maxRecipients = 2\nadditionalTools = [\"my_custom_tool\", \"transfer_erc20_tool\", \"transfer_erc721_tool\", \"mint_erc721_tool\"]\ncustomCounts = { my_custom_tool = { field = \"payouts\", amountField = \"amount\" } }",
+    ),
+    ("recipient-allowlist", "accounts = [\"0.0.1002\", \"0.0.1003\", \"0.0.1001\"]"),
+    (
+        "spend-limit",
+        "maxHbarPerRecipient = 2\nmaxHbarPerTransaction = \"3.5\"\ntokens = { \"0.0.5005\" = { maxPerRecipient = 1000, maxPerTransaction = \"1500\" } }",
+    ),
+];
+
+/// The generated corpus: 1,200 (method, stage params) pairs, the same on every run.
+pub(crate) fn corpus() -> Vec<(String, String)> {
     let mut r = Rng(0x5eed_1234_abcd_0001);
-    let corpus: Vec<(String, String)> = (0..1200)
+    (0..1200)
         .map(|_| {
             let method = *r.pick(&METHODS);
             let params = json!({
@@ -224,36 +225,48 @@ fn rust_js_and_go_policies_decide_alike_over_a_generated_corpus() {
             });
             (method.to_owned(), params.to_string())
         })
-        .collect();
-    for (name, config) in pairs {
+        .collect()
+}
+
+/// Every input of the corpus that `a` (the reference) applies to decided by `a` and `b`:
+/// (compared, blocked); panics on the first difference.
+pub(crate) fn compare(name: &str, a: &Arc<LoadedPlugin>, b: &Arc<LoadedPlugin>) -> (usize, usize) {
+    assert_eq!(
+        a.description.relevant_tools, b.description.relevant_tools,
+        "{name}"
+    );
+    assert_eq!(a.description.name, b.description.name, "{name}");
+    assert_eq!(
+        a.description.description, b.description.description,
+        "{name}"
+    );
+    let (mut x, mut y) = (
+        a.standalone_instance().unwrap(),
+        b.standalone_instance().unwrap(),
+    );
+    let (mut compared, mut blocks) = (0, 0);
+    for (i, (method, params)) in corpus().iter().enumerate() {
+        if !a.description.applies_to(method) {
+            continue;
+        }
+        let (p, q) = (
+            decide(&mut x, method, params),
+            decide(&mut y, method, params),
+        );
+        assert_eq!(p, q, "{name}, case {i}: {method} {params}");
+        compared += 1;
+        blocks += matches!(p, Outcome::Block(..)) as usize;
+    }
+    (compared, blocks)
+}
+
+#[test]
+#[ignore = "needs the JS and Go plugins (scripts/build-plugins.sh js go); scripts/test.sh runs it"]
+fn rust_js_and_go_policies_decide_alike_over_a_generated_corpus() {
+    for (name, config) in PAIRS {
         let rust = load(&format!("rust/{name}"), name, config);
         let js = load(&format!("js/{name}"), name, config);
-        assert_eq!(
-            rust.description.relevant_tools, js.description.relevant_tools,
-            "{name}"
-        );
-        assert_eq!(rust.description.name, js.description.name, "{name}");
-        assert_eq!(
-            rust.description.description, js.description.description,
-            "{name}"
-        );
-        let (mut a, mut b) = (
-            rust.standalone_instance().unwrap(),
-            js.standalone_instance().unwrap(),
-        );
-        let (mut compared, mut blocks) = (0, 0);
-        for (i, (method, params)) in corpus.iter().enumerate() {
-            if !rust.description.applies_to(method) {
-                continue;
-            }
-            let (x, y) = (
-                decide(&mut a, method, params),
-                decide(&mut b, method, params),
-            );
-            assert_eq!(x, y, "{name}, case {i}: {method} {params}");
-            compared += 1;
-            blocks += matches!(x, Outcome::Block(..)) as usize;
-        }
+        let (compared, blocks) = compare(name, &rust, &js);
         eprintln!("{name}: {compared} inputs compared, {blocks} blocked");
         assert!(
             compared >= 500 && blocks >= 50,

@@ -23,6 +23,7 @@ mod oci;
 mod operations;
 mod params;
 mod policies;
+mod python_guest;
 mod return_bytes;
 mod runtime;
 mod scaffold;

@@ -71,3 +71,9 @@ fn the_js_and_go_timing_hooks_log_each_concurrent_calls_duration_once() {
     check("js/tx-timing-hook");
     check("go/tx-timing-hook");
 }
+
+#[test]
+#[ignore = "needs the Python plugins (scripts/build-plugins.sh python); scripts/test.sh runs it"]
+fn the_python_timing_hook_logs_each_concurrent_calls_duration_once() {
+    check("python/tx-timing-hook");
+}

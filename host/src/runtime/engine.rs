@@ -123,8 +123,11 @@ fn spawn_ticker(engine: wasmtime::Engine, stop: Arc<AtomicBool>) {
         .expect("spawn the epoch ticker thread");
 }
 
-/// WASI 0.2 minus sockets and http: io, clocks, random, cli and filesystem (with no preopened
-/// directory, so no file is reachable). A plugin importing anything else fails to load.
+/// WASI 0.2 minus http: io, clocks, random, cli, filesystem (with no preopened directory, so
+/// no file is reachable) and sockets with every use refused (no TCP, no UDP, no name lookup:
+/// wasmtime-wasi checks before it makes an OS socket). Sockets are linked only because
+/// runtimes such as CPython (componentize-py) import them whether or not a plugin opens one.
+/// A plugin importing anything else fails to load.
 fn link_minimal_wasi(linker: &mut Linker<PluginState>) -> anyhow::Result<()> {
     use super::sync_io::{HasSyncIo, SyncIo};
     use wasmtime_wasi::cli::{WasiCli, WasiCliView};
@@ -155,6 +158,34 @@ fn link_minimal_wasi(linker: &mut Linker<PluginState>) -> anyhow::Result<()> {
         l,
         PluginState::filesystem,
     )?;
+    {
+        use wasmtime_wasi::p2::bindings::sockets;
+        use wasmtime_wasi::sockets::{WasiSockets, WasiSocketsView};
+        let options = sockets::network::LinkOptions::default();
+        sockets::network::add_to_linker::<PluginState, WasiSockets>(
+            l,
+            &options,
+            PluginState::sockets,
+        )?;
+        sockets::instance_network::add_to_linker::<PluginState, WasiSockets>(
+            l,
+            PluginState::sockets,
+        )?;
+        sockets::ip_name_lookup::add_to_linker::<PluginState, WasiSockets>(
+            l,
+            PluginState::sockets,
+        )?;
+        sockets::tcp_create_socket::add_to_linker::<PluginState, WasiSockets>(
+            l,
+            PluginState::sockets,
+        )?;
+        sync::sockets::tcp::add_to_linker::<PluginState, WasiSockets>(l, PluginState::sockets)?;
+        sync::sockets::udp_create_socket::add_to_linker::<PluginState, WasiSockets>(
+            l,
+            PluginState::sockets,
+        )?;
+        sync::sockets::udp::add_to_linker::<PluginState, WasiSockets>(l, PluginState::sockets)?;
+    }
     wasmtime_wasi_io::bindings::wasi::io::error::add_to_linker::<PluginState, HasIo>(l, |t| {
         t.ctx().table
     })?;

@@ -217,8 +217,9 @@ impl PluginState {
         capability: CapabilityQuota,
     ) -> Self {
         let output = CapturedOutput::default();
-        // Deny by default: no preopened dirs, no env, no args, no sockets (none allowed and
-        // none linked), no name lookup; stdin is empty; stdout/stderr go to the plugin log.
+        // Deny by default: no preopened dirs, no env, no args, no TCP, no UDP, no name lookup
+        // (wasmtime-wasi's defaults: socket creation itself is refused); stdin is empty;
+        // stdout/stderr go to the plugin log.
         let wasi = wasmtime_wasi::WasiCtxBuilder::new()
             .stdout(output.clone())
             .stderr(output.clone())
