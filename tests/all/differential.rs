@@ -1,4 +1,4 @@
-//! The same policy written in Rust, JavaScript and Go must decide alike: over a generated corpus
+//! The same policy written in Rust, JavaScript and Go (and Python: `python_guest.rs`) must decide alike: over a generated corpus
 //! of ≥ 1 000 stage inputs (zero, negative and > 2^53 amounts, the extremes of int64, empty
 //! lists, unknown and custom tools, new accounts, allowances of every kind, ERC-20/721
 //! transfers and mints), each pair returns
@@ -265,12 +265,14 @@ pub(crate) fn compare(name: &str, a: &Arc<LoadedPlugin>, b: &Arc<LoadedPlugin>) 
 fn rust_js_and_go_policies_decide_alike_over_a_generated_corpus() {
     for (name, config) in PAIRS {
         let rust = load(&format!("rust/{name}"), name, config);
-        let js = load(&format!("js/{name}"), name, config);
-        let (compared, blocks) = compare(name, &rust, &js);
-        eprintln!("{name}: {compared} inputs compared, {blocks} blocked");
-        assert!(
-            compared >= 500 && blocks >= 50,
-            "{name}: {compared} compared, {blocks} blocked"
-        );
+        for lang in ["js", "go"] {
+            let other = load(&format!("{lang}/{name}"), name, config);
+            let (compared, blocks) = compare(&format!("{name} ({lang})"), &rust, &other);
+            eprintln!("{name}: rust and {lang}: {compared} inputs compared, {blocks} blocked");
+            assert!(
+                compared >= 500 && blocks >= 50,
+                "{name}: {compared} compared, {blocks} blocked"
+            );
+        }
     }
 }
