@@ -7,4 +7,5 @@ hak=(cargo run --quiet -p hak-host --bin hak --)
 mkdir -p guest-sdk/go/tools
 "${hak[@]}" tools --shapes ts > guest-sdk/js/src/tools.d.ts
 "${hak[@]}" tools --shapes go > guest-sdk/go/tools/tools.go
+"${hak[@]}" tools --shapes py > guest-sdk/python/hak_guest/tools.py
 "${hak[@]}" tools --shapes json > docs/tool-shapes.json

@@ -278,7 +278,7 @@ fn bench_mixed(c: &mut Criterion) {
 /// and the first call of a new context (instantiate + describe + call).
 fn bench_languages(c: &mut Criterion) {
     let mut group = c.benchmark_group("one_policy_per_language");
-    for lang in ["rust", "js", "go"] {
+    for lang in ["rust", "js", "go", "python"] {
         let path = root().join(format!("target/plugins/{lang}/max-recipients.wasm"));
         if !path.exists() {
             eprintln!("{} missing: run scripts/build-plugins.sh", path.display());

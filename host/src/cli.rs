@@ -84,12 +84,12 @@ enum Command {
     /// List the tools; with --json, each with method, name, the kit's description for the
     /// context (the manifest's, or --mode / --account-id), type and JSON schema; with
     /// --shapes, every tool's stage JSON (raw params, normalised params, coreActionResult) as
-    /// JSON Schemas, TypeScript declarations or Go structs.
+    /// JSON Schemas, TypeScript declarations, Go structs or Python TypedDicts.
     Tools {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
-        /// Print the stage JSON shapes instead: json (JSON Schemas), ts or go.
+        /// Print the stage JSON shapes instead: json (JSON Schemas), ts, go or py.
         #[arg(long, value_enum, conflicts_with = "json")]
         shapes: Option<crate::codegen::ShapesFormat>,
         #[command(flatten)]

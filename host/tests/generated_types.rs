@@ -10,6 +10,7 @@ fn the_sdks_ship_the_current_types() {
     for (path, format) in [
         ("guest-sdk/js/src/tools.d.ts", ShapesFormat::Ts),
         ("guest-sdk/go/tools/tools.go", ShapesFormat::Go),
+        ("guest-sdk/python/hak_guest/tools.py", ShapesFormat::Py),
         ("docs/tool-shapes.json", ShapesFormat::Json),
     ] {
         let shipped = std::fs::read_to_string(root.join(path)).unwrap_or_default();

@@ -4,7 +4,7 @@
 //! `normalisedParams` and `coreActionResult` must type-check against the TypeScript
 //! declarations the JS SDK ships (`tsc --strict`: no missing, mistyped or undocumented key)
 //! and decode into the Go structs the Go SDK ships (unknown fields refused) and encode back to
-//! the same JSON.
+//! the same JSON, and fit the TypedDicts the Python SDK ships (checked key by key).
 
 use super::conformance::{cases, return_bytes_manifest, seeded_network};
 use super::scaffold::go;
@@ -223,4 +223,91 @@ fn the_generated_types_hold_every_tools_real_stage_json() {
     std::fs::create_dir_all(&dir).unwrap();
     check_typescript(&samples, &dir);
     check_go(&samples, &dir);
+    check_python(&samples, &dir);
 }
+
+/// Every sample against the TypedDict the Python SDK ships (`hak_guest.tools`): keys required
+/// and allowed, value types, literals, nullability, recursively.
+fn check_python(samples: &[Sample], dir: &std::path::Path) {
+    let cases: Vec<Value> = samples
+        .iter()
+        .map(|s| serde_json::json!([format!("{} {}", s.method, s.part), s.type_name, s.value]))
+        .collect();
+    let file = dir.join("python-samples.json");
+    std::fs::write(&file, serde_json::to_string(&cases).unwrap()).unwrap();
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(PY_CHECK)
+        .arg(&file)
+        .env("PYTHONPATH", root().join("guest-sdk/python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the recorded stage JSON does not fit hak_guest/tools.py:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+const PY_CHECK: &str = r#"
+import json, sys, typing
+from hak_guest import tools
+
+def fits(value, ty, at, errors):
+    origin, args = typing.get_origin(ty), typing.get_args(ty)
+    if ty is typing.Any:
+        return
+    if typing.is_typeddict(ty):
+        if not isinstance(value, dict):
+            errors.append(f"{at}: {value!r} is not an object"); return
+        hints = typing.get_type_hints(ty)
+        for key in ty.__required_keys__ - value.keys():
+            errors.append(f"{at}: missing {key}")
+        for key, item in value.items():
+            if key not in hints:
+                errors.append(f"{at}: undocumented key {key}")
+            else:
+                fits(item, hints[key], f"{at}.{key}", errors)
+    elif origin is typing.Union:
+        trial = []
+        for option in args:
+            found = []
+            fits(value, option, at, found)
+            if not found:
+                return
+            trial += found
+        errors.append(f"{at}: {value!r} fits none of {ty}: {trial}")
+    elif origin is typing.Literal:
+        if value not in args:
+            errors.append(f"{at}: {value!r} not in {args}")
+    elif origin in (list, typing.List):
+        if not isinstance(value, list):
+            errors.append(f"{at}: {value!r} is not a list"); return
+        for i, item in enumerate(value):
+            fits(item, args[0], f"{at}[{i}]", errors)
+    elif origin in (dict, typing.Dict):
+        if not isinstance(value, dict):
+            errors.append(f"{at}: {value!r} is not an object")
+    elif ty is type(None):
+        if value is not None:
+            errors.append(f"{at}: {value!r} is not null")
+    elif ty is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            errors.append(f"{at}: {value!r} is not a number")
+    elif ty is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            errors.append(f"{at}: {value!r} is not an integer")
+    elif ty in (str, bool):
+        if not isinstance(value, ty):
+            errors.append(f"{at}: {value!r} is not a {ty.__name__}")
+    else:
+        errors.append(f"{at}: unknown type {ty}")
+
+errors = []
+for label, name, value in json.load(open(sys.argv[1])):
+    fits(value, getattr(tools, name), label, errors)
+print(chr(10).join(errors[:50]))
+sys.exit(1 if errors else 0)
+"#;

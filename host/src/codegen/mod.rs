@@ -1,15 +1,16 @@
 //! Types for plugin authors, generated from the tools' JSON Schemas (`tools::shapes`):
-//! TypeScript declarations ([`typescript`]) and Go structs ([`go`]) for every tool's raw
-//! params, normalised params and `coreActionResult` (`hak tools --shapes ts|go`; the SDKs ship
-//! the output). Both read one model built here from the subset of JSON Schema the kit's
+//! TypeScript declarations ([`typescript`]), Go structs ([`go`]) and Python TypedDicts
+//! ([`python`]) for every tool's raw params, normalised params and `coreActionResult`
+//! (`hak tools --shapes ts|go|py`; the SDKs ship the output). Both read one model built here from the subset of JSON Schema the kit's
 //! schemas and schemars produce (type / type lists, properties, required, items, enum, const,
 //! anyOf / oneOf, `$ref` to `$defs`, description).
 //!
-//! Hand-written on purpose: no kept Rust crate emits TypeScript or Go from JSON Schema
+//! Hand-written on purpose: no kept Rust crate emits TypeScript, Go or Python from JSON Schema
 //! (typify emits Rust), and quicktype would put a node toolchain in the build for a few
 //! hundred lines over a schema subset we control. Nothing here runs on the call path.
 
 pub mod go;
+pub mod python;
 pub mod typescript;
 
 use crate::tools::shapes::ToolShapes;
@@ -21,6 +22,7 @@ pub enum ShapesFormat {
     Json,
     Ts,
     Go,
+    Py,
 }
 
 /// What `hak tools --shapes <format>` prints (the SDKs ship the ts and go output).
@@ -33,10 +35,11 @@ pub fn render(format: ShapesFormat) -> String {
         }
         ShapesFormat::Ts => typescript::render(&model(&shapes)),
         ShapesFormat::Go => go::render(&model(&shapes)),
+        ShapesFormat::Py => python::render(&model(&shapes)),
     }
 }
 
-/// A type as both languages need it.
+/// A type as every language needs it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ty {
     String,
