@@ -4,7 +4,7 @@ the component's exports to a kit-style plugin, without the contract's generated 
 import json
 import unittest
 
-from hak_guest import AbstractHook, AbstractPolicy, Block, JsonObject, NeedsApproval, Replace, register, testing
+from hak_guest import AbstractHook, AbstractPolicy, Block, NeedsApproval, Replace, register, testing
 from hak_guest import _kit
 
 PARAMS = json.dumps(
@@ -36,7 +36,7 @@ class Gate(AbstractPolicy):
 
     async def should_block_post_params_normalization(self, context, params, method):
         assert context.account_id == "0.0.1001" and context.mode == "returnBytes"
-        assert params.normalized_params.hbar_transfers[0].account_id == "0.0.2"
+        assert params.normalized_params["hbarTransfers"][0]["accountId"] == "0.0.2"
         assert params.raw_params["transfers"][0]["amount"] == 1
         return {"block": True, "allow": False, "reason": Block("r", "C", {"n": 1}),
                 "ask": NeedsApproval("ask"), "odd": 3}[self.answer] if isinstance(self.answer, str) else self.answer
@@ -102,14 +102,6 @@ class SdkTest(unittest.TestCase):
         self.assertEqual(_kit.run_hook("pre_tool_execution", "any_tool", PARAMS, None), '{"transfers":[]}')
         with self.assertRaisesRegex(RuntimeError, "no event loop"):
             _kit.run_hook("post_secondary_action", "any_tool", PARAMS, None)
-
-    def test_json_objects_read_snake_case(self):
-        o = json.loads('{"hbarTransfers": [1], "memo": "m"}', object_hook=JsonObject)
-        self.assertEqual(o.hbar_transfers, [1])
-        self.assertEqual(o.memo, "m")
-        with self.assertRaises(AttributeError):
-            o.missing
-
 
 if __name__ == "__main__":
     unittest.main()

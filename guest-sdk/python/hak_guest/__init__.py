@@ -41,7 +41,6 @@ from ._kit import (
     register,
 )
 from ._facts import Asset, Entity, Facts, Movement
-from ._json import JsonObject, snake_to_camel
 from . import host
 
 __all__ = [
@@ -52,7 +51,6 @@ __all__ = [
     "Context",
     "Entity",
     "Facts",
-    "JsonObject",
     "Movement",
     "NeedsApproval",
     "PostCoreActionParams",
@@ -62,5 +60,4 @@ __all__ = [
     "Replace",
     "host",
     "register",
-    "snake_to_camel",
 ]

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
 from . import _facts
-from ._json import wrap
+
+_DECODER = json.JSONDecoder()
 
 #: The four hookable stages, in the kit's method-name spelling.
 STAGES = (
@@ -33,7 +34,8 @@ class _StageParams:
     """The kit's params object: ``context``, ``raw_params``, ``normalized_params``,
     ``core_action_result``, ``tool_result`` (each present from the stage that produces it),
     ``method`` and ``client`` (always ``None``: a sandboxed plugin has no SDK client), plus
-    hak's ``facts``. The stage JSON is parsed on first use, once."""
+    hak's ``facts``. The values are what ``json.loads`` makes of the stage JSON (dicts keyed
+    like the JSON, typed in ``hak_guest.tools``), decoded on first use, once."""
 
     _KEYS = {
         "raw_params": "rawParams",
@@ -48,23 +50,44 @@ class _StageParams:
         self.facts = facts
         self.client = None
         self._json = params_json
-        self._doc: Optional[dict] = None
+        self._values: Dict[str, Any] = {}
+        self._at = 1  # where the next unread key starts
+        self._done = not params_json
 
-    def _parsed(self) -> dict:
-        if self._doc is None:
-            self._doc = json.loads(self._json, object_hook=wrap) if self._json else {}
-        return self._doc
+    def _value(self, key: str) -> Any:
+        """The value of ``key`` in the stage JSON. The host writes the newest part first
+        (``toolResult``, ``coreActionResult``, ``normalisedParams``, ``rawParams``, ``context``),
+        so values are decoded in order only as far as the one asked for: a policy reading
+        ``normalized_params`` never pays for the raw params and the context."""
+        while key not in self._values and not self._done:
+            text = self._json
+            try:
+                name, at = _DECODER.raw_decode(text, self._at)
+                if text[at] != ":":
+                    raise ValueError("expected ':'")
+                value, at = _DECODER.raw_decode(text, at + 1)
+            except (ValueError, IndexError):
+                # Not the compact object the host writes: read it whole.
+                self._values = json.loads(text)
+                self._done = True
+                break
+            self._values[name] = value
+            if text[at] == ",":
+                self._at = at + 1
+            else:
+                self._done = True
+        return self._values.get(key)
 
     @property
     def context(self) -> Context:
-        c = self._parsed().get("context") or {}
+        c = self._value("context") or {}
         return Context(c.get("accountId"), c.get("mode", "autonomous"), c.get("network"))
 
     def __getattr__(self, name: str) -> Any:
         key = _StageParams._KEYS.get(name)
         if key is None:
             raise AttributeError(name)
-        return self._parsed().get(key)
+        return self._value(key)
 
 
 class PreToolExecutionParams(_StageParams):
