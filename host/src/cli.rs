@@ -525,7 +525,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let key = std::env::var(&key_env)
                 .map_err(|_| anyhow::anyhow!("${key_env} is not set (the private key, hex)"))?;
-            let key = crate::signing::signing_key(&key).map_err(anyhow::Error::msg)?;
+            let key = crate::signing::signing_key(&key)?;
             if let Some(text) = file
                 .to_str()
                 .filter(|t| t.starts_with(crate::oci::reference::SCHEME))
@@ -548,8 +548,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let sig_path = PathBuf::from(format!("{}.sig", file.display()));
             let sig = std::fs::read_to_string(&sig_path)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", sig_path.display()))?;
-            let key = crate::signing::verifying_key(&public_key).map_err(anyhow::Error::msg)?;
-            crate::signing::verify(&[key], &bytes, &sig).map_err(anyhow::Error::msg)?;
+            let key = crate::signing::verifying_key(&public_key)?;
+            crate::signing::verify(&[key], &bytes, &sig)?;
             println!(
                 "{}",
                 json!({"verified": true, "sha256": hex::encode(crate::signing::digest(&bytes))})
@@ -1056,7 +1056,7 @@ fn push(
         .map(|var| {
             let text = std::env::var(var)
                 .map_err(|_| anyhow::anyhow!("${var} is not set (the private key, hex)"))?;
-            crate::signing::signing_key(&text).map_err(anyhow::Error::msg)
+            crate::signing::signing_key(&text).map_err(anyhow::Error::from)
         })
         .transpose()?;
     let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;

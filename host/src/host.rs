@@ -217,7 +217,7 @@ fn open_oci(
         .iter()
         .map(|k| crate::signing::verifying_key(k))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(HostError::Config)?;
+        .map_err(|e| HostError::Config(format!("trust.public_keys: {e}")))?;
     Ok(Some(Arc::new(crate::oci::resolve::Resolver::new(
         &manifest.oci,
         &manifest.base_dir,

@@ -38,8 +38,11 @@ pub enum RegistryError {
     Settings { plugin: String, message: String },
     #[error("plugin {plugin}: unsigned, and the manifest requires signatures")]
     Unsigned { plugin: String },
-    #[error("plugin {plugin}: bad signature: {message}")]
-    BadSignature { plugin: String, message: String },
+    #[error("plugin {plugin}: bad signature: {source}")]
+    BadSignature {
+        plugin: String,
+        source: crate::signing::SigningError,
+    },
     #[error("plugin {plugin}: its settings must be signed too (a `<name>.toml.sig` beside the sidecar, `settingsSignature` in an upload): {message}")]
     UnsignedSettings { plugin: String, message: String },
     #[error(transparent)]
@@ -156,7 +159,8 @@ impl Registry {
             .public_keys
             .iter()
             .map(|k| signing::verifying_key(k))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("trust.public_keys: {e}"))?;
         let base = host.chain().members().to_vec();
         Ok(Registry {
             require_signatures: trust.require_signatures,
@@ -230,10 +234,10 @@ impl Registry {
                 message,
             })?;
         match signature {
-            Some(sig) => signing::verify(&self.trusted, bytes, sig).map_err(|message| {
+            Some(sig) => signing::verify(&self.trusted, bytes, sig).map_err(|source| {
                 RegistryError::BadSignature {
                     plugin: name.to_owned(),
-                    message,
+                    source,
                 }
             })?,
             None if self.require_signatures => {
@@ -252,7 +256,8 @@ impl Registry {
                 message,
             };
             let sig = settings_signature.ok_or_else(|| unsigned("no signature".into()))?;
-            signing::verify(&self.trusted, settings_text.as_bytes(), sig).map_err(unsigned)?;
+            signing::verify(&self.trusted, settings_text.as_bytes(), sig)
+                .map_err(|e| unsigned(e.to_string()))?;
         }
         let started = Instant::now();
         let plugin =

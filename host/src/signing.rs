@@ -1,7 +1,8 @@
 //! Plugin signatures: ed25519 over the component's sha256 digest. `hak plugin keygen` makes a
 //! key pair (hex), `hak plugin sign` writes `<file>.sig` (hex), `hak plugin verify` and the
-//! registry check it against the manifest's trusted keys. Only keys and signatures live here;
-//! when a signature is required is the registry's decision.
+//! registry check it against the manifest's trusted keys; [`SigningError`] says why a key or
+//! a signature was refused. Only keys and signatures live here; when a signature is required
+//! is the registry's decision.
 
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 use sha2::{Digest, Sha256};
@@ -11,22 +12,35 @@ pub fn digest(component: &[u8]) -> [u8; 32] {
     Sha256::digest(component).into()
 }
 
-fn hex32(text: &str, what: &str) -> Result<[u8; 32], String> {
-    let bytes = hex::decode(text.trim()).map_err(|_| format!("{what} is not hex"))?;
+/// Why a key or a signature was refused (the text names which and why, never the value).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SigningError {
+    #[error("{0} is not hex")]
+    NotHex(&'static str),
+    #[error("{what} must be {bytes} bytes ({} hex digits)", bytes * 2)]
+    WrongLength { what: &'static str, bytes: usize },
+    #[error("invalid ed25519 public key: {0}")]
+    InvalidKey(String),
+    #[error("signature does not verify with any trusted key")]
+    Untrusted,
+}
+
+fn hex_bytes<const N: usize>(text: &str, what: &'static str) -> Result<[u8; N], SigningError> {
+    let bytes = hex::decode(text.trim()).map_err(|_| SigningError::NotHex(what))?;
     bytes
         .try_into()
-        .map_err(|_| format!("{what} must be 32 bytes (64 hex digits)"))
+        .map_err(|_| SigningError::WrongLength { what, bytes: N })
 }
 
 /// A trusted public key from its hex text.
-pub fn verifying_key(text: &str) -> Result<VerifyingKey, String> {
-    VerifyingKey::from_bytes(&hex32(text, "public key")?)
-        .map_err(|e| format!("invalid ed25519 public key: {e}"))
+pub fn verifying_key(text: &str) -> Result<VerifyingKey, SigningError> {
+    VerifyingKey::from_bytes(&hex_bytes(text, "public key")?)
+        .map_err(|e| SigningError::InvalidKey(e.to_string()))
 }
 
 /// A signing key from its hex text (32-byte seed).
-pub fn signing_key(text: &str) -> Result<SigningKey, String> {
-    Ok(SigningKey::from_bytes(&hex32(text, "private key")?))
+pub fn signing_key(text: &str) -> Result<SigningKey, SigningError> {
+    Ok(SigningKey::from_bytes(&hex_bytes(text, "private key")?))
 }
 
 /// A fresh key pair: (private hex, public hex).
@@ -51,17 +65,17 @@ pub fn sign(key: &SigningKey, component: &[u8]) -> String {
 }
 
 /// Whether `signature_hex` is a valid signature of `component` by one of `keys`.
-pub fn verify(keys: &[VerifyingKey], component: &[u8], signature_hex: &str) -> Result<(), String> {
-    let bytes = hex::decode(signature_hex.trim()).map_err(|_| "signature is not hex".to_owned())?;
-    let bytes: [u8; 64] = bytes
-        .try_into()
-        .map_err(|_| "signature must be 64 bytes (128 hex digits)".to_owned())?;
-    let signature = Signature::from_bytes(&bytes);
+pub fn verify(
+    keys: &[VerifyingKey],
+    component: &[u8],
+    signature_hex: &str,
+) -> Result<(), SigningError> {
+    let signature = Signature::from_bytes(&hex_bytes(signature_hex, "signature")?);
     let digest = digest(component);
     if keys.iter().any(|k| k.verify(&digest, &signature).is_ok()) {
         Ok(())
     } else {
-        Err("signature does not verify with any trusted key".into())
+        Err(SigningError::Untrusted)
     }
 }
 
@@ -79,6 +93,19 @@ mod tests {
         assert!(verify(&trusted, b"component!", &sig).is_err());
         let (_, other) = generate();
         assert!(verify(&[verifying_key(&other).unwrap()], b"component", &sig).is_err());
-        assert!(verify(&trusted, b"component", "00").is_err());
+        assert_eq!(
+            verify(&trusted, b"component", "00")
+                .unwrap_err()
+                .to_string(),
+            "signature must be 64 bytes (128 hex digits)"
+        );
+        assert_eq!(
+            verifying_key("zz").unwrap_err(),
+            SigningError::NotHex("public key")
+        );
+        assert_eq!(
+            verify(&trusted, b"component!", &sig).unwrap_err(),
+            SigningError::Untrusted
+        );
     }
 }
