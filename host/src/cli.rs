@@ -445,10 +445,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let sdk = match sdk {
                 Some(sdk) => sdk,
-                None => crate::scaffold::embedded_sdk_root(None).map_err(anyhow::Error::msg)?,
+                None => crate::scaffold::embedded_sdk_root(None)?,
             };
-            let made =
-                crate::scaffold::new_plugin(lang, &name, &dir, &sdk).map_err(anyhow::Error::msg)?;
+            let made = crate::scaffold::new_plugin(lang, &name, &dir, &sdk)?;
             println!(
                 "{}",
                 json!({"files": made.files, "build": made.build, "check": made.check})
@@ -469,7 +468,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let size = if crate::python_plugin::is_project(&dir) {
                 let tool = std::env::var("HAK_COMPONENTIZE_PY")
                     .unwrap_or_else(|_| "componentize-py".into());
-                let sdk = crate::scaffold::embedded_sdk_root(None).map_err(anyhow::Error::msg)?;
+                let sdk = crate::scaffold::embedded_sdk_root(None)?;
                 let root = sdk.parent().unwrap_or(&sdk).to_owned();
                 crate::python_plugin::build(&tool, &dir, &out, &root)?
             } else {

@@ -14,16 +14,41 @@ pub enum Lang {
     Python,
 }
 
+/// Why a project was not scaffolded (each names the path or the name at fault).
+#[derive(Debug, thiserror::Error)]
+pub enum ScaffoldError {
+    #[error("plugin name {0:?}: use lowercase letters, digits and '-', starting with a letter")]
+    BadName(String),
+    #[error("{} already exists", .0.display())]
+    Exists(PathBuf),
+    #[error("no directory for the guest SDKs: set $HAK_HOME")]
+    NoHome,
+    /// Unpacking the embedded SDKs failed (the message names the path).
+    #[error("{0}")]
+    Unpack(String),
+    #[error("guest SDKs at {}: {source}", path.display())]
+    Sdk {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// The guest SDKs this binary was built with, unpacked under `home` (see
 /// [`crate::guest_sources::unpack`]); `home` defaults to `$HAK_HOME`, `$XDG_DATA_HOME/hak` or
 /// `~/.local/share/hak`.
-pub fn embedded_sdk_root(home: Option<&Path>) -> Result<PathBuf, String> {
+pub fn embedded_sdk_root(home: Option<&Path>) -> Result<PathBuf, ScaffoldError> {
     let home = match home {
         Some(home) => home.to_path_buf(),
-        None => crate::guest_sources::default_home()
-            .ok_or("no directory for the guest SDKs: set $HAK_HOME")?,
+        None => crate::guest_sources::default_home().ok_or(ScaffoldError::NoHome)?,
     };
-    Ok(crate::guest_sources::unpack(&home)?.join("guest-sdk"))
+    Ok(crate::guest_sources::unpack(&home)
+        .map_err(ScaffoldError::Unpack)?
+        .join("guest-sdk"))
 }
 
 fn valid_name(name: &str) -> bool {
@@ -41,19 +66,24 @@ pub fn new_plugin(
     name: &str,
     dir: &Path,
     sdk_root: &Path,
-) -> Result<Scaffolded, String> {
+) -> Result<Scaffolded, ScaffoldError> {
     if !valid_name(name) {
-        return Err(format!(
-            "plugin name {name:?}: use lowercase letters, digits and '-', starting with a letter"
-        ));
+        return Err(ScaffoldError::BadName(name.to_owned()));
     }
     let root = dir.join(name);
     if root.exists() {
-        return Err(format!("{} already exists", root.display()));
+        return Err(ScaffoldError::Exists(root));
     }
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| ScaffoldError::Io { path, source }
+    };
     let sdk_root = sdk_root
         .canonicalize()
-        .map_err(|e| format!("guest SDKs at {}: {e}", sdk_root.display()))?;
+        .map_err(|source| ScaffoldError::Sdk {
+            path: sdk_root.to_owned(),
+            source,
+        })?;
     let files: Vec<(PathBuf, String)> = match lang {
         Lang::Rust => vec![
             (
@@ -94,9 +124,9 @@ pub fn new_plugin(
     let mut written = Vec::new();
     for (path, text) in files {
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
         }
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, text).map_err(io(&path))?;
         written.push(path);
     }
     let build = match lang {

@@ -3,7 +3,7 @@
 //! SDKs, so nothing reads the source tree. The scaffolded policy blocks a large transfer and
 //! lets a small one through.
 
-use hak_host::scaffold::{embedded_sdk_root, new_plugin, Lang};
+use hak_host::scaffold::{embedded_sdk_root, new_plugin, Lang, ScaffoldError};
 use hak_tests::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -233,9 +233,11 @@ fn scaffolding_refuses_bad_names_and_existing_projects() {
     let sdk = embedded_sdk_root(Some(&dir.join("home"))).unwrap();
     new_plugin(Lang::Rust, "my-policy", &dir, &sdk).unwrap();
     let err = new_plugin(Lang::Rust, "my-policy", &dir, &sdk).unwrap_err();
-    assert!(err.contains("already exists"), "{err}");
+    assert!(matches!(err, ScaffoldError::Exists(_)), "{err}");
+    assert!(err.to_string().contains("already exists"), "{err}");
     let err = new_plugin(Lang::Js, "Bad Name", &dir, &sdk).unwrap_err();
-    assert!(err.contains("lowercase"), "{err}");
+    assert!(matches!(err, ScaffoldError::BadName(_)), "{err}");
+    assert!(err.to_string().contains("lowercase"), "{err}");
 }
 
 /// Build `source` (a plugin module importing `@hak/guest`) with the checkout's JS SDK.
