@@ -5,7 +5,7 @@
 //! a running `hak emu`; its operator is 0.0.1001 with the documented dev key. The network
 //! capabilities' actions ([`OperatorActions`]) are done here, with that client.
 
-use crate::capabilities::HederaActions;
+use crate::capabilities::{CapabilityError, HederaActions};
 use crate::manifest::{Manifest, NetworkName};
 use crate::mirror::{Mirror, MirrorClient};
 use hak_emu::{Emulator, EmulatorConfig};
@@ -225,11 +225,12 @@ impl OperatorActions {
         &self,
         timeout: Duration,
         work: impl std::future::Future<Output = Result<T, String>>,
-    ) -> Result<T, String> {
+    ) -> Result<T, CapabilityError> {
         // The timer is made inside the runtime (its time driver), not by the caller.
         let timed = async { tokio::time::timeout(timeout, work).await };
         crate::blocking::block_on(&self.runtime, timed)
-            .map_err(|_| format!("timed out after {timeout:?}"))?
+            .map_err(|_| CapabilityError::TimedOut(timeout))?
+            .map_err(CapabilityError::Network)
     }
 }
 
@@ -239,7 +240,7 @@ impl HederaActions for OperatorActions {
         topic: TopicId,
         message: &[u8],
         timeout: Duration,
-    ) -> Result<String, String> {
+    ) -> Result<String, CapabilityError> {
         let client = self.client.clone();
         let message = message.to_vec();
         self.run(timeout, async move {
@@ -256,7 +257,7 @@ impl HederaActions for OperatorActions {
         })
     }
 
-    fn create_topic(&self, memo: &str, timeout: Duration) -> Result<String, String> {
+    fn create_topic(&self, memo: &str, timeout: Duration) -> Result<String, CapabilityError> {
         let client = self.client.clone();
         let memo = memo.to_owned();
         self.run(timeout, async move {

@@ -8,7 +8,7 @@
 pub mod actions;
 pub mod quota;
 
-pub use actions::HederaActions;
+pub use actions::{CapabilityError, HederaActions};
 pub use quota::{CapabilityCounters, CapabilityQuota, MinuteWindow, QuotaWindows};
 
 /// One grantable capability.

@@ -5,7 +5,7 @@
 //! use and refusal lands in. A granted, in-quota call goes to the [`HederaActions`]; anything
 //! else is refused with a message naming the limit. No SDK and no sandbox type lives here.
 
-use super::actions::{checked_memo, checked_message, HederaActions};
+use super::actions::{checked_memo, checked_message, CapabilityError, HederaActions};
 use super::Capability;
 use crate::limits::PluginLimits;
 use std::collections::HashMap;
@@ -97,7 +97,7 @@ impl CapabilityQuota {
         topic_id: &str,
         message: &str,
         until: Option<Instant>,
-    ) -> Result<String, String> {
+    ) -> Result<String, CapabilityError> {
         let timeout = self.timeout_until(until)?;
         let actions = self.take(Capability::SubmitTopicMessage, plugin)?;
         let (topic, message) = checked_message(topic_id, message)?;
@@ -110,7 +110,7 @@ impl CapabilityQuota {
         plugin: &str,
         memo: &str,
         until: Option<Instant>,
-    ) -> Result<String, String> {
+    ) -> Result<String, CapabilityError> {
         let timeout = self.timeout_until(until)?;
         let actions = self.take(Capability::CreateTopic, plugin)?;
         actions.create_topic(checked_memo(memo)?, timeout)
@@ -119,16 +119,14 @@ impl CapabilityQuota {
     /// The timeout of an action started now: its own (`limits.capability_timeout_ms`), cut
     /// to what is left before `until` (the end of the tool call's plugin budget); refused
     /// when nothing is left.
-    fn timeout_until(&self, until: Option<Instant>) -> Result<Duration, String> {
+    fn timeout_until(&self, until: Option<Instant>) -> Result<Duration, CapabilityError> {
         let Some(until) = until else {
             return Ok(self.timeout);
         };
         let left = until.saturating_duration_since(Instant::now());
         if left.is_zero() {
             self.counters.refusals.fetch_add(1, Ordering::Relaxed);
-            return Err(
-                "the tool call's plugin budget ([engine] call_budget_ms) is spent".to_owned(),
-            );
+            return Err(CapabilityError::BudgetSpent);
         }
         Ok(self.timeout.min(left))
     }
@@ -138,30 +136,21 @@ impl CapabilityQuota {
         &mut self,
         capability: Capability,
         plugin: &str,
-    ) -> Result<Arc<dyn HederaActions>, String> {
+    ) -> Result<Arc<dyn HederaActions>, CapabilityError> {
         if !self.granted.iter().any(|c| c == capability.as_str()) {
-            return Err(format!(
-                "capability {} is not granted to plugin {plugin}",
-                capability.as_str()
-            ));
+            return Err(CapabilityError::NotGranted {
+                capability: capability.as_str(),
+                plugin: plugin.to_owned(),
+            });
         }
-        let actions = self
-            .actions
-            .clone()
-            .ok_or("no operator account is configured, so hak cannot act on the network")?;
-        let refused = |counters: &CapabilityCounters, why: String| {
+        let actions = self.actions.clone().ok_or(CapabilityError::NoOperator)?;
+        let refused = |counters: &CapabilityCounters, why: CapabilityError| {
             counters.refusals.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(plugin, "capability call refused: {why}");
             Err(why)
         };
         if self.used_in_call >= self.per_call {
-            return refused(
-                &self.counters,
-                format!(
-                    "quota: at most {} network capability calls per plugin call (limits.max_capability_calls)",
-                    self.per_call
-                ),
-            );
+            return refused(&self.counters, CapabilityError::PerCallQuota(self.per_call));
         }
         {
             let mut window = self.window.lock().unwrap_or_else(|e| e.into_inner());
@@ -173,10 +162,7 @@ impl CapabilityQuota {
                 drop(window);
                 return refused(
                     &self.counters,
-                    format!(
-                        "quota: at most {} network capability calls per minute in this agent context (limits.capability_calls_per_minute)",
-                        self.per_minute
-                    ),
+                    CapabilityError::PerMinuteQuota(self.per_minute),
                 );
             }
             window.used += 1;

@@ -31,13 +31,16 @@ macro_rules! bind_hedera_import {
                     let until = s.host_call_until();
                     s.capability
                         .submit_topic_message(&s.plugin, &topic_id, &message, until)
+                        .map_err(|e| e.to_string())
                 })
             }
 
             fn create_topic(&mut self, memo: String) -> Result<String, String> {
                 self.timed(|s| {
                     let until = s.host_call_until();
-                    s.capability.create_topic(&s.plugin, &memo, until)
+                    s.capability
+                        .create_topic(&s.plugin, &memo, until)
+                        .map_err(|e| e.to_string())
                 })
             }
         }
