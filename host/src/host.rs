@@ -244,7 +244,7 @@ fn resolve_sources(
             source,
         };
         let reference = crate::oci::OciRef::parse(source).map_err(oci)?;
-        let (plugin, _) = resolver.resolve(&reference).map_err(oci)?;
+        let plugin = resolver.resolve(&reference).map_err(oci)?;
         spec.oci_digest = Some(plugin.digest.clone());
         pulled.push(Some(plugin.component));
     }

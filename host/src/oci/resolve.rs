@@ -52,13 +52,6 @@ impl OciSettings {
     }
 }
 
-/// Where a resolved plugin came from this time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum From {
-    Registry,
-    Cache,
-}
-
 pub struct Resolver {
     client: OciClient,
     cache: OciCache,
@@ -99,8 +92,8 @@ impl Resolver {
         }
     }
 
-    /// The plugin `reference` names, and where it was found.
-    pub fn resolve(&self, reference: &OciRef) -> Result<(Pulled, From), OciError> {
+    /// The plugin `reference` names (from the cache or the registry).
+    pub fn resolve(&self, reference: &OciRef) -> Result<Pulled, OciError> {
         if reference.is_followed() && self.trusted.is_empty() {
             return Err(OciError::Unsigned {
                 reference: reference.to_string(),
@@ -122,7 +115,7 @@ impl Resolver {
                         tracing::warn!(
                             "{reference}: registry unreachable ({online}); using the cached {digest}"
                         );
-                        Ok((pulled, From::Cache))
+                        Ok(pulled)
                     }
                     None => Err(OciError::Offline {
                         reference: reference.to_string(),
@@ -136,13 +129,13 @@ impl Resolver {
 
     /// The plugin with manifest `digest` in `reference`'s repository: the cache's, else pulled
     /// (and kept). A cached copy that no longer verifies is pulled again.
-    fn at_digest(&self, reference: &OciRef, digest: &str) -> Result<(Pulled, From), OciError> {
+    fn at_digest(&self, reference: &OciRef, digest: &str) -> Result<Pulled, OciError> {
         let cached = match self.cache.load(reference, digest, self.verify()) {
             Ok(Some(pulled)) => {
                 if reference.is_followed() {
                     self.cache.store(reference, &pulled)?;
                 }
-                return Ok((pulled, From::Cache));
+                return Ok(pulled);
             }
             Ok(None) => None,
             Err(e) => {
@@ -163,7 +156,7 @@ impl Resolver {
             (Err(e), _) => return Err(e),
         };
         self.cache.store(reference, &pulled)?;
-        Ok((pulled, From::Registry))
+        Ok(pulled)
     }
 
     /// For a follower: the digest `reference`'s tag names now (a registry that cannot be
@@ -175,6 +168,6 @@ impl Resolver {
     /// For a follower: the verified plugin with manifest `digest` (cache, else registry); the
     /// tag's last digest becomes `digest` in the cache.
     pub fn fetch(&self, reference: &OciRef, digest: &str) -> Result<Pulled, OciError> {
-        self.at_digest(reference, digest).map(|(p, _)| p)
+        self.at_digest(reference, digest)
     }
 }
