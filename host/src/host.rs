@@ -336,20 +336,42 @@ fn open_state(
             Arc::new(JournalBackend::open_with(&dir, section.quota()).map_err(config)?)
         }
         (Some(StateBackendKind::Redis), _) => {
-            let url = section.url.as_deref().unwrap_or_default();
+            use crate::state_store::redis::{RedisOptions, Topology};
+            let (topology, default_wait) = match (&section.cluster, &section.sentinel) {
+                (Some(seeds), _) => (
+                    Topology::Cluster {
+                        seeds: seeds.clone(),
+                    },
+                    1,
+                ),
+                (None, Some(sentinels)) => (
+                    Topology::Sentinel {
+                        sentinels: sentinels.clone(),
+                        service: section.service.clone().unwrap_or_default(),
+                    },
+                    1,
+                ),
+                (None, None) => (
+                    Topology::Single {
+                        url: section.url.clone().unwrap_or_default(),
+                    },
+                    0,
+                ),
+            };
             let timeout = std::time::Duration::from_millis(section.timeout_ms.unwrap_or(50));
             let persistence = match section.redis_persistence {
                 Some(crate::manifest::RedisPersistence::Acknowledged) => Persistence::Acknowledged,
                 _ => Persistence::Check,
             };
             Arc::new(
-                RedisBackend::open(
-                    url,
+                RedisBackend::open_with(RedisOptions {
+                    topology,
                     timeout,
                     persistence,
-                    section.quota(),
-                    section.presumed_stopped(),
-                )
+                    quota: section.quota(),
+                    presumed_stopped: section.presumed_stopped(),
+                    wait_replicas: section.wait_replicas.unwrap_or(default_wait),
+                })
                 .map_err(config)?,
             )
         }

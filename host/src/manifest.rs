@@ -178,8 +178,22 @@ pub struct StateSection {
     pub backend: Option<StateBackendKind>,
     /// The journal or sqlite backend's directory (relative to the manifest; default `.hak/state`).
     pub dir: Option<PathBuf>,
-    /// The redis backend's URL, e.g. `redis://127.0.0.1:6379/0`.
+    /// The redis backend on one server: its URL, e.g. `redis://127.0.0.1:6379/0`.
     pub url: Option<String>,
+    /// The redis backend on a Redis Cluster: seed nodes (`redis://host:port`), the rest
+    /// discovered. Every key of one (agent context, plugin) shares a hash slot.
+    pub cluster: Option<Vec<String>>,
+    /// The redis backend on a primary with replicas that Sentinel follows: the sentinels
+    /// (`redis://host:26379`), with `service` naming the primary. The primary is reached with
+    /// the first sentinel URL's database, username and password.
+    pub sentinel: Option<Vec<String>>,
+    /// The Sentinel service (`sentinel monitor NAME …`) whose primary holds the state.
+    pub service: Option<String>,
+    /// The redis backend: how many replicas must confirm each write (`WAIT`) before it
+    /// counts (default 1 with `cluster` or `sentinel`, 0 with `url`). A write acknowledged by
+    /// a primary that fails before its replica has it would be forgotten by the promoted
+    /// replica; unconfirmed, a reservation is refused (the policy blocks) instead.
+    pub wait_replicas: Option<u32>,
     /// Bytes one plugin may hold over all agent contexts (scratchpad entries and budget
     /// keys, each counting 64 bytes beyond its text; default 16 MiB). Past it that plugin's
     /// writes are refused (its policy blocks), no one else's.
@@ -519,9 +533,52 @@ impl Manifest {
                 ));
             }
         }
+        let redis_targets = [
+            self.state.url.is_some(),
+            self.state.cluster.is_some(),
+            self.state.sentinel.is_some(),
+        ]
+        .iter()
+        .filter(|given| **given)
+        .count();
+        if self.state.backend == Some(StateBackendKind::Redis) && redis_targets > 1 {
+            return Err(
+                "state: give one of url (one server), cluster (seed nodes) or sentinel (with service) for backend = \"redis\", not several".into(),
+            );
+        }
+        if self.state.backend != Some(StateBackendKind::Redis)
+            && (self.state.cluster.is_some()
+                || self.state.sentinel.is_some()
+                || self.state.service.is_some()
+                || self.state.wait_replicas.is_some())
+        {
+            return Err(
+                "state.cluster, state.sentinel, state.service and state.wait_replicas apply to backend = \"redis\" only".into(),
+            );
+        }
+        if self.state.sentinel.is_some() != self.state.service.is_some() {
+            return Err(
+                "state.sentinel and state.service go together: the sentinels, and the name of the primary they follow".into(),
+            );
+        }
+        for (field, list) in [
+            ("cluster", &self.state.cluster),
+            ("sentinel", &self.state.sentinel),
+        ] {
+            if list.as_ref().is_some_and(|l| l.is_empty()) {
+                return Err(format!("state.{field} must name at least one node"));
+            }
+        }
+        if let Some(n) = self.state.wait_replicas {
+            if n > 16 {
+                return Err(format!(
+                    "state.wait_replicas must be between 0 and 16, got {n}"
+                ));
+            }
+        }
         match (self.state.backend, &self.state.url, &self.state.dir) {
-            (Some(StateBackendKind::Redis), None, _) => {
-                return Err("state.url is required for backend = \"redis\"".into())
+            (Some(StateBackendKind::Redis), None, _) if redis_targets == 0 => {
+                return Err("state.url (one server), state.cluster or state.sentinel is required for backend = \"redis\"".into())
             }
             (Some(StateBackendKind::Redis), _, Some(_))
             | (Some(StateBackendKind::Memory), _, Some(_)) => {

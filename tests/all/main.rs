@@ -24,6 +24,7 @@ mod operations;
 mod params;
 mod policies;
 mod python_guest;
+mod redis_ha;
 mod return_bytes;
 mod runtime;
 mod scaffold;

@@ -268,6 +268,9 @@ impl Rng {
     }
 }
 
+pub mod redis_ha;
+pub use redis_ha::{RedisCluster, RedisSentinelSet};
+
 /// A real `redis-server` on a free loopback port, for as long as the value lives: with its
 /// append-only file on (in a temporary directory), as hak requires, or volatile. Panics with
 /// the install hint when the server is missing.
