@@ -6,18 +6,27 @@ cd "$(dirname "$0")/.."
 # One build, no incremental state: it would only take disk (GBs) for a build nobody repeats.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 echo "disk before: $(df -h --output=avail . | tail -1 | tr -d ' ') free"
+# Each phase's wall time, printed as it ends (where CI's minutes go).
+phase_start=$SECONDS
+phase() { echo "phase: $1 took $((SECONDS - phase_start)) s"; phase_start=$SECONDS; }
 scripts/install-deps.sh
+phase install-deps
 cargo fmt --all --check
 scripts/build-plugins.sh rust
+phase rust-plugins
 cargo clippy --quiet --workspace --all-targets -- -D warnings
 cargo clippy --quiet --target wasm32-wasip2 -p hak-guest \
   $(for d in example-plugins/rust/*/ tests/fixtures/*/; do sed -n 's/^name = "\(.*\)"/-p \1/p' "$d/Cargo.toml" | head -1; done) \
   -- -D warnings
+phase clippy
 # Build every test first: the Go plugins are built with the very `hak` the tests use.
 cargo test --quiet --workspace --no-run
+phase build-tests
 HAK_BIN=target/debug/hak scripts/build-plugins.sh js go python
+phase js-go-python-plugins
 # Speed has a gate: instruction counts of the call path against a committed baseline.
 scripts/instruction-gate.sh
+phase instruction-gate
 # The official JS SDK is one of the emulator's clients under test.
 (cd emulator/tests/js-sdk && npm ci --no-audit --no-fund --loglevel=error)
 # solc-js and OpenZeppelin: the emulator's genesis factories are checked against their source.
@@ -40,7 +49,9 @@ if [ -n "$missing" ]; then
   echo "SKIPPING the tests that need:$missing (scripts/install-deps.sh installs them)"
   include=()
 fi
+phase npm
 cargo test --workspace -- "${include[@]}" 2>&1 | tee target/test-output.log
+phase tests
 echo "disk after: $(df -h --output=avail . | tail -1 | tr -d ' ') free; target/ holds $(du -sh target | cut -f1)"
 # One closing line for the whole workspace (cargo prints one "test result" per test target).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed;?$/) p += $i; if ($(i+1) ~ /^failed;?$/) f += $i } }
