@@ -1,0 +1,48 @@
+//! `hak bench`: one tool called N times in one process, timed per call. What must not live
+//! here: anything a call does.
+
+use crate::context::AgentContext;
+use crate::host::Host;
+use serde_json::{json, Value};
+use std::time::Instant;
+
+/// Per-call timings of `calls` calls on one session, after a short warm-up.
+pub fn bench(
+    host: &Host,
+    context: AgentContext,
+    tool: &str,
+    params: &str,
+    calls: u32,
+) -> anyhow::Result<Value> {
+    let mut session = host.session(context);
+    let first = session.call(tool, params)?;
+    if first["raw"]["status"] != "SUCCESS" {
+        anyhow::bail!(
+            "the benchmarked call does not succeed: {}",
+            first["raw"]["error"]
+        );
+    }
+    for _ in 0..calls.min(100) {
+        session.call(tool, params)?;
+    }
+    let mut samples = Vec::with_capacity(calls as usize);
+    let started = Instant::now();
+    for _ in 0..calls {
+        let t = Instant::now();
+        session.call(tool, params)?;
+        samples.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    let total = started.elapsed().as_secs_f64() * 1e6;
+    samples.sort_by(f64::total_cmp);
+    let pct = |p: f64| samples[((samples.len() - 1) as f64 * p).round() as usize];
+    Ok(json!({
+        "calls": calls,
+        "usPerCall": round2(total / f64::from(calls)),
+        "p50Us": round2(pct(0.50)),
+        "p99Us": round2(pct(0.99)),
+    }))
+}
+
+pub(super) fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}

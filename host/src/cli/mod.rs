@@ -1,0 +1,326 @@
+//! The `hak` command line: `call`, `tools`, `serve`, `mcp`, `emu`, `plugin
+//! new|build|componentize|inspect|keygen|sign|verify`, `bench`. Argument parsing and printing only; everything it does goes through the library API.
+
+mod args;
+mod bench;
+mod plugins;
+mod servers;
+
+use args::*;
+pub use bench::bench;
+use plugins::*;
+use servers::*;
+
+use crate::context::{AgentContext, AgentMode};
+use crate::host::{Host, HostBuilder};
+use crate::manifest::Manifest;
+use clap::error::ErrorKind;
+use clap::Parser;
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Entry point of the `hak` binary.
+pub fn main() -> ExitCode {
+    crate::logging::init();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A bad value gets the one-line error every other failure gets; help, version and
+        // usage mistakes keep clap's own output.
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::InvalidValue | ErrorKind::ValueValidation
+            ) =>
+        {
+            let text = e.render().to_string();
+            let line = text.lines().next().unwrap_or_default();
+            eprintln!("hak: {}", line.strip_prefix("error: ").unwrap_or(line));
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            // Errors quote plugins (a config error is the plugin's own text): no terminal
+            // escapes or forged lines reach the operator's terminal.
+            let text = format!("{e:#}").replace('\n', " ");
+            eprintln!("hak: {}", crate::logging::one_line(&text));
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Call {
+            tool,
+            params,
+            host,
+            record,
+        } => {
+            let (host, context) = build_host(&host)?;
+            let mut session = host.session(context);
+            if record.is_some() {
+                session.record_stages();
+            }
+            let result = session.call(&tool, &params)?;
+            if let Some(dir) = record {
+                write_recorded(&dir, &session.take_recorded())?;
+            }
+            println!("{}", serde_json::to_string_pretty(&result)?);
+        }
+        Command::Replay { log, host } => return replay(&log, &host),
+        Command::Approvals { command, server } => {
+            let answer = match command {
+                ApprovalsCommand::List => {
+                    crate::admin_client::request(&server, "GET", "/v1/approvals", None)?
+                }
+                ApprovalsCommand::Approve { id, by, note } => {
+                    decide_approval(&server, &id, "approve", by, note)?
+                }
+                ApprovalsCommand::Deny { id, by, note } => {
+                    decide_approval(&server, &id, "deny", by, note)?
+                }
+            };
+            println!("{}", serde_json::to_string_pretty(&answer)?);
+        }
+        Command::Plugin {
+            command:
+                PluginCommand::Test {
+                    file,
+                    input,
+                    cases,
+                    config,
+                },
+        } => {
+            if let Some(cases) = cases {
+                return plugin_cases(&file, &cases, config.as_deref());
+            }
+            let input = input.ok_or_else(|| anyhow::anyhow!("give --input or --cases"))?;
+            let text = std::fs::read_to_string(&input)
+                .map_err(|e| anyhow::anyhow!("--input {}: {e}", input.display()))?;
+            let trial = crate::trial::TrialInput::parse(&text)
+                .map_err(|e| anyhow::anyhow!("--input {}: {e}", input.display()))?;
+            let plugin = load_standalone(&file, config.as_deref())?;
+            let member = crate::runtime::WasmPlugin::member(plugin);
+            let out = crate::trial::run(member.as_ref(), &trial);
+            println!("{}", serde_json::to_string_pretty(&out)?);
+        }
+        Command::Tools {
+            shapes: Some(format),
+            ..
+        } => print!("{}", crate::codegen::render(format)),
+        Command::Tools { json, host, .. } => print_tools(json, &host)?,
+        Command::Mcp {
+            host,
+            listen,
+            plugins_dir,
+            insecure,
+        } => mcp(&host, listen, plugins_dir, insecure)?,
+        Command::Emu(args) => run_emulator(args)?,
+        Command::Serve {
+            host,
+            listen,
+            plugins_dir,
+            insecure,
+            admin_without_token,
+        } => serve(&host, listen, plugins_dir, insecure, admin_without_token)?,
+        Command::Plugin {
+            command:
+                PluginCommand::New {
+                    name,
+                    lang,
+                    dir,
+                    sdk,
+                },
+        } => {
+            let sdk = match sdk {
+                Some(sdk) => sdk,
+                None => crate::scaffold::embedded_sdk_root(None)?,
+            };
+            let made = crate::scaffold::new_plugin(lang, &name, &dir, &sdk)?;
+            println!(
+                "{}",
+                json!({"files": made.files, "build": made.build, "check": made.check})
+            );
+        }
+        Command::Plugin {
+            command: PluginCommand::Componentize { core, out },
+        } => {
+            let bytes = std::fs::read(&core)?;
+            let component = crate::componentize::componentize(&bytes)?;
+            std::fs::write(&out, &component)?;
+            println!("{}", json!({"built": out, "bytes": component.len()}));
+        }
+        Command::Plugin {
+            command: PluginCommand::Build { dir, out },
+        } => {
+            let started = Instant::now();
+            let size = if crate::python_plugin::is_project(&dir) {
+                let tool = std::env::var("HAK_COMPONENTIZE_PY")
+                    .unwrap_or_else(|_| "componentize-py".into());
+                let sdk = crate::scaffold::embedded_sdk_root(None)?;
+                let root = sdk.parent().unwrap_or(&sdk).to_owned();
+                crate::python_plugin::build(&tool, &dir, &out, &root)?
+            } else {
+                let go = std::env::var("HAK_GO").unwrap_or_else(|_| "go".into());
+                crate::go_plugin::build(&go, &dir, &out)?
+            };
+            println!(
+                "{}",
+                json!({"built": out, "bytes": size, "ms": started.elapsed().as_millis() as u64})
+            );
+        }
+        Command::Plugin {
+            command: PluginCommand::Keygen,
+        } => {
+            let (private, public) = crate::signing::generate();
+            println!("{}", json!({"privateKey": private, "publicKey": public}));
+        }
+        Command::Plugin {
+            command:
+                PluginCommand::Push {
+                    file,
+                    reference,
+                    config,
+                    capabilities,
+                    sign,
+                    plain_http,
+                },
+        } => push(
+            &file,
+            &reference,
+            config.as_deref(),
+            capabilities,
+            sign.as_deref(),
+            plain_http,
+        )?,
+        Command::Plugin {
+            command:
+                PluginCommand::Pull {
+                    reference,
+                    out,
+                    public_keys,
+                    no_verify,
+                    plain_http,
+                },
+        } => pull(&reference, out, &public_keys, no_verify, plain_http)?,
+        Command::Plugin {
+            command:
+                PluginCommand::Sign {
+                    file,
+                    key_env,
+                    plain_http,
+                },
+        } => {
+            let key = std::env::var(&key_env)
+                .map_err(|_| anyhow::anyhow!("${key_env} is not set (the private key, hex)"))?;
+            let key = crate::signing::signing_key(&key)?;
+            if let Some(text) = file
+                .to_str()
+                .filter(|t| t.starts_with(crate::oci::reference::SCHEME))
+            {
+                let reference = crate::oci::OciRef::parse(text)?;
+                let client = crate::oci::OciClient::new(plain_list(&reference, plain_http));
+                let at = client.sign(&reference, &key)?;
+                println!("{}", json!({"signature": at}));
+                return Ok(ExitCode::SUCCESS);
+            }
+            let bytes = std::fs::read(&file)?;
+            let sig_path = PathBuf::from(format!("{}.sig", file.display()));
+            std::fs::write(&sig_path, crate::signing::sign(&key, &bytes))?;
+            println!("{}", json!({"signature": sig_path}));
+        }
+        Command::Plugin {
+            command: PluginCommand::Verify { file, public_key },
+        } => {
+            let bytes = std::fs::read(&file)?;
+            let sig_path = PathBuf::from(format!("{}.sig", file.display()));
+            let sig = std::fs::read_to_string(&sig_path)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", sig_path.display()))?;
+            let key = crate::signing::verifying_key(&public_key)?;
+            crate::signing::verify(&[key], &bytes, &sig)?;
+            println!(
+                "{}",
+                json!({"verified": true, "sha256": hex::encode(crate::signing::digest(&bytes))})
+            );
+        }
+        Command::Plugin {
+            command: PluginCommand::Inspect { file, config },
+        } => inspect(&file, config.as_deref())?,
+        Command::Bench {
+            tool,
+            params,
+            host,
+            calls,
+        } => {
+            let mode_given = host.mode.is_some();
+            let (host, mut context) = build_host(&host)?;
+            // Benchmarks measure hak, not the network: return-bytes unless the config or
+            // --mode asks for a mode explicitly.
+            if !mode_given && host.manifest_mode_is_default() {
+                context.mode = AgentMode::ReturnBytes;
+            }
+            let report = bench(&host, context, &tool, &params, calls.max(1))?;
+            println!("{}", serde_json::to_string(&report)?);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `POST /v1/approvals/{id}/{verb}` on `server`.
+fn decide_approval(
+    server: &str,
+    id: &str,
+    verb: &str,
+    by: Option<String>,
+    note: Option<String>,
+) -> anyhow::Result<serde_json::Value> {
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        anyhow::bail!("approval id {id:?} is not an id `hak approvals list` printed");
+    }
+    let body = json!({"by": by, "note": note});
+    crate::admin_client::request(
+        server,
+        "POST",
+        &format!("/v1/approvals/{id}/{verb}"),
+        Some(&body),
+    )
+}
+
+/// Where `hak call`, `hak serve` and `hak bench` keep plugin state when the manifest has no
+/// `[state]`: `$HAK_STATE_DIR`, else `.hak/state` in the working directory (SQLite).
+fn default_state_dir() -> std::path::PathBuf {
+    std::env::var_os("HAK_STATE_DIR")
+        .map(Into::into)
+        .unwrap_or_else(|| std::path::PathBuf::from(".hak/state"))
+}
+
+fn load_manifest(args: &HostArgs) -> anyhow::Result<Manifest> {
+    Ok(match &args.config {
+        Some(path) => Manifest::load(path)?,
+        None => Manifest::embedded_default(),
+    })
+}
+
+fn build_host(args: &HostArgs) -> anyhow::Result<(Host, AgentContext)> {
+    let host = HostBuilder::new(load_manifest(args)?)
+        .default_state_dir(default_state_dir())
+        .build()?;
+    let context = context_of(args, host.default_context().clone());
+    Ok((host, context))
+}
+
+/// The manifest's context with --mode / --account-id applied.
+fn context_of(args: &HostArgs, mut context: AgentContext) -> AgentContext {
+    if let Some(mode) = args.mode {
+        context.mode = mode;
+    }
+    if let Some(id) = args.account_id {
+        context.account_id = Some(id);
+    }
+    context
+}

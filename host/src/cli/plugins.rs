@@ -1,0 +1,320 @@
+//! `hak tools` and the plugin commands that touch files and registries: loading a plugin
+//! alone, its trial cases, `inspect`, `push`, `pull`, `replay`. What must not live here:
+//! argument parsing.
+
+use super::*;
+use crate::context::AgentContext;
+use crate::host::HostBuilder;
+use crate::manifest::PluginSpec;
+use crate::runtime::{ArtifactCache, LoadedPlugin, Runtime, RuntimeConfig, TracingLogSink};
+use hedera::AccountId;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::str::FromStr;
+use std::sync::Arc;
+
+pub(super) fn print_tools(as_json: bool, args: &HostArgs) -> anyhow::Result<()> {
+    let tools = crate::tools::ToolRegistry::native();
+    if as_json {
+        let manifest = load_manifest(args)?;
+        let account_id = match &manifest.context.account_id {
+            Some(text) => Some(
+                AccountId::from_str(text)
+                    .map_err(|e| anyhow::anyhow!("context.account_id {text:?}: {e}"))?,
+            ),
+            None => None,
+        };
+        let mut context = AgentContext {
+            account_id,
+            mode: manifest.context.mode.unwrap_or_default(),
+        };
+        context = context_of(args, context);
+        let list: Vec<_> = tools.specs().map(|s| s.listing(&context)).collect();
+        println!("{}", serde_json::to_string_pretty(&list)?);
+    } else {
+        for spec in tools.specs() {
+            let ty = serde_json::to_value(spec.tool_type)?;
+            println!(
+                "{:<45} {:<12} {}",
+                spec.method,
+                ty.as_str().unwrap_or_default(),
+                spec.name
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A component loaded on its own (no host, no capabilities), described with `config` (JSON).
+pub(super) fn load_standalone(
+    file: &std::path::Path,
+    config: Option<&str>,
+) -> anyhow::Result<Arc<LoadedPlugin>> {
+    let config: toml::Table = match config {
+        Some(text) => {
+            let value: Value = serde_json::from_str(text)
+                .map_err(|e| anyhow::anyhow!("--config is not JSON: {e}"))?;
+            serde_json::from_value(value)
+                .map_err(|e| anyhow::anyhow!("--config must be a JSON object without nulls: {e}"))?
+        }
+        None => toml::Table::new(),
+    };
+    let name = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "plugin".into());
+    let spec = PluginSpec {
+        name,
+        path: file.to_owned(),
+        source: None,
+        oci_digest: None,
+        sha256: None,
+        config,
+        capabilities: Vec::new(),
+        limits: Default::default(),
+        on_error: Default::default(),
+        enforce: true,
+    };
+    let config = RuntimeConfig {
+        cache_dir: ArtifactCache::default_dir(),
+        fuel: false,
+    };
+    let runtime = Runtime::new(config, Arc::new(TracingLogSink))?;
+    Ok(LoadedPlugin::load(&runtime, spec, file, None)?)
+}
+
+/// `hak plugin test FILE --cases CASES`: every case through the plugin (loaded once per
+/// config), `ok` or `FAIL` with the difference, then a summary; exit 1 when any case failed.
+pub(super) fn plugin_cases(
+    file: &std::path::Path,
+    cases_path: &std::path::Path,
+    config: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(cases_path)
+        .map_err(|e| anyhow::anyhow!("--cases {}: {e}", cases_path.display()))?;
+    let dir = cases_path.parent().unwrap_or(std::path::Path::new("."));
+    let cases = crate::trial::parse_cases(&text, dir)
+        .map_err(|e| anyhow::anyhow!("--cases {}: {e}", cases_path.display()))?;
+    let mut loaded: std::collections::HashMap<Option<String>, Arc<dyn crate::plugin::ChainPlugin>> =
+        std::collections::HashMap::new();
+    let mut failed = 0;
+    for case in &cases {
+        let config = case.config.as_deref().or(config).map(str::to_owned);
+        let member = match loaded.get(&config) {
+            Some(member) => Ok(member.clone()),
+            None => load_standalone(file, config.as_deref()).map(|plugin| {
+                let member = crate::runtime::WasmPlugin::member(plugin);
+                loaded.insert(config.clone(), member.clone());
+                member
+            }),
+        };
+        let verdict = member
+            .map_err(|e| format!("the plugin did not load with this config: {e:#}"))
+            .and_then(|member| {
+                crate::trial::check(case, &crate::trial::run(member.as_ref(), &case.input))
+            });
+        let name = crate::logging::one_line(&case.name);
+        match verdict {
+            Ok(()) => println!("ok   {name}"),
+            Err(diff) => {
+                failed += 1;
+                // The diff quotes the plugin's words with `{:?}`: escaped, one line each.
+                println!("FAIL {name}\n  {diff}");
+            }
+        }
+    }
+    println!(
+        "{} cases: {} passed, {failed} failed",
+        cases.len(),
+        cases.len() - failed
+    );
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub(super) fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::Result<()> {
+    let plugin = load_standalone(file, config)?;
+    let (imports, exports) = plugin.imports_and_exports();
+    let d = &plugin.description;
+    let out = json!({
+        "name": d.name,
+        "description": d.description,
+        "relevantTools": d.relevant_tools,
+        "hookStages": d.hook_stages.iter().map(|s| s.wit_name()).collect::<Vec<_>>(),
+        "policyStages": d.policy_stages.iter().map(|s| s.wit_name()).collect::<Vec<_>>(),
+        "imports": imports,
+        "exports": exports,
+        "size": plugin.size,
+        "sha256": plugin.sha256,
+        "contract": plugin.contract(),
+        "reads": plugin
+            .reads
+            .entries()
+            .map(|(tool, reads)| (tool.to_owned(), json!(reads.names())))
+            .collect::<serde_json::Map<_, _>>(),
+    });
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
+
+/// The registries reached over plain HTTP: this one if the operator said so.
+pub(super) fn plain_list(reference: &crate::oci::OciRef, plain_http: bool) -> Vec<String> {
+    if plain_http {
+        vec![reference.registry().to_owned()]
+    } else {
+        Vec::new()
+    }
+}
+
+/// `hak plugin push`: describe the component (it must load as a plugin), lay it out as a
+/// Wasm OCI artifact, push it, and sign it when asked.
+pub(super) fn push(
+    file: &std::path::Path,
+    reference: &str,
+    config: Option<&str>,
+    capabilities: Vec<String>,
+    sign: Option<&str>,
+    plain_http: bool,
+) -> anyhow::Result<()> {
+    let reference = crate::oci::OciRef::parse(reference)?;
+    if !reference.is_followed() {
+        anyhow::bail!("{reference}: push to a tag (oci://REGISTRY/REPO:TAG); the digest is the registry's answer");
+    }
+    for c in &capabilities {
+        if crate::capabilities::Capability::parse(c).is_none() {
+            anyhow::bail!(
+                "--capability {c:?}: unknown (known: {})",
+                crate::capabilities::Capability::known()
+            );
+        }
+    }
+    let key = sign
+        .map(|var| {
+            let text = std::env::var(var)
+                .map_err(|_| anyhow::anyhow!("${var} is not set (the private key, hex)"))?;
+            crate::signing::signing_key(&text).map_err(anyhow::Error::from)
+        })
+        .transpose()?;
+    let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let plugin = load_standalone(file, config)?;
+    let (imports, exports) = plugin.imports_and_exports();
+    let d = &plugin.description;
+    let stages = |s: &crate::stage::StageSet| s.iter().map(|s| s.wit_name().to_owned()).collect();
+    let annotations = crate::oci::artifact::PluginAnnotations {
+        name: d.name.clone(),
+        description: d.description.clone(),
+        hook_stages: stages(&d.hook_stages),
+        policy_stages: stages(&d.policy_stages),
+        relevant_tools: d.relevant_tools.clone(),
+        capabilities,
+        contract: plugin.contract().to_owned(),
+    };
+    let created = time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    let built = crate::oci::artifact::build(&bytes, &annotations, &imports, &exports, &created);
+    let client = crate::oci::OciClient::new(plain_list(&reference, plain_http));
+    let digest = client.push(&reference, &built, &bytes)?;
+    let signature = match &key {
+        Some(key) => Some(client.sign(&reference.at_digest(&digest), key)?),
+        None => None,
+    };
+    println!(
+        "{}",
+        json!({
+            "pushed": reference.to_string(),
+            "digest": digest,
+            "pinned": reference.at_digest(&digest).to_string(),
+            "sha256": plugin.sha256,
+            "signature": signature,
+        })
+    );
+    Ok(())
+}
+
+/// `hak plugin pull`: the component behind a reference, verified, written to a file.
+pub(super) fn pull(
+    reference: &str,
+    out: Option<PathBuf>,
+    public_keys: &[String],
+    no_verify: bool,
+    plain_http: bool,
+) -> anyhow::Result<()> {
+    let reference = crate::oci::OciRef::parse(reference)?;
+    let trusted = public_keys
+        .iter()
+        .map(|k| crate::signing::verifying_key(k))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("--public-key: {e}"))?;
+    if trusted.is_empty() && reference.is_followed() && !no_verify {
+        anyhow::bail!("{reference}: a tag can point anywhere; name the publisher's key (--public-key), pin a digest (@sha256:…), or pass --no-verify");
+    }
+    let verify = if trusted.is_empty() {
+        crate::oci::client::Verify::Unchecked
+    } else {
+        crate::oci::client::Verify::Required(&trusted)
+    };
+    let client = crate::oci::OciClient::new(plain_list(&reference, plain_http));
+    let pulled = client.pull(&reference, verify)?;
+    let out = out.unwrap_or_else(|| {
+        let last = reference
+            .repository()
+            .rsplit('/')
+            .next()
+            .unwrap_or("plugin");
+        PathBuf::from(format!("{last}.wasm"))
+    });
+    std::fs::write(&out, &pulled.component)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+    println!(
+        "{}",
+        json!({
+            "pulled": out,
+            "digest": pulled.digest,
+            "pinned": reference.at_digest(&pulled.digest).to_string(),
+            "sha256": pulled.layer_digest.trim_start_matches("sha256:"),
+            "bytes": pulled.component.len(),
+            "verified": pulled.signature.is_some(),
+            "annotations": pulled.annotations,
+        })
+    );
+    Ok(())
+}
+
+/// `hak call --record DIR`: one file per stage input, `<n>-<stage>.json`.
+pub(super) fn write_recorded(
+    dir: &std::path::Path,
+    stages: &[crate::lifecycle::RecordedStage],
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("--record {}: {e}", dir.display()))?;
+    for (i, stage) in stages.iter().enumerate() {
+        let path = dir.join(format!("{}-{}.json", i + 1, stage.stage.as_str()));
+        let text = serde_json::to_string_pretty(&stage.to_json())?;
+        std::fs::write(&path, text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// `hak replay`: the host of --config with a scratch store and no decision log of its own.
+pub(super) fn replay(log: &std::path::Path, args: &HostArgs) -> anyhow::Result<ExitCode> {
+    let mut manifest = load_manifest(args)?;
+    manifest.decisions = None;
+    let host = HostBuilder::new(manifest)
+        .state_backend(Arc::new(crate::state_store::MemoryBackend::default()))
+        .build()?;
+    let file = std::fs::File::open(log).map_err(|e| anyhow::anyhow!("{}: {e}", log.display()))?;
+    let report = crate::replay::replay(&host, std::io::BufReader::new(file), |change| {
+        println!("{change}");
+    })
+    .map_err(|e| anyhow::anyhow!("{}: {e}", log.display()))?;
+    println!("{}", serde_json::to_string(&report)?);
+    Ok(if report.changed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
