@@ -25,21 +25,6 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
 
-#[derive(Debug, thiserror::Error)]
-pub enum HostError {
-    #[error(transparent)]
-    Load(#[from] LoadError),
-    #[error("{0}")]
-    Config(String),
-    #[error("cannot start the runtime: {0:#}")]
-    Runtime(anyhow::Error),
-    #[error("plugin {plugin}: {source}")]
-    Oci {
-        plugin: String,
-        source: crate::oci::OciError,
-    },
-}
-
 /// Builds a [`Host`] from a manifest.
 pub struct HostBuilder {
     manifest: Manifest,
