@@ -23,6 +23,14 @@ export GUNGRAUN_RUNNER=$PWD/$runner
 # Plugins are compiled natively into the cache the bench reads: compiling under valgrind
 # would take minutes, and compilation is not what is counted.
 export HAK_CACHE_DIR=$PWD/target/test-cache
+# Under valgrind the pooling allocator cannot reserve its address space and the engine falls
+# back to on-demand allocation; its settings key the cache, so precompile with those too
+# (otherwise every plugin is compiled again under valgrind: minutes, past the 120 s limit
+# for the JS one on a busy machine).
+export HAK_POOLING=0
+# The same for the CPU: compiled natively, code for this CPU's AVX-512 would not match under
+# valgrind, which has none. Both compile for plain x86-64 (SSE4.2).
+export HAK_PORTABLE_CODE=1
 hak=target/debug/hak
 [ -x $hak ] || cargo build --quiet --bin hak
 $hak plugin inspect target/plugins/rust/max-recipients.wasm --config '{"maxRecipients":5}' >/dev/null

@@ -105,7 +105,12 @@ fn transfer(mut session: Session) -> Session {
 
 library_benchmark_group!(name = call_path; benchmarks = transfer);
 
+// gungraun clears the benchmark's environment: the engine settings the script compiled the
+// plugins with (`scripts/instruction-gate.sh`) are set again here, or the counted run would
+// miss the cache and compile every plugin under valgrind.
 main!(
-    config = LibraryBenchmarkConfig::default();
+    config = LibraryBenchmarkConfig::default()
+        .env("HAK_PORTABLE_CODE", "1")
+        .env("HAK_POOLING", "0");
     library_benchmark_groups = call_path
 );

@@ -37,12 +37,18 @@ impl Runtime {
     /// start the ticker and link the world.
     pub fn new(config: RuntimeConfig, sink: Arc<dyn LogSink>) -> anyhow::Result<Arc<Self>> {
         let fuel = config.fuel;
-        let engine = match Engine::new(&Self::config(true, fuel)) {
-            Ok(engine) => engine,
-            Err(e) => {
+        // `HAK_POOLING=0`: on-demand allocation from the start, never the pooling allocator
+        // (a process whose address space is capped: `ulimit -v`, valgrind). The engine's
+        // settings key the artifact cache, so the instruction gate precompiles its plugins
+        // this way and its counted run, under valgrind, finds them.
+        let pooling = std::env::var_os("HAK_POOLING").is_none_or(|v| v != "0");
+        let engine = match pooling.then(|| Engine::new(&Self::config(true, fuel))) {
+            Some(Ok(engine)) => engine,
+            Some(Err(e)) => {
                 tracing::warn!("pooling allocator unavailable ({e:#}); using on-demand allocation");
                 Engine::new(&Self::config(false, fuel))?
             }
+            None => Engine::new(&Self::config(false, fuel))?,
         };
         let mut linker = Linker::<PluginState>::new(&engine);
         link_minimal_wasi(&mut linker)?;
@@ -72,6 +78,9 @@ impl Runtime {
         // plugin functions (profiling hak and guests; costs nothing when unset).
         if std::env::var_os("HAK_PERFMAP").is_some_and(|v| v == "1") {
             config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
+        if std::env::var_os("HAK_PORTABLE_CODE").is_some_and(|v| v == "1") {
+            portable(&mut config);
         }
         if pooling {
             let mut pool = PoolingAllocationConfig::default();
@@ -107,6 +116,34 @@ impl Runtime {
 impl Drop for Runtime {
     fn drop(&mut self) {
         self.ticker_stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// `HAK_PORTABLE_CODE=1`: compile for x86-64 with SSE4.2 and POPCNT only, not the features
+/// detected on this CPU (AVX2, AVX-512): artifacts that every x86-64 CPU of a fleet sharing a
+/// cache runs, and that valgrind's CPU runs too (its CPUID has no AVX-512, so natively
+/// detected settings would never match there: the instruction gate compiles its plugins
+/// natively this way and counts them under valgrind). Elsewhere it changes nothing.
+fn portable(config: &mut Config) {
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        return;
+    }
+    if let Err(e) = config.target("x86_64-unknown-linux-gnu") {
+        tracing::warn!("HAK_PORTABLE_CODE: {e:#}");
+        return;
+    }
+    for flag in [
+        "has_sse3",
+        "has_ssse3",
+        "has_sse41",
+        "has_sse42",
+        "has_popcnt",
+    ] {
+        // SAFETY: each flag names an instruction-set extension every x86-64 CPU since 2008
+        // has (and valgrind emulates); the engine checks at creation that this CPU has them.
+        unsafe {
+            config.cranelift_flag_enable(flag);
+        }
     }
 }
 
