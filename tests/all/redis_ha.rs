@@ -56,6 +56,17 @@ fn list(urls: &[String]) -> String {
     format!("[{}]", quoted.join(", "))
 }
 
+/// Two `hak serve` replicas on one `[state]`, each with a spend limit of `budget` HBAR.
+fn two_replicas(dir: &std::path::Path, state: &str, budget: u64) -> (ServeProcess, ServeProcess) {
+    let start = |name: &str| {
+        ServeProcess::start(
+            &manifest(dir, &format!("{name}.toml"), state, budget),
+            &dir.join(format!("{name}.log")),
+        )
+    };
+    (start("a"), start("b"))
+}
+
 /// What a call answered, as the stream counts it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Answer {
@@ -219,6 +230,45 @@ fn until_all_spent(log: &Log, accounts: &[String], since: Instant, within: Durat
     }
 }
 
+/// A primary killed mid-stream: four threads stream calls over `contexts` on both replicas;
+/// after 300 ms `kill` runs, then `promoted` is polled until a replica has taken over, then
+/// `restart` brings the killed node back (as a supervisor would) and the stream goes on until
+/// every context has spent its budget again (or 15 s). Returns when the kill and the
+/// promotion happened, and every answer.
+fn failover<T>(
+    target: &mut T,
+    servers: [&ServeProcess; 2],
+    contexts: &[String],
+    kill: impl FnOnce(&mut T),
+    mut promoted: impl FnMut(&T) -> bool,
+    restart: impl FnOnce(&mut T),
+) -> (
+    Instant,
+    Instant,
+    Vec<(String, Answer, Instant, serde_json::Value)>,
+) {
+    let stop = AtomicBool::new(false);
+    let log = Log::default();
+    let (killed, promoted) = std::thread::scope(|s| {
+        let streamer = s.spawn(|| stream(&servers, contexts, 4, &stop, &log));
+        std::thread::sleep(Duration::from_millis(300));
+        kill(target);
+        let killed = Instant::now();
+        let deadline = killed + Duration::from_secs(30);
+        while !promoted(target) {
+            assert!(Instant::now() < deadline, "no replica was promoted");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let at = Instant::now();
+        restart(target);
+        until_all_spent(&log, contexts, at, Duration::from_secs(15));
+        stop.store(true, Ordering::Relaxed);
+        streamer.join().unwrap();
+        (killed, at)
+    });
+    (killed, promoted, log.into_inner().unwrap())
+}
+
 /// What one context's stream shows: passes, and the first answer that was not "unavailable"
 /// after `since`.
 struct Seen {
@@ -262,14 +312,7 @@ fn a_cluster_primary_killed_mid_stream_loses_no_spend_and_only_its_contexts_wait
     let mut cluster = RedisCluster::start();
     let dir = test_dir("redis-cluster-failover");
     let state = format!("cluster = {}\ntimeout_ms = 1000", list(&cluster.seeds()));
-    let a = ServeProcess::start(
-        &manifest(&dir, "a.toml", &state, BUDGET),
-        &dir.join("a.log"),
-    );
-    let b = ServeProcess::start(
-        &manifest(&dir, "b.toml", &state, BUDGET),
-        &dir.join("b.log"),
-    );
+    let (a, b) = two_replicas(&dir, &state, BUDGET);
     let contexts = accounts(3101, 12);
     for account in &contexts {
         assert_eq!(call(&a, account, 1.0).0, Answer::Passed);
@@ -283,37 +326,18 @@ fn a_cluster_primary_killed_mid_stream_loses_no_spend_and_only_its_contexts_wait
     let victim = *per.iter().max_by_key(|(_, n)| **n).unwrap().0;
     assert!(per.len() >= 2, "the contexts sit on one shard: {per:?}");
 
-    let stop = AtomicBool::new(false);
-    let promoted = Mutex::new(None::<Instant>);
-    let killed_at = Mutex::new(None::<Instant>);
-    let log = Log::default();
-    std::thread::scope(|s| {
-        let streamer = s.spawn(|| stream(&[&a, &b], &contexts, 4, &stop, &log));
-        std::thread::sleep(Duration::from_millis(300));
-        cluster.node(victim).kill();
-        *killed_at.lock().unwrap() = Some(Instant::now());
-        // The failover: a replica of the victim's shard becomes a primary.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let primaries = cluster.primaries();
-            if primaries.len() == 3 && !primaries.contains(&victim) {
-                *promoted.lock().unwrap() = Some(Instant::now());
-                break;
-            }
-            assert!(Instant::now() < deadline, "no replica was promoted");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        // A supervisor restarts the killed node: it rejoins as the new primary's replica,
-        // so writes there can be confirmed again.
-        cluster.node(victim).restart();
-        let promoted = promoted.lock().unwrap().unwrap();
-        until_all_spent(&log, &contexts, promoted, Duration::from_secs(15));
-        stop.store(true, Ordering::Relaxed);
-        streamer.join().unwrap()
-    });
-    let log = log.into_inner().unwrap();
-    let promoted = promoted.into_inner().unwrap().unwrap();
-    let killed = killed_at.into_inner().unwrap().unwrap();
+    let (killed, promoted, log) = failover(
+        &mut cluster,
+        [&a, &b],
+        &contexts,
+        |c| c.node(victim).kill(),
+        // A replica of the victim's shard becomes a primary.
+        |c| {
+            let primaries = c.primaries();
+            primaries.len() == 3 && !primaries.contains(&victim)
+        },
+        |c| c.node(victim).restart(),
+    );
     let by = seen(&log, promoted);
     for account in &contexts {
         let s = &by[account];
@@ -371,42 +395,19 @@ fn a_sentinel_failover_loses_no_spend_and_calls_work_again() {
         list(&set.sentinel_urls()),
         set.service
     );
-    let a = ServeProcess::start(
-        &manifest(&dir, "a.toml", &state, BUDGET),
-        &dir.join("a.log"),
-    );
-    let b = ServeProcess::start(
-        &manifest(&dir, "b.toml", &state, BUDGET),
-        &dir.join("b.log"),
-    );
+    let (a, b) = two_replicas(&dir, &state, BUDGET);
     assert_eq!(burst(&[&a, &b], "0.0.4001", 64), BUDGET as usize);
     let contexts = accounts(4101, 4);
     let old = set.primary.port;
-    let stop = AtomicBool::new(false);
-    let promoted = Mutex::new(None::<Instant>);
-    let log = Log::default();
-    std::thread::scope(|s| {
-        let streamer = s.spawn(|| stream(&[&a, &b], &contexts, 4, &stop, &log));
-        std::thread::sleep(Duration::from_millis(300));
-        set.primary.kill();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while set.primary_port() == Some(old) || set.primary_port().is_none() {
-            assert!(
-                Instant::now() < deadline,
-                "the sentinels never promoted the replica"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        *promoted.lock().unwrap() = Some(Instant::now());
+    let (_, promoted, log) = failover(
+        &mut set,
+        [&a, &b],
+        &contexts,
+        |set| set.primary.kill(),
+        |set| set.primary_port().is_some_and(|port| port != old),
         // Restarted, the old primary is turned into the new one's replica by the sentinels.
-        set.primary.restart();
-        let promoted = promoted.lock().unwrap().unwrap();
-        until_all_spent(&log, &contexts, promoted, Duration::from_secs(15));
-        stop.store(true, Ordering::Relaxed);
-        streamer.join().unwrap()
-    });
-    let log = log.into_inner().unwrap();
-    let promoted = promoted.into_inner().unwrap().unwrap();
+        |set| set.primary.restart(),
+    );
     let by = seen(&log, promoted);
     for account in &contexts {
         let s = &by[account];
