@@ -175,7 +175,10 @@ fn two_replicas_on_a_redis_cluster_never_pass_a_budget_and_contexts_spread_over_
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-type Log = Mutex<Vec<(String, Answer, Instant, serde_json::Value)>>;
+/// Every answer of a stream: which context, what, when, and the envelope when it was not a
+/// pass or a budget block.
+type Answers = Vec<(String, Answer, Instant, serde_json::Value)>;
+type Log = Mutex<Answers>;
 
 /// Calls of 1 HBAR from `threads` threads over `servers`, each cycling through `accounts`,
 /// until `stop`: every answer with the time it came, into `log`.
@@ -242,11 +245,7 @@ fn failover<T>(
     kill: impl FnOnce(&mut T),
     mut promoted: impl FnMut(&T) -> bool,
     restart: impl FnOnce(&mut T),
-) -> (
-    Instant,
-    Instant,
-    Vec<(String, Answer, Instant, serde_json::Value)>,
-) {
+) -> (Instant, Instant, Answers) {
     let stop = AtomicBool::new(false);
     let log = Log::default();
     let (killed, promoted) = std::thread::scope(|s| {
