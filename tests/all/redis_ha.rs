@@ -404,8 +404,11 @@ fn a_sentinel_failover_loses_no_spend_and_calls_work_again() {
         &contexts,
         |set| set.primary.kill(),
         |set| set.primary_port().is_some_and(|port| port != old),
-        // Restarted, the old primary is turned into the new one's replica by the sentinels.
-        |set| set.primary.restart(),
+        // Restarted as the new primary's replica, as the sentinels would reconfigure it.
+        |set| {
+            let new = set.primary_port().expect("a primary after the failover");
+            set.primary.restart_as_replica_of(new)
+        },
     );
     let by = seen(&log, promoted);
     for account in &contexts {

@@ -181,7 +181,9 @@ impl RedisBackend {
         backend.check_replicas()?;
         backend.warn_full_coverage();
         backend.say_alive().map_err(|e| format!("{where_}: {e}"))?;
-        backend.spawn_heartbeat(Arc::downgrade(&alive));
+        backend
+            .spawn_heartbeat(Arc::downgrade(&alive))
+            .map_err(|e| format!("{where_}: {e}"))?;
         Ok(backend)
     }
 
@@ -314,14 +316,11 @@ impl StateBackend for RedisBackend {
                 return Err(e);
             }
         };
-        self.refund(
-            &pad.plugin,
-            if ok == 1 {
-                oldlen.min(precharged)
-            } else {
-                precharged
-            },
-        );
+        // A cluster gives back what the write did not use: the replaced entry's bytes when it
+        // was written (the delta was new - old), the whole charge when it was refused.
+        if self.keys.sharded {
+            self.refund(&pad.plugin, if ok == 1 { oldlen } else { precharged });
+        }
         match ok {
             1 if confirmed => Ok(()),
             1 => Err(not_confirmed(

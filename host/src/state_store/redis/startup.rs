@@ -23,14 +23,14 @@ impl RedisBackend {
 
     /// Renew the `alive` key every sixth of its life while the store is open, on a
     /// connection pool of its own (a call's operations never wait behind it).
-    pub(super) fn spawn_heartbeat(&self, open: std::sync::Weak<()>) {
+    /// Without it the others would take this process for stopped after `presumed_stopped_ms`
+    /// and settle its live calls' reservations: a store that cannot start it does not open.
+    pub(super) fn spawn_heartbeat(&self, open: std::sync::Weak<()>) -> Result<(), String> {
         let bound = self.pool.timeout.max(Duration::from_secs(1));
-        let Ok(pool) = Pool::open(&self.topology, bound, 0) else {
-            return;
-        };
+        let pool = Pool::open(&self.topology, bound, 0)?;
         let (key, alive_ms) = (keys::alive(&self.owner), self.alive_ms);
         let every = Duration::from_millis(self.alive_ms / 6);
-        let _ = std::thread::Builder::new()
+        std::thread::Builder::new()
             .name("hak-redis-alive".into())
             .spawn(move || loop {
                 std::thread::sleep(every);
@@ -48,7 +48,9 @@ impl RedisBackend {
                 if let Err(e) = renewed {
                     tracing::warn!("state store: cannot say this process is alive: {e}");
                 }
-            });
+            })
+            .map(drop)
+            .map_err(|e| format!("cannot start the heartbeat thread: {e}"))
     }
 
     /// Refuse servers that forget budgets when they restart: without the append-only file a

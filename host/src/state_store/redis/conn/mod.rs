@@ -281,9 +281,13 @@ impl Pool {
 
     fn give_back(&self, addr: &str, conn: redis::Connection) {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        let list = idle.entry(addr.to_owned()).or_default();
-        if list.len() < MAX_IDLE {
-            list.push(conn);
+        // The server's name is allocated once, not on every operation.
+        match idle.get_mut(addr) {
+            Some(list) if list.len() < MAX_IDLE => list.push(conn),
+            Some(_) => {}
+            None => {
+                idle.insert(addr.to_owned(), vec![conn]);
+            }
         }
     }
 
