@@ -4,7 +4,7 @@ the component's exports to a kit-style plugin, without the contract's generated 
 import json
 import unittest
 
-from hak_guest import AbstractHook, AbstractPolicy, Block, NeedsApproval, Replace, register, testing
+from hak_guest import AbstractHook, AbstractPolicy, Block, Context, NeedsApproval, Replace, register, testing
 from hak_guest import _kit
 
 PARAMS = json.dumps(
@@ -40,6 +40,25 @@ class Gate(AbstractPolicy):
         assert params.raw_params["transfers"][0]["amount"] == 1
         return {"block": True, "allow": False, "reason": Block("r", "C", {"n": 1}),
                 "ask": NeedsApproval("ask"), "odd": 3}[self.answer] if isinstance(self.answer, str) else self.answer
+
+
+class Counter(AbstractPolicy):
+    """Reads only the normalised params, like max-recipients."""
+
+    def __init__(self, config):
+        self.seen = []
+
+    @property
+    def name(self):
+        return "Counter"
+
+    @property
+    def relevant_tools(self):
+        return ["*"]
+
+    async def should_block_post_params_normalization(self, context, params, method):
+        self.seen.append((context, params))
+        return len(params.normalized_params["hbarTransfers"]) > 1
 
 
 class Pending:
@@ -102,6 +121,27 @@ class SdkTest(unittest.TestCase):
         self.assertEqual(_kit.run_hook("pre_tool_execution", "any_tool", PARAMS, None), '{"transfers":[]}')
         with self.assertRaisesRegex(RuntimeError, "no event loop"):
             _kit.run_hook("post_secondary_action", "any_tool", PARAMS, None)
+
+    def test_a_policy_decodes_only_what_it_reads_and_the_context_on_first_use(self):
+        register(Counter)
+        _kit.describe("{}")
+        stage = json.dumps(
+            {
+                "normalisedParams": {"hbarTransfers": [{"accountId": "0.0.2", "amount": "100000000"}]},
+                "rawParams": {"transfers": [{"accountId": "0.0.2", "amount": 1}]},
+                "context": {"accountId": "0.0.1001", "mode": "returnBytes", "network": "testnet"},
+            },
+            separators=(",", ":"),
+        )
+        self.assertIsNone(_kit.run_policy("post_params_normalization", "any_tool", stage, None))
+        context, params = _kit.plugin().seen[-1]
+        # The host writes the newest part first: nothing after normalisedParams was decoded.
+        self.assertEqual(list(params._values), ["normalisedParams"])
+        self.assertEqual((context.account_id, context.mode, context.network), ("0.0.1001", "returnBytes", "testnet"))
+        self.assertEqual(context, Context("0.0.1001", "returnBytes", "testnet"))
+        self.assertEqual(params.raw_params["transfers"][0]["amount"], 1)
+        self.assertEqual(Context(), Context(None, "autonomous", None))
+
 
 if __name__ == "__main__":
     unittest.main()

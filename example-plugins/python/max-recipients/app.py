@@ -33,6 +33,7 @@ FIELDS = {
     "transfer_non_fungible_token_with_allowance_tool": "transfers",
 }
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+_I128 = 2**127  # amounts are 128-bit signed; computed once, not per amount
 
 
 def is_positive(value) -> bool:
@@ -41,8 +42,10 @@ def is_positive(value) -> bool:
         raise ValueError(f"bad amount {json.dumps(value)}")
     if isinstance(value, (int, float)):
         return value > 0
-    if isinstance(value, str) and _INTEGER.fullmatch(value) and -(2**127) <= int(value) < 2**127:
-        return int(value) > 0
+    if isinstance(value, str) and _INTEGER.fullmatch(value):
+        n = int(value)
+        if -_I128 <= n < _I128:
+            return n > 0
     raise ValueError(f"bad amount {json.dumps(value)}")
 
 

@@ -2,9 +2,9 @@
 the one registered plugin. Nothing here touches the contract's generated types (``exports``
 converts them), so a plugin runs the same natively under ``hak_guest.testing``."""
 
-import inspect
 import json
 from dataclasses import dataclass
+from types import CoroutineType
 from typing import Any, Callable, Dict, List, Optional
 
 from . import _facts
@@ -20,14 +20,54 @@ STAGES = (
 )
 
 
-@dataclass(frozen=True)
 class Context:
     """The agent context a call runs in: ``mode`` is ``autonomous``, ``returnBytes``,
-    ``customExecuteTx`` or ``customReturnBytes``."""
+    ``customExecuteTx`` or ``customReturnBytes``. Read-only; a stage's context is read from
+    the stage JSON on first use (the host writes it last, so a policy that never looks at it
+    never decodes the params it does not read either)."""
 
-    account_id: Optional[str] = None
-    mode: str = "autonomous"
-    network: Optional[str] = None
+    __slots__ = ("_source", "_values")
+
+    def __init__(self, account_id: Optional[str] = None, mode: str = "autonomous", network: Optional[str] = None):
+        self._source = None
+        self._values = (account_id, mode, network)
+
+    @classmethod
+    def _of(cls, params: "_StageParams") -> "Context":
+        context = cls.__new__(cls)
+        context._source = params
+        context._values = None
+        return context
+
+    def _get(self) -> tuple:
+        values = self._values
+        if values is None:
+            c = self._source._value("context") or {}
+            values = self._values = (c.get("accountId"), c.get("mode", "autonomous"), c.get("network"))
+            self._source = None
+        return values
+
+    @property
+    def account_id(self) -> Optional[str]:
+        return self._get()[0]
+
+    @property
+    def mode(self) -> str:
+        return self._get()[1]
+
+    @property
+    def network(self) -> Optional[str]:
+        return self._get()[2]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Context) and self._get() == other._get()
+
+    def __hash__(self) -> int:
+        return hash(self._get())
+
+    def __repr__(self) -> str:
+        a, m, n = self._get()
+        return f"Context(account_id={a!r}, mode={m!r}, network={n!r})"
 
 
 class _StageParams:
@@ -80,8 +120,9 @@ class _StageParams:
 
     @property
     def context(self) -> Context:
-        c = self._value("context") or {}
-        return Context(c.get("accountId"), c.get("mode", "autonomous"), c.get("network"))
+        # Not kept here: a context pointing back at its params would be a reference cycle,
+        # left to the cyclic collector on every call.
+        return Context._of(self)
 
     def __getattr__(self, name: str) -> Any:
         key = _StageParams._KEYS.get(name)
@@ -201,6 +242,12 @@ class Replace:
 
 _factory: List[Callable[[dict], AbstractHook]] = []
 _plugin: List[AbstractHook] = []
+#: Resolved once by ``describe`` (the instance and its answers do not change afterwards, and
+#: the host calls only at the stages and for the tools ``describe`` named): the relevant
+#: tools (``None``: every tool) and each stage's bound hook and policy method.
+_relevant_tools: List[Optional[frozenset]] = [None]
+_hooks: Dict[str, Callable] = {}
+_policies: Dict[str, Callable] = {}
 
 
 def register(factory: Callable[[dict], AbstractHook]) -> None:
@@ -211,7 +258,7 @@ def register(factory: Callable[[dict], AbstractHook]) -> None:
 
 def step(value: Any) -> Any:
     """The result of a kit method: a coroutine is driven by one step (no event loop)."""
-    if not inspect.iscoroutine(value):
+    if type(value) is not CoroutineType:
         return value
     try:
         value.send(None)
@@ -248,6 +295,13 @@ def describe(config_json: str) -> dict:
     _plugin[:] = [instance]
     tools = list(instance.relevant_tools)
     policy = isinstance(instance, AbstractPolicy)
+    _relevant_tools[0] = None if "*" in tools else frozenset(tools)
+    _hooks.clear()
+    _policies.clear()
+    for stage in STAGES:
+        _hooks[stage] = getattr(instance, stage + "_hook")
+        if policy:
+            _policies[stage] = getattr(instance, "should_block_" + stage)
     return {
         "name": str(instance.name),
         "description": str(instance.description or ""),
@@ -261,18 +315,21 @@ def describe(config_json: str) -> dict:
     }
 
 
-def _relevant(instance: AbstractHook, method: str) -> bool:
-    tools = instance.relevant_tools
-    return "*" in tools or method in tools
+def _relevant(method: str) -> bool:
+    tools = _relevant_tools[0]
+    return tools is None or method in tools
 
 
 def run_hook(stage: str, method: str, params_json: str, facts: _facts.Facts) -> Optional[str]:
     """Run the hook of ``stage``: ``None`` to proceed, or the replacement JSON."""
-    instance = plugin()
-    if not _relevant(instance, method):
+    hook = _hooks.get(stage)
+    if hook is None:
+        plugin()  # raises when describe has not run
+        raise RuntimeError(f"no hook for stage {stage}")
+    if not _relevant(method):
         return None
     params = _PARAMS[stage](method, params_json, facts)
-    answer = step(getattr(instance, stage + "_hook")(params.context, params, method))
+    answer = step(hook(params.context, params, method))
     if isinstance(answer, Replace):
         return json.dumps(answer.value, separators=(",", ":"))
     return None
@@ -280,12 +337,16 @@ def run_hook(stage: str, method: str, params_json: str, facts: _facts.Facts) -> 
 
 def run_policy(stage: str, method: str, params_json: str, facts: _facts.Facts) -> Any:
     """Run the policy of ``stage``: ``None`` to allow, a ``Block`` or a ``NeedsApproval``."""
-    instance = plugin()
-    if not _relevant(instance, method):
+    policy = _policies.get(stage)
+    if policy is None:
+        plugin()  # raises when describe has not run
+        raise RuntimeError(f"the plugin is not a policy (stage {stage})")
+    if not _relevant(method):
         return None
     params = _PARAMS[stage](method, params_json, facts)
-    answer = step(getattr(instance, "should_block_" + stage)(params.context, params, method))
+    answer = step(policy(params.context, params, method))
     if answer is True:
+        instance = plugin()
         desc = f" ({instance.description})" if instance.description else ""
         return Block(f"Action blocked by policy: {instance.name}{desc}")
     if isinstance(answer, (Block, NeedsApproval)):

@@ -29,7 +29,7 @@ def _asset(a) -> _facts.Asset:
 
 
 def _facts_of(f) -> _facts.Facts:
-    if f is None:
+    if f is None:  # a plugin that does not read facts, or pre-tool-execution
         return _facts.NONE
     return _facts.Facts(
         movements=[
@@ -94,13 +94,17 @@ class Hooks(wit_world.exports.Hooks):
         return _hook("post_secondary_action", input)
 
 
+#: The allow verdict, built once (the runtime only reads it).
+_ALLOW = _t.Verdict_Allow()
+
+
 def _policy(stage: str, input: _t.StageInput) -> _t.Verdict:
     try:
         answer = _kit.run_policy(stage, input.method, input.params, _facts_of(input.facts))
     except Exception as e:
         raise Err(_message(e))
     if answer is None:
-        return _t.Verdict_Allow()
+        return _ALLOW
     if isinstance(answer, _kit.NeedsApproval):
         return _t.Verdict_NeedsApproval(
             _t.ApprovalRequest(
