@@ -12,6 +12,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 use std::fmt;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 const RETRYABLE: [u16; 5] = [404, 429, 502, 503, 504];
@@ -44,9 +45,14 @@ impl fmt::Display for MirrorError {
     }
 }
 
+type Http = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
 pub struct MirrorClient {
     base: String,
-    http: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
+    /// Built on the first request: OpenSSL reads every system CA certificate when a TLS
+    /// connector is made (~240 M instructions, most of a `hak call`'s start), which a process
+    /// that never asks the mirror — most return-bytes calls — should not pay.
+    http: OnceLock<Result<Http, String>>,
     first_backoff: Duration,
 }
 
@@ -54,17 +60,31 @@ impl MirrorClient {
     /// A client for `base` (e.g. `https://testnet.mirrornode.hedera.com/api/v1`); the first
     /// retry waits `first_backoff` (the kit waits 1 s; a loopback mirror needs far less).
     pub fn new(base: &str, first_backoff: Duration) -> anyhow::Result<Self> {
-        let mut http = HttpConnector::new();
-        http.enforce_http(false);
-        let mut tls = openssl::ssl::SslConnector::builder(openssl::ssl::SslMethod::tls())?;
-        tls.set_alpn_protos(b"\x08http/1.1")?;
-        let https = HttpsConnector::with_connector(http, tls)?;
-        let http = Client::builder(TokioExecutor::new()).build(https);
         Ok(MirrorClient {
             base: base.trim_end_matches('/').to_owned(),
-            http,
+            http: OnceLock::new(),
             first_backoff,
         })
+    }
+
+    /// The HTTP(S) client, made once; why not when OpenSSL cannot make a TLS connector.
+    fn http(&self) -> Result<&Http, String> {
+        self.http
+            .get_or_init(|| {
+                let mut http = HttpConnector::new();
+                http.enforce_http(false);
+                let tls =
+                    || -> Result<HttpsConnector<HttpConnector>, openssl::error::ErrorStack> {
+                        let mut tls =
+                            openssl::ssl::SslConnector::builder(openssl::ssl::SslMethod::tls())?;
+                        tls.set_alpn_protos(b"\x08http/1.1")?;
+                        HttpsConnector::with_connector(http, tls)
+                    };
+                let https = tls().map_err(|e| format!("cannot set up TLS: {e}"))?;
+                Ok(Client::builder(TokioExecutor::new()).build(https))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     pub fn base_url(&self) -> &str {
@@ -108,17 +128,18 @@ impl MirrorClient {
         let uri: hyper::Uri = url
             .parse()
             .map_err(|e| network(format!("invalid URL: {e}")))?;
+        let http = self.http().map_err(network)?;
         let mut delay = self.first_backoff;
         for attempt in 1..=attempts {
             let last = attempt == attempts;
             let request = match &body {
-                None => self.http.get(uri.clone()),
+                None => http.get(uri.clone()),
                 Some(body) => {
                     let request = hyper::Request::post(uri.clone())
                         .header(hyper::header::CONTENT_TYPE, "application/json")
                         .body(Full::new(body.clone()))
                         .map_err(|e| network(e.to_string()))?;
-                    self.http.request(request)
+                    http.request(request)
                 }
             };
             let response = match tokio::time::timeout(REQUEST_TIMEOUT, request).await {
