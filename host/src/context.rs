@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The kit's `AgentMode`, with its wire names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub enum AgentMode {
     #[default]
     #[serde(rename = "autonomous")]
@@ -62,7 +62,7 @@ impl fmt::Display for AgentMode {
 }
 
 /// Who the agent acts for. Plugin instances and scratchpads are scoped to one context.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AgentContext {
     /// The kit's `context.accountId` (payer in return-bytes mode, default sender).
     pub account_id: Option<AccountId>,

@@ -358,8 +358,5 @@ pub fn router(
                 async move { Json(json!({"ready": true, "chainVersion": version})) }
             }),
         )
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::new(guard),
-            crate::serve::guard::guard,
-        ))
+        .layer(crate::serve::guard::GuardLayer(Arc::new(guard)))
 }

@@ -178,3 +178,18 @@ impl MirrorClient {
         unreachable!("the last attempt returns")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::MirrorClient;
+    use std::time::Duration;
+
+    #[test]
+    fn the_tls_connector_is_made_on_the_first_request_and_once() {
+        let client = MirrorClient::new("https://mirror.invalid/api/v1/", Duration::ZERO).unwrap();
+        assert!(client.http.get().is_none(), "made when the host was built");
+        let first: *const _ = client.http().unwrap();
+        assert!(std::ptr::eq(first, client.http().unwrap()));
+        assert_eq!(client.base_url(), "https://mirror.invalid/api/v1");
+    }
+}

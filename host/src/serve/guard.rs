@@ -3,13 +3,17 @@
 //! `text/plain` POSTs), and any `Host` that is not an IP literal, `localhost` or a name listed
 //! in `[server] hosts` (DNS rebinding points a hostile name at the server's address).
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::StatusCode;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use futures_util::future::Either;
 use serde_json::json;
+use std::future::{ready, Ready};
 use std::sync::Arc;
+use std::task::{Context, Poll};
+use tower_layer::Layer;
+use tower_service::Service;
 
 /// What the guard allows.
 #[derive(Clone, Default)]
@@ -57,11 +61,51 @@ impl Guard {
     }
 }
 
-/// The middleware: 403 with a JSON error for a refused request.
-pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    match guard.check(&request) {
-        Some(why) => (StatusCode::FORBIDDEN, Json(json!({"error": why}))).into_response(),
-        None => next.run(request).await,
+/// 403 with a JSON error naming why.
+fn refused(why: String) -> Response {
+    (StatusCode::FORBIDDEN, Json(json!({"error": why}))).into_response()
+}
+
+/// The guard in front of every route, as a layer: a refused request is answered at once, an
+/// allowed one goes on as the route's own future. (axum's `from_fn` middleware boxes a future
+/// and clones the route's service on every request: ~2 % of a served call.)
+#[derive(Clone)]
+pub struct GuardLayer(pub Arc<Guard>);
+
+impl<S> Layer<S> for GuardLayer {
+    type Service = Guarded<S>;
+    fn layer(&self, inner: S) -> Guarded<S> {
+        Guarded {
+            guard: self.0.clone(),
+            inner,
+        }
+    }
+}
+
+/// A route behind the guard.
+#[derive(Clone)]
+pub struct Guarded<S> {
+    guard: Arc<Guard>,
+    inner: S,
+}
+
+impl<S> Service<Request> for Guarded<S>
+where
+    S: Service<Request, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Either<Ready<Result<Response, S::Error>>, S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        match self.guard.check(&request) {
+            Some(why) => Either::Left(ready(Ok(refused(why)))),
+            None => Either::Right(self.inner.call(request)),
+        }
     }
 }
 

@@ -28,7 +28,9 @@ pub struct SessionPool {
 }
 
 struct Idle {
-    by_scope: HashMap<String, Vec<(Session, Instant)>>,
+    /// Keyed by the context itself, no key text made per call; foldhash (seeded per process)
+    /// rather than SipHash: an account id hashes as several words, twice per call.
+    by_scope: HashMap<AgentContext, Vec<(Session, Instant)>, foldhash::fast::RandomState>,
     count: usize,
     last_sweep: Instant,
     /// (chain version, the idle-session cap for it)
@@ -45,7 +47,7 @@ impl SessionPool {
         SessionPool {
             host,
             idle: Mutex::new(Idle {
-                by_scope: HashMap::new(),
+                by_scope: HashMap::default(),
                 count: 0,
                 last_sweep: Instant::now(),
                 cap: (0, 0),
@@ -63,14 +65,13 @@ impl SessionPool {
 
     /// An idle session of `context`, or a new one.
     pub fn take(&self, context: AgentContext) -> Session {
-        let key = context.scope_key();
         let pooled = {
             let mut idle = self.lock();
-            let found = idle.by_scope.get_mut(&key).and_then(Vec::pop);
+            let found = idle.by_scope.get_mut(&context).and_then(Vec::pop);
             if found.is_some() {
                 idle.count -= 1;
-                if idle.by_scope.get(&key).is_some_and(Vec::is_empty) {
-                    idle.by_scope.remove(&key);
+                if idle.by_scope.get(&context).is_some_and(Vec::is_empty) {
+                    idle.by_scope.remove(&context);
                 }
             }
             found
@@ -125,7 +126,7 @@ impl SessionPool {
                     }
                     idle.count -= 1;
                 }
-                let key = session.context().scope_key();
+                let key = session.context().clone();
                 idle.by_scope.entry(key).or_default().push((session, now));
                 idle.count += 1;
             }
