@@ -17,7 +17,9 @@ runner=$tools/bin/gungraun-runner
 command -v valgrind >/dev/null || { echo "instruction gate: valgrind is missing (apt-get install valgrind)" >&2; exit 1; }
 if ! "$runner" --version 2>/dev/null | grep -q "$version"; then
   echo "installing gungraun-runner $version into $tools" >&2
-  cargo install --quiet --locked gungraun-runner --version "=$version" --root "$tools"
+  # Not linted: scripts/test.sh's clippy wrapper is for this workspace's crates only.
+  env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
+    cargo install --quiet --locked gungraun-runner --version "=$version" --root "$tools"
 fi
 export GUNGRAUN_RUNNER=$PWD/$runner
 # Plugins are compiled natively into the cache the bench reads: compiling under valgrind
@@ -37,7 +39,8 @@ $hak plugin inspect target/plugins/rust/max-recipients.wasm --config '{"maxRecip
 $hak plugin inspect target/plugins/rust/reject-tool.wasm --config '{"relevantTools":["get_hbar_balance_query_tool"]}' >/dev/null
 $hak plugin inspect target/plugins/js/max-recipients.wasm --config '{"maxRecipients":5}' >/dev/null
 rm -rf target/gungraun/hak-host/gate
-cargo bench --quiet --profile dev -p hak-host --bench gate -- --save-summary=json
+# --workspace: the features the tests are built with, so nothing is compiled again.
+cargo bench --quiet --profile dev --workspace --bench gate -- --save-summary=json
 python3 - "$@" <<'PY'
 import json, pathlib, sys
 counts = {}
