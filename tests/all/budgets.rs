@@ -618,7 +618,10 @@ fn return_bytes_whose_spend_cannot_be_recorded_are_not_handed_out() {
             "the call was never held"
         );
         if call.is_finished() {
-            panic!("the call ended before it was held: {}", call.join().unwrap());
+            panic!(
+                "the call ended before it was held: {}",
+                call.join().unwrap()
+            );
         }
         redis.signal("STOP");
         let id = host.approvals().pending()[0].id.clone();
