@@ -12,9 +12,9 @@
 //! - [`queries`]: balance, account info, receipt, record and contract call local queries.
 //! - [`evm`]: the EVM (revm) behind contract create, call and local call; EVM addresses.
 //! - [`grpc`]: the tonic services (routing by transaction body, never by RPC name).
-//! - [`mirror`]: the REST API (`/api/v1/...`) with the mirror node's JSON shapes.
-//! - [`mirror_grpc`]: the mirror's gRPC API (topic subscriptions, the address book).
-//! - [`mirror_network`]: the mirror's registered nodes (`/network/registered-nodes`).
+//! - [`mirror`]: the mirror node: the REST API (`/api/v1/...`, one module per resource) with
+//!   the mirror's JSON shapes, its gRPC API ([`mirror::grpc`]: topic subscriptions, the address
+//!   book) and `/network/*` ([`mirror::network`]).
 //! - [`payment`]: paying for queries (the payment checked, then submitted as a transaction).
 //! - [`persist`]: the optional on-disk state (`--state DIR`), written crash-safely.
 //! - [`server`]: [`Emulator::start`], binding the node and both mirror APIs.
@@ -29,8 +29,6 @@ pub mod ingest;
 pub mod keys;
 pub mod ledger;
 pub mod mirror;
-pub mod mirror_grpc;
-pub mod mirror_network;
 pub mod payment;
 pub mod persist;
 pub mod queries;

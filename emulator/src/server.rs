@@ -6,7 +6,7 @@ use crate::grpc::GrpcNode;
 use crate::ingest::Node;
 use crate::keys;
 use crate::ledger::{Account, KeyBytes, Ledger, Ts};
-use crate::mirror_grpc::{MirrorNetwork, TopicSubscriptions};
+use crate::mirror::grpc::{MirrorNetwork, TopicSubscriptions};
 use hedera::PrivateKey;
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;

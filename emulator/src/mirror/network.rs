@@ -1,10 +1,14 @@
-//! The mirror's `/network/registered-nodes`: the registered nodes of the address book
-//! (block nodes, mirror nodes, RPC relays, general services) in the mirror's JSON, a page
-//! at a time (`limit` 1–100, default 25; `links.next` continues after the last id). Routed
-//! by `mirror::router`.
+//! The mirror's `/network/*`: `registered-nodes`, the registered nodes of the address book
+//! (block nodes, mirror nodes, RPC relays, general services) in the mirror's JSON, a page at a
+//! time (`limit` 1–100, default 25; `links.next` continues after the last id), and
+//! `exchangerate`, the ledger's fixed rate with its hourly expiry.
 
+use super::{bad_request, Shared};
 use crate::ingest::Node;
 use crate::keys::mirror_key;
+use axum::extract::{Query, State};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
 use hedera_proto::services as proto;
 use proto::registered_service_endpoint::{Address, EndpointType};
 use serde_json::{json, Value};
@@ -68,10 +72,7 @@ fn ip_text(ip: &[u8]) -> String {
 }
 
 /// One page of registered nodes: `Err(param)` names a malformed parameter.
-pub fn registered_nodes(
-    node: &Node,
-    query: &HashMap<String, String>,
-) -> Result<Value, &'static str> {
+pub fn page(node: &Node, query: &HashMap<String, String>) -> Result<Value, &'static str> {
     let limit = match query.get("limit") {
         None => 25,
         Some(text) => match text.parse::<usize>() {
@@ -114,4 +115,26 @@ pub fn registered_nodes(
         _ => Value::Null,
     };
     Ok(json!({"registered_nodes": page, "links": {"next": next}}))
+}
+
+pub(super) async fn registered_nodes(
+    State(node): Shared,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    match page(&node, &q) {
+        Ok(page) => Json(page).into_response(),
+        Err(parameter) => bad_request(parameter),
+    }
+}
+
+pub(super) async fn exchange_rate(State(node): Shared) -> Response {
+    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let expiry = (ledger.last_consensus.seconds / 3600 + 1) * 3600;
+    let rate = |exp: i64| json!({"cent_equivalent": crate::ledger::CENT_EQUIVALENT, "expiration_time": exp, "hbar_equivalent": crate::ledger::HBAR_EQUIVALENT});
+    Json(json!({
+        "current_rate": rate(expiry),
+        "next_rate": rate(expiry + 3600),
+        "timestamp": ledger.last_consensus.to_string(),
+    }))
+    .into_response()
 }
