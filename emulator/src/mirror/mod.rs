@@ -25,7 +25,7 @@ use base64::Engine;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-pub(super) type Shared = State<Arc<Node>>;
+type Shared = State<Arc<Node>>;
 
 pub fn router(node: Arc<Node>) -> Router {
     Router::new()
@@ -77,7 +77,7 @@ pub fn router(node: Arc<Node>) -> Router {
         .with_state(node)
 }
 
-pub(super) fn not_found() -> Response {
+fn not_found() -> Response {
     (
         StatusCode::NOT_FOUND,
         Json(json!({"_status": {"messages": [{"message": "Not found"}]}})),
@@ -85,7 +85,7 @@ pub(super) fn not_found() -> Response {
         .into_response()
 }
 
-pub(super) fn bad_request(parameter: &str) -> Response {
+fn bad_request(parameter: &str) -> Response {
     let message = format!("Invalid parameter: {parameter}");
     (
         StatusCode::BAD_REQUEST,
@@ -94,18 +94,18 @@ pub(super) fn bad_request(parameter: &str) -> Response {
         .into_response()
 }
 
-pub(super) fn b64(bytes: &[u8]) -> String {
+fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// `0.0.N` or `N`.
-pub(super) fn entity_num(text: &str) -> Option<u64> {
+fn entity_num(text: &str) -> Option<u64> {
     let n = text.strip_prefix("0.0.").unwrap_or(text);
     n.parse().ok()
 }
 
 /// Why a request for an account's resources is refused.
-pub(super) enum Refusal {
+enum Refusal {
     BadRequest(&'static str),
     NotFound,
 }
@@ -120,7 +120,7 @@ impl IntoResponse for Refusal {
 }
 
 /// The locked ledger and the number of the account `id` names, or the mirror's 400 / 404.
-pub(super) fn account_ledger<'n>(
+fn account_ledger<'n>(
     node: &'n Node,
     id: &str,
 ) -> Result<(std::sync::MutexGuard<'n, Ledger>, u64), Refusal> {
@@ -132,7 +132,7 @@ pub(super) fn account_ledger<'n>(
     Ok((ledger, num))
 }
 
-pub(super) fn lagging(node: &Node, created: Ts) -> bool {
+fn lagging(node: &Node, created: Ts) -> bool {
     let lag = node
         .faults
         .lock()
@@ -141,7 +141,7 @@ pub(super) fn lagging(node: &Node, created: Ts) -> bool {
     !lag.is_zero() && Ts::now().as_nanos() - created.as_nanos() < lag.as_nanos() as i128
 }
 
-pub(super) fn key_json(key: &Option<crate::ledger::KeyBytes>) -> Value {
+fn key_json(key: &Option<crate::ledger::KeyBytes>) -> Value {
     key.as_ref()
         .map_or(Value::Null, |k| mirror_key(&k.to_proto()))
 }
