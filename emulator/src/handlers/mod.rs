@@ -1,6 +1,7 @@
 //! Transaction handlers, one module per service. A handler checks everything first and only
 //! then changes the ledger, so a failed transaction changes nothing but the fee.
 
+mod account;
 mod address_book;
 mod airdrop;
 pub mod alias;
@@ -462,9 +463,9 @@ pub fn pure_check(data: &Data) -> Result<(), Code> {
 pub fn handle(ledger: &mut Ledger, ctx: &Ctx<'_>, data: &Data) -> Result<Outcome, Code> {
     match data {
         Data::CryptoTransfer(body) => crypto::transfer(ledger, ctx, body),
-        Data::CryptoCreateAccount(body) => crypto::create(ledger, ctx, body),
-        Data::CryptoUpdateAccount(body) => crypto::update(ledger, ctx, body),
-        Data::CryptoDelete(body) => crypto::delete(ledger, ctx, body),
+        Data::CryptoCreateAccount(body) => account::create(ledger, ctx, body),
+        Data::CryptoUpdateAccount(body) => account::update(ledger, ctx, body),
+        Data::CryptoDelete(body) => account::delete(ledger, ctx, body),
         Data::ConsensusCreateTopic(body) => consensus::create_topic(ledger, ctx, body),
         Data::ConsensusUpdateTopic(body) => consensus::update_topic(ledger, ctx, body),
         Data::ConsensusDeleteTopic(body) => consensus::delete_topic(ledger, ctx, body),
