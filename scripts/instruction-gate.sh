@@ -7,7 +7,10 @@
 #   scripts/instruction-gate.sh --update REASON  write the counts as the new baseline, with
 #                                                the reason (commit it with the change)
 # Counts come from the dev profile, the build CI already has for the tests (a release build
-# would add ~15 minutes to CI on 2 cores); they are deterministic for one binary and input.
+# would add ~15 minutes to CI on 2 cores); they are deterministic for one binary and input
+# (±0.5 % between clean clones). The baseline is counted as scripts/test.sh builds: through
+# clippy-driver (RUSTC_WORKSPACE_WRAPPER), which compiles with MIR optimisations off; run
+# without it, the counts come out ~2-3 % lower.
 # Needs valgrind, the Rust and JS plugins (scripts/build-plugins.sh rust js) and target/debug/hak.
 set -euo pipefail
 cd "$(dirname "$0")/.."
