@@ -7,7 +7,7 @@
 //! account service 0x16a) are not modelled: a call to one reverts, naming it.
 //! What must not live here: transaction bodies and their checks (`handlers::contract`).
 
-use crate::ledger::{ContractResult, EvmLog, Ledger};
+use crate::state::ledger::{ContractResult, EvmLog, Ledger};
 use hedera_proto::services::ResponseCodeEnum as Code;
 use revm::context::TxEnv;
 use revm::context_interface::result::{ExecutionResult, Output};
@@ -387,13 +387,15 @@ pub fn run(
                 let num = ledger.allocate();
                 ledger.accounts.insert(
                     num,
-                    crate::ledger::Account {
+                    crate::state::ledger::Account {
                         num,
-                        key: crate::ledger::KeyBytes::from_proto(&hedera_proto::services::Key {
-                            key: Some(hedera_proto::services::key::Key::KeyList(
-                                hedera_proto::services::KeyList { keys: Vec::new() },
-                            )),
-                        }),
+                        key: crate::state::ledger::KeyBytes::from_proto(
+                            &hedera_proto::services::Key {
+                                key: Some(hedera_proto::services::key::Key::KeyList(
+                                    hedera_proto::services::KeyList { keys: Vec::new() },
+                                )),
+                            },
+                        ),
                         balance: 0,
                         deleted: false,
                         memo: "lazy-created account".into(),

@@ -11,8 +11,8 @@
 //! fee components in thousandths of a tinycent, split as the fee is charged (a tenth to the
 //! node, the rest to the network), at the exchange rate of `ledger::exchange_rates`.
 
-use crate::handlers::Kind;
-use crate::ledger::{CENT_EQUIVALENT, HBAR_EQUIVALENT};
+use crate::kind::Kind;
+use crate::state::ledger::{CENT_EQUIVALENT, HBAR_EQUIVALENT};
 use hedera_proto::services as proto;
 
 /// Thousandths of a tinycent for `tinybars` at the emulator's exchange rate.

@@ -2,38 +2,34 @@
 //! (plaintext h2c, as to any consensus node) and agents read it through a mirror-node REST API;
 //! both share one in-memory ledger.
 //!
-//! - [`fees`]: what each transaction kind and query costs, and the fee schedule file (0.0.111).
-//! - [`genesis`]: the deterministic starting state and its documented dev keys.
-//! - [`ledger`]: the state model (accounts, topics, receipts, the mirror's transaction log).
-//! - [`keys`]: signature verification and key satisfaction (ed25519, ECDSA secp256k1, lists, thresholds).
-//! - [`ingest`]: decoding and the node's precheck, in the real node's order; then handling.
-//! - [`batch`]: the checks of an atomic batch's inner transactions (HIP-551).
-//! - [`handlers`]: one module per service: pure functions over the ledger, all-or-nothing.
-//! - [`queries`]: balance, account info, receipt, record and contract call local queries.
-//! - [`evm`]: the EVM (revm) behind contract create, call and local call; EVM addresses.
-//! - [`grpc`]: the tonic services (routing by transaction body, never by RPC name).
+//! The crate is layered; each module uses only those below it (`tests/architecture.rs`
+//! checks it):
+//!
+//! - [`server`]: [`Emulator::start`], binding the node and both mirror APIs; the genesis
+//!   ledger (accounts, then the factory contracts run through the EVM).
 //! - [`mirror`]: the mirror node: the REST API (`/api/v1/...`, one module per resource) with
 //!   the mirror's JSON shapes, its gRPC API ([`mirror::grpc`]: topic subscriptions, the address
 //!   book) and `/network/*` ([`mirror::network`]).
-//! - [`payment`]: paying for queries (the payment checked, then submitted as a transaction).
-//! - [`persist`]: the optional on-disk state (`--state DIR`), written crash-safely.
-//! - [`server`]: [`Emulator::start`], binding the node and both mirror APIs.
+//! - [`node`]: the consensus node: gRPC ingress, ingest and precheck, atomic batches, query
+//!   payment, the queries, scripted faults.
+//! - [`handlers`]: one module per service: pure functions over the ledger, all-or-nothing;
+//!   [`handlers::settle`] stores what every handled transaction ends with.
+//! - [`evm`]: the EVM (revm) behind contract create, call and local call; EVM addresses.
+//! - [`fees`]: what each transaction kind and query costs, and the fee schedule file (0.0.111).
+//! - [`kind`]: the transaction kinds, with their HAPI functionality, base fee and mirror name.
+//! - [`state`]: the ledger, the genesis accounts and dev keys, key checks, persistence.
 
-pub mod batch;
 pub mod evm;
 pub mod fees;
-pub mod genesis;
-pub mod grpc;
 pub mod handlers;
-pub mod ingest;
-pub mod keys;
-pub mod ledger;
+pub mod kind;
 pub mod mirror;
-pub mod payment;
-pub mod persist;
-pub mod queries;
+pub mod node;
 pub mod server;
+pub mod state;
 
 /// The HAPI protobuf types the emulator speaks (hiero-sdk-proto, newer than the SDK's own).
 pub use hedera_proto as hapi;
 pub use server::{Emulator, EmulatorConfig};
+/// The genesis accounts and their documented dev keys (public knowledge: local use only).
+pub use state::genesis;

@@ -1,19 +1,18 @@
 //! Starting the emulator: genesis, the gRPC node and the mirror REST API on loopback ports,
 //! and scripted faults for retry tests.
 
-use crate::genesis::{self, FIRST_USER_ENTITY, NODE_ACCOUNT, OPERATOR_ACCOUNT};
-use crate::grpc::GrpcNode;
-use crate::ingest::Node;
-use crate::keys;
-use crate::ledger::{Account, KeyBytes, Ledger, Ts};
 use crate::mirror::grpc::{MirrorNetwork, TopicSubscriptions};
+use crate::node::faults::Faults;
+use crate::node::grpc::GrpcNode;
+use crate::node::ingest::Node;
+use crate::state::genesis::{self, FIRST_USER_ENTITY, NODE_ACCOUNT, OPERATOR_ACCOUNT};
+use crate::state::keys;
+use crate::state::ledger::{Account, KeyBytes, Ledger, Ts};
 use hedera::PrivateKey;
 use hedera_proto::services as proto;
-use proto::ResponseCodeEnum as Code;
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 
@@ -46,51 +45,6 @@ impl Default for EmulatorConfig {
             mirror_java: None,
             state_dir: None,
         }
-    }
-}
-
-/// Scripted misbehaviour, consumed as calls arrive.
-#[derive(Debug, Default)]
-pub struct Faults {
-    /// Answer the next `n` submissions with this precheck code (BUSY, PLATFORM_NOT_ACTIVE, …).
-    pub precheck: Option<(Code, u32)>,
-    /// Fail the next `n` transaction RPCs with gRPC UNAVAILABLE.
-    pub unavailable: u32,
-    /// Answer the next `n` receipt polls with status UNKNOWN.
-    pub receipt_unknown: u32,
-    /// Handle the next `n` submissions, then answer UNAVAILABLE as if the answer was lost.
-    pub lost_response: u32,
-    /// Mirror answers 404 for entities younger than this.
-    pub mirror_lag: Duration,
-}
-
-impl Faults {
-    pub(crate) fn take_precheck(&mut self) -> Option<Code> {
-        let (code, left) = self.precheck.as_mut()?;
-        let code = *code;
-        *left -= 1;
-        if *left == 0 {
-            self.precheck = None;
-        }
-        Some(code)
-    }
-
-    pub(crate) fn take_unavailable(&mut self) -> bool {
-        let hit = self.unavailable > 0;
-        self.unavailable = self.unavailable.saturating_sub(1);
-        hit
-    }
-
-    pub(crate) fn take_lost_response(&mut self) -> bool {
-        let hit = self.lost_response > 0;
-        self.lost_response = self.lost_response.saturating_sub(1);
-        hit
-    }
-
-    pub(crate) fn take_receipt_unknown(&mut self) -> bool {
-        let hit = self.receipt_unknown > 0;
-        self.receipt_unknown = self.receipt_unknown.saturating_sub(1);
-        hit
     }
 }
 
@@ -143,13 +97,51 @@ pub fn genesis_ledger() -> Ledger {
         files: BTreeMap::new(),
         next_entity: FIRST_USER_ENTITY,
         last_consensus: created,
-        nodes: crate::ledger::genesis_nodes(),
+        nodes: crate::state::ledger::genesis_nodes(),
         registered_nodes: BTreeMap::new(),
         next_registered_node: 1,
         node_endpoint: None,
     };
-    genesis::deploy_factories(&mut ledger, created);
+    deploy_factories(&mut ledger, created);
     ledger
+}
+
+/// Deploy the factories (their constructors run in the EVM, paid by nobody).
+fn deploy_factories(ledger: &mut Ledger, created: Ts) {
+    for (num, hex_initcode, memo) in [
+        (
+            genesis::ERC20_FACTORY,
+            include_str!("../contracts/build/ERC20Factory.hex"),
+            "ERC-20 factory (hak emu)",
+        ),
+        (
+            genesis::ERC721_FACTORY,
+            include_str!("../contracts/build/ERC721Factory.hex"),
+            "ERC-721 factory (hak emu)",
+        ),
+    ] {
+        let initcode = hex::decode(hex_initcode.trim()).expect("the shipped initcode is hex");
+        let mut contract =
+            crate::state::ledger::Contract::constructing(num, created, initcode.clone());
+        contract.memo = memo.to_owned();
+        ledger.contracts.insert(num, contract);
+        let run = crate::evm::run(
+            ledger,
+            genesis::TREASURY_ACCOUNT,
+            crate::evm::Target::Create { num, initcode },
+            0,
+            crate::evm::MAX_GAS,
+            true,
+        );
+        assert!(
+            run.status == hedera_proto::services::ResponseCodeEnum::Success,
+            "the {memo} constructor failed: {}",
+            run.result.error
+        );
+        if let Some(c) = ledger.contracts.get_mut(&num) {
+            c.runtime_code = run.runtime_code;
+        }
+    }
 }
 
 impl Emulator {
@@ -157,7 +149,7 @@ impl Emulator {
     pub async fn start(config: EmulatorConfig) -> anyhow::Result<Self> {
         let (state, saved, replay) = match &config.state_dir {
             Some(dir) => {
-                let (state, saved, replay) = crate::persist::StateDir::open(dir)?;
+                let (state, saved, replay) = crate::state::persist::StateDir::open(dir)?;
                 (Some(state), saved, replay)
             }
             None => (None, None, Vec::new()),

@@ -3,7 +3,7 @@
 //! balance goes to a live transfer account).
 
 use super::{Ctx, Outcome};
-use crate::ledger::{account_num, Account, KeyBytes, Ledger};
+use crate::state::ledger::{account_num, Account, KeyBytes, Ledger};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
 

@@ -6,8 +6,8 @@
 //! Creating a consensus node adds it to the state only: this emulator stays one node.
 
 use super::{Ctx, Outcome};
-use crate::keys::is_valid;
-use crate::ledger::{account_num, KeyBytes, Ledger, NodeRecord, RegisteredNodeRecord};
+use crate::state::keys::is_valid;
+use crate::state::ledger::{account_num, KeyBytes, Ledger, NodeRecord, RegisteredNodeRecord};
 use hedera_proto::services as proto;
 use proto::registered_service_endpoint::Address;
 use proto::ResponseCodeEnum as Code;

@@ -3,11 +3,12 @@
 //! become pending airdrops for the others, to be claimed by the receiver or cancelled by the
 //! sender.
 
-use super::crypto::{apply_transfer, has_free_slot, plan_transfer, pure_check_token_lists, Rules};
+use super::crypto::{apply_transfer, plan_transfer, pure_check_token_lists, Rules};
 use super::fee_assessment::{charge, Mode};
-use super::token::live_token;
+use super::live_token;
+use super::plan::has_free_slot;
 use super::{Ctx, Outcome};
-use crate::ledger::{account_id, account_num, token_id, Ledger, PendingAirdrop};
+use crate::state::ledger::{account_id, account_num, token_id, Ledger, PendingAirdrop};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
 

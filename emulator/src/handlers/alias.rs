@@ -6,7 +6,7 @@
 //! transfer itself is the crypto handler's.
 
 use super::Ctx;
-use crate::ledger::{Account, KeyBytes, Ledger};
+use crate::state::ledger::{Account, KeyBytes, Ledger};
 use hedera_proto::services as proto;
 use prost::Message;
 use proto::account_id::Account as Id;
@@ -105,7 +105,7 @@ fn number(
         }
         None => return Err(Code::InvalidAccountId),
     };
-    *id = crate::ledger::account_id(num);
+    *id = crate::state::ledger::account_id(num);
     Ok(())
 }
 

@@ -1,9 +1,9 @@
 //! Allowances: owners approve spenders for HBAR, fungible tokens and NFTs; transfers marked
 //! `is_approval` spend them (see `crypto::plan_transfer`).
 
-use super::token::live_token;
+use super::live_token;
 use super::{Ctx, Outcome};
-use crate::ledger::{account_num, Ledger};
+use crate::state::ledger::{account_num, Ledger};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
 

@@ -1,9 +1,10 @@
 //! ConsensusService bodies: topics and messages, with the v3 running hash.
 
-use super::crypto::{apply_transfer, plan_transfer, Leg, Plan, Rules};
+use super::crypto::{apply_transfer, plan_transfer, Leg, Rules};
 use super::fee_assessment::{charge, Mode};
+use super::plan::Plan;
 use super::{auto_renew_account, custom_fees, Ctx, Outcome};
-use crate::ledger::{
+use crate::state::ledger::{
     account_id, account_num, token_id, topic_num, AssessedFee, FeeKind, FixedFee, KeyBytes, Ledger,
     Topic, TopicMessage, Ts, TxId,
 };
@@ -32,7 +33,7 @@ pub fn create_topic(
     if body
         .fee_schedule_key
         .as_ref()
-        .is_some_and(|k| !crate::keys::is_valid(k))
+        .is_some_and(|k| !crate::state::keys::is_valid(k))
     {
         return Err(Code::InvalidCustomFeeScheduleKey);
     }
@@ -377,7 +378,7 @@ pub fn update_topic(
     if body
         .fee_schedule_key
         .as_ref()
-        .is_some_and(|k| !clears(k) && !crate::keys::is_valid(k))
+        .is_some_and(|k| !clears(k) && !crate::state::keys::is_valid(k))
     {
         return Err(Code::InvalidCustomFeeScheduleKey);
     }

@@ -4,7 +4,7 @@
 
 use super::{auto_renew_account, Ctx, Outcome};
 use crate::evm::{self, Target};
-use crate::ledger::{Contract, KeyBytes, Ledger};
+use crate::state::ledger::{Contract, KeyBytes, Ledger};
 use hedera_proto::services as proto;
 use proto::contract_create_transaction_body::InitcodeSource;
 use proto::ResponseCodeEnum as Code;
@@ -47,7 +47,7 @@ fn outcome_of(run: evm::Run, contract: u64, created: bool) -> Outcome {
 
 /// The initcode a file holds: hex digits (an optional `0x`, surrounding whitespace allowed).
 fn initcode_from_file(ledger: &Ledger, id: &proto::FileId) -> Result<Vec<u8>, Code> {
-    let file = crate::ledger::file_num(id)
+    let file = crate::state::ledger::file_num(id)
         .and_then(|n| super::file::file(ledger, n))
         .ok_or(Code::InvalidFileId)?;
     if file.deleted {

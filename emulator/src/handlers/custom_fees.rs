@@ -3,7 +3,7 @@
 //! fees on a transfer lives in `fee_assessment`; nothing here moves value.
 
 use super::{Ctx, Outcome};
-use crate::ledger::{
+use crate::state::ledger::{
     account_id, account_num, token_id, token_num, CustomFee, FeeKind, FixedFee, KeyBytes, Ledger,
 };
 use hedera_proto::services as proto;
@@ -195,7 +195,7 @@ pub fn fee_exempt_keys(keys: &[proto::Key]) -> Result<Vec<KeyBytes>, Code> {
     }
     let mut out: Vec<KeyBytes> = Vec::with_capacity(keys.len());
     for key in keys {
-        if !crate::keys::is_valid(key) {
+        if !crate::state::keys::is_valid(key) {
             return Err(Code::InvalidKeyInFeeExemptKeyList);
         }
         let bytes = KeyBytes::from_proto(key);
@@ -292,7 +292,7 @@ pub fn update_schedule(
     ctx: &Ctx<'_>,
     body: &proto::TokenFeeScheduleUpdateTransactionBody,
 ) -> Result<Outcome, Code> {
-    let token = super::token::live_token(ledger, body.token_id.as_ref())?;
+    let token = super::live_token(ledger, body.token_id.as_ref())?;
     let num = token.num;
     let key = token
         .fee_schedule_key

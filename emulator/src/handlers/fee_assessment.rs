@@ -6,9 +6,9 @@
 //! and collectors are exempt as the network exempts them. The fees join the plan, so they
 //! are applied with it or not at all. Fee schedules themselves are checked in `custom_fees`.
 
-use super::crypto::Plan;
+use super::plan::Plan;
 use super::Ctx;
-use crate::ledger::{AssessedFee, CustomFee, FeeKind, FixedFee, Ledger};
+use crate::state::ledger::{AssessedFee, CustomFee, FeeKind, FixedFee, Ledger};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
 

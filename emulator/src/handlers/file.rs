@@ -9,7 +9,7 @@
 //! them — as the network's genesis content providers do.
 
 use super::{Ctx, Outcome};
-use crate::ledger::{file_num, File, KeyBytes, Ledger};
+use crate::state::ledger::{file_num, File, KeyBytes, Ledger};
 use hedera_proto::services as proto;
 use prost::Message;
 use proto::ResponseCodeEnum as Code;
@@ -61,11 +61,13 @@ pub fn system_file(ledger: &Ledger, num: u64) -> Option<File> {
         ADDRESS_BOOK | NODE_DETAILS => address_book(ledger).encode_to_vec(),
         FEE_SCHEDULE => crate::fees::schedule_file(ledger.last_consensus.seconds).encode_to_vec(),
         EXCHANGE_RATES => {
-            crate::ledger::exchange_rates(ledger.last_consensus.seconds).encode_to_vec()
+            crate::state::ledger::exchange_rates(ledger.last_consensus.seconds).encode_to_vec()
         }
         _ => return None,
     };
-    let treasury = ledger.accounts.get(&crate::genesis::TREASURY_ACCOUNT)?;
+    let treasury = ledger
+        .accounts
+        .get(&crate::state::genesis::TREASURY_ACCOUNT)?;
     Some(File {
         num,
         keys: Some(KeyBytes::from_proto(&key_list(vec![treasury
@@ -91,14 +93,16 @@ pub fn address_book(ledger: &Ledger) -> proto::NodeAddressBook {
         .unwrap_or_else(|| ([127, 0, 0, 1], 50211).into());
     let key = ledger
         .accounts
-        .get(&crate::genesis::NODE_ACCOUNT)
+        .get(&crate::state::genesis::NODE_ACCOUNT)
         .map(|a| hex::encode(&a.key.0))
         .unwrap_or_default();
     proto::NodeAddressBook {
         node_address: vec![proto::NodeAddress {
             rsa_pub_key: key,
             node_id: 0,
-            node_account_id: Some(crate::ledger::account_id(crate::genesis::NODE_ACCOUNT)),
+            node_account_id: Some(crate::state::ledger::account_id(
+                crate::state::genesis::NODE_ACCOUNT,
+            )),
             description,
             service_endpoint: vec![proto::ServiceEndpoint {
                 ip_address_v4: match endpoint.ip() {

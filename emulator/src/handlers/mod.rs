@@ -12,14 +12,16 @@ mod crypto;
 pub mod custom_fees;
 mod fee_assessment;
 pub mod file;
+mod plan;
 mod reject;
 mod schedule;
+pub mod settle;
 mod token;
 mod token_admin;
 mod token_update;
 
-use crate::keys::ActiveKeys;
-use crate::ledger::{KeyBytes, Ledger, Receipt, Ts, TxId};
+use crate::state::keys::ActiveKeys;
+use crate::state::ledger::{token_num, KeyBytes, Ledger, Receipt, Token, Ts, TxId};
 use hedera_proto::services as proto;
 use proto::transaction_body::Data;
 use proto::ResponseCodeEnum as Code;
@@ -57,7 +59,7 @@ pub fn auto_renew_account(
     let Some(id) = id else {
         return Ok(None);
     };
-    let num = crate::ledger::account_num(id).ok_or(Code::InvalidAutorenewAccount)?;
+    let num = crate::state::ledger::account_num(id).ok_or(Code::InvalidAutorenewAccount)?;
     let account = ledger
         .live_account(num)
         .ok_or(Code::InvalidAutorenewAccount)?;
@@ -67,6 +69,16 @@ pub fn auto_renew_account(
 
 /// A handled transaction: the receipt, HBAR movements (fees excluded), token and NFT
 /// movements, and the created or touched entity (for the mirror's `entity_id`).
+/// A live (not deleted) token.
+pub fn live_token<'l>(ledger: &'l Ledger, id: Option<&proto::TokenId>) -> Result<&'l Token, Code> {
+    let num = id.and_then(token_num).ok_or(Code::InvalidTokenId)?;
+    let token = ledger.tokens.get(&num).ok_or(Code::InvalidTokenId)?;
+    if token.deleted {
+        return Err(Code::TokenWasDeleted);
+    }
+    Ok(token)
+}
+
 pub struct Outcome {
     pub receipt: Receipt,
     pub transfers: Vec<(u64, i64)>,
@@ -76,14 +88,14 @@ pub struct Outcome {
     pub nft_transfers: Vec<(u64, u64, u64, i64)>,
     pub entity: Option<String>,
     /// What the EVM did (contract creates and calls).
-    pub contract_result: Option<crate::ledger::ContractResult>,
+    pub contract_result: Option<crate::state::ledger::ContractResult>,
     /// Airdrops this transaction left pending (the record's `newPendingAirdrops`).
-    pub new_pending_airdrops: Vec<crate::ledger::PendingAirdrop>,
+    pub new_pending_airdrops: Vec<crate::state::ledger::PendingAirdrop>,
     /// (account, token) associations this transaction made automatically (the record's
     /// `automaticTokenAssociations`).
     pub automatic_associations: Vec<(u64, u64)>,
     /// Custom fees the transaction paid (the record's `assessed_custom_fees`).
-    pub assessed_custom_fees: Vec<crate::ledger::AssessedFee>,
+    pub assessed_custom_fees: Vec<crate::state::ledger::AssessedFee>,
 }
 
 impl Outcome {
@@ -112,311 +124,6 @@ impl Outcome {
     fn entity(mut self, num: u64) -> Self {
         self.entity = Some(format!("0.0.{num}"));
         self
-    }
-}
-
-/// The transaction kinds this emulator handles. Everything else is `NOT_SUPPORTED` at precheck.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    CryptoTransfer,
-    CryptoCreate,
-    CryptoUpdate,
-    CryptoDelete,
-    TopicCreate,
-    TopicUpdate,
-    TopicDelete,
-    TopicSubmit,
-    TokenCreate,
-    TokenAssociate,
-    TokenDissociate,
-    TokenMint,
-    AllowanceApprove,
-    AllowanceDelete,
-    TokenAirdrop,
-    TokenClaimAirdrop,
-    TokenCancelAirdrop,
-    TokenUpdate,
-    TokenFreeze,
-    TokenUnfreeze,
-    TokenGrantKyc,
-    TokenRevokeKyc,
-    TokenPause,
-    TokenUnpause,
-    TokenBurn,
-    TokenWipe,
-    TokenDelete,
-    ScheduleCreate,
-    ScheduleSign,
-    ScheduleDelete,
-    ContractCreate,
-    ContractCall,
-    ContractUpdate,
-    ContractDelete,
-    TokenUpdateNfts,
-    TokenReject,
-    FileCreate,
-    FileAppend,
-    FileUpdate,
-    FileDelete,
-    TokenFeeScheduleUpdate,
-    NodeCreate,
-    NodeUpdate,
-    NodeDelete,
-    RegisteredNodeCreate,
-    RegisteredNodeUpdate,
-    RegisteredNodeDelete,
-    AtomicBatch,
-}
-
-impl Kind {
-    /// Every kind, in declaration order.
-    pub const ALL: [Kind; 48] = [
-        Kind::CryptoTransfer,
-        Kind::CryptoCreate,
-        Kind::CryptoUpdate,
-        Kind::CryptoDelete,
-        Kind::TopicCreate,
-        Kind::TopicUpdate,
-        Kind::TopicDelete,
-        Kind::TopicSubmit,
-        Kind::TokenCreate,
-        Kind::TokenAssociate,
-        Kind::TokenDissociate,
-        Kind::TokenMint,
-        Kind::AllowanceApprove,
-        Kind::AllowanceDelete,
-        Kind::TokenAirdrop,
-        Kind::TokenClaimAirdrop,
-        Kind::TokenCancelAirdrop,
-        Kind::TokenUpdate,
-        Kind::TokenFreeze,
-        Kind::TokenUnfreeze,
-        Kind::TokenGrantKyc,
-        Kind::TokenRevokeKyc,
-        Kind::TokenPause,
-        Kind::TokenUnpause,
-        Kind::TokenBurn,
-        Kind::TokenWipe,
-        Kind::TokenDelete,
-        Kind::ScheduleCreate,
-        Kind::ScheduleSign,
-        Kind::ScheduleDelete,
-        Kind::ContractCreate,
-        Kind::ContractCall,
-        Kind::ContractUpdate,
-        Kind::ContractDelete,
-        Kind::TokenUpdateNfts,
-        Kind::TokenReject,
-        Kind::FileCreate,
-        Kind::FileAppend,
-        Kind::FileUpdate,
-        Kind::FileDelete,
-        Kind::TokenFeeScheduleUpdate,
-        Kind::NodeCreate,
-        Kind::NodeUpdate,
-        Kind::NodeDelete,
-        Kind::RegisteredNodeCreate,
-        Kind::RegisteredNodeUpdate,
-        Kind::RegisteredNodeDelete,
-        Kind::AtomicBatch,
-    ];
-
-    /// The `HederaFunctionality` of this kind (the fee schedule's key).
-    pub fn functionality(self) -> proto::HederaFunctionality {
-        match self {
-            Kind::CryptoTransfer => proto::HederaFunctionality::CryptoTransfer,
-            Kind::CryptoCreate => proto::HederaFunctionality::CryptoCreate,
-            Kind::CryptoUpdate => proto::HederaFunctionality::CryptoUpdate,
-            Kind::CryptoDelete => proto::HederaFunctionality::CryptoDelete,
-            Kind::TopicCreate => proto::HederaFunctionality::ConsensusCreateTopic,
-            Kind::TopicUpdate => proto::HederaFunctionality::ConsensusUpdateTopic,
-            Kind::TopicDelete => proto::HederaFunctionality::ConsensusDeleteTopic,
-            Kind::TopicSubmit => proto::HederaFunctionality::ConsensusSubmitMessage,
-            Kind::TokenCreate => proto::HederaFunctionality::TokenCreate,
-            Kind::TokenAssociate => proto::HederaFunctionality::TokenAssociateToAccount,
-            Kind::TokenDissociate => proto::HederaFunctionality::TokenDissociateFromAccount,
-            Kind::TokenMint => proto::HederaFunctionality::TokenMint,
-            Kind::AllowanceApprove => proto::HederaFunctionality::CryptoApproveAllowance,
-            Kind::AllowanceDelete => proto::HederaFunctionality::CryptoDeleteAllowance,
-            Kind::TokenAirdrop => proto::HederaFunctionality::TokenAirdrop,
-            Kind::TokenClaimAirdrop => proto::HederaFunctionality::TokenClaimAirdrop,
-            Kind::TokenCancelAirdrop => proto::HederaFunctionality::TokenCancelAirdrop,
-            Kind::TokenUpdate => proto::HederaFunctionality::TokenUpdate,
-            Kind::TokenFreeze => proto::HederaFunctionality::TokenFreezeAccount,
-            Kind::TokenUnfreeze => proto::HederaFunctionality::TokenUnfreezeAccount,
-            Kind::TokenGrantKyc => proto::HederaFunctionality::TokenGrantKycToAccount,
-            Kind::TokenRevokeKyc => proto::HederaFunctionality::TokenRevokeKycFromAccount,
-            Kind::TokenPause => proto::HederaFunctionality::TokenPause,
-            Kind::TokenUnpause => proto::HederaFunctionality::TokenUnpause,
-            Kind::TokenBurn => proto::HederaFunctionality::TokenBurn,
-            Kind::TokenWipe => proto::HederaFunctionality::TokenAccountWipe,
-            Kind::TokenDelete => proto::HederaFunctionality::TokenDelete,
-            Kind::ScheduleCreate => proto::HederaFunctionality::ScheduleCreate,
-            Kind::ScheduleSign => proto::HederaFunctionality::ScheduleSign,
-            Kind::ScheduleDelete => proto::HederaFunctionality::ScheduleDelete,
-            Kind::ContractCreate => proto::HederaFunctionality::ContractCreate,
-            Kind::ContractCall => proto::HederaFunctionality::ContractCall,
-            Kind::ContractUpdate => proto::HederaFunctionality::ContractUpdate,
-            Kind::ContractDelete => proto::HederaFunctionality::ContractDelete,
-            Kind::TokenUpdateNfts => proto::HederaFunctionality::TokenUpdateNfts,
-            Kind::TokenReject => proto::HederaFunctionality::TokenReject,
-            Kind::FileCreate => proto::HederaFunctionality::FileCreate,
-            Kind::FileAppend => proto::HederaFunctionality::FileAppend,
-            Kind::FileUpdate => proto::HederaFunctionality::FileUpdate,
-            Kind::FileDelete => proto::HederaFunctionality::FileDelete,
-            Kind::TokenFeeScheduleUpdate => proto::HederaFunctionality::TokenFeeScheduleUpdate,
-            Kind::NodeCreate => proto::HederaFunctionality::NodeCreate,
-            Kind::NodeUpdate => proto::HederaFunctionality::NodeUpdate,
-            Kind::NodeDelete => proto::HederaFunctionality::NodeDelete,
-            Kind::RegisteredNodeCreate => proto::HederaFunctionality::RegisteredNodeCreate,
-            Kind::RegisteredNodeUpdate => proto::HederaFunctionality::RegisteredNodeUpdate,
-            Kind::RegisteredNodeDelete => proto::HederaFunctionality::RegisteredNodeDelete,
-            Kind::AtomicBatch => proto::HederaFunctionality::AtomicBatch,
-        }
-    }
-
-    pub fn of(data: &Data) -> Option<Self> {
-        Some(match data {
-            Data::CryptoTransfer(_) => Kind::CryptoTransfer,
-            Data::CryptoCreateAccount(_) => Kind::CryptoCreate,
-            Data::CryptoUpdateAccount(_) => Kind::CryptoUpdate,
-            Data::CryptoDelete(_) => Kind::CryptoDelete,
-            Data::ConsensusCreateTopic(_) => Kind::TopicCreate,
-            Data::ConsensusUpdateTopic(_) => Kind::TopicUpdate,
-            Data::ConsensusDeleteTopic(_) => Kind::TopicDelete,
-            Data::ConsensusSubmitMessage(_) => Kind::TopicSubmit,
-            Data::TokenCreation(_) => Kind::TokenCreate,
-            Data::TokenAssociate(_) => Kind::TokenAssociate,
-            Data::TokenDissociate(_) => Kind::TokenDissociate,
-            Data::TokenMint(_) => Kind::TokenMint,
-            Data::CryptoApproveAllowance(_) => Kind::AllowanceApprove,
-            Data::CryptoDeleteAllowance(_) => Kind::AllowanceDelete,
-            Data::TokenAirdrop(_) => Kind::TokenAirdrop,
-            Data::TokenClaimAirdrop(_) => Kind::TokenClaimAirdrop,
-            Data::TokenCancelAirdrop(_) => Kind::TokenCancelAirdrop,
-            Data::TokenUpdate(_) => Kind::TokenUpdate,
-            Data::TokenFreeze(_) => Kind::TokenFreeze,
-            Data::TokenUnfreeze(_) => Kind::TokenUnfreeze,
-            Data::TokenGrantKyc(_) => Kind::TokenGrantKyc,
-            Data::TokenRevokeKyc(_) => Kind::TokenRevokeKyc,
-            Data::TokenPause(_) => Kind::TokenPause,
-            Data::TokenUnpause(_) => Kind::TokenUnpause,
-            Data::TokenBurn(_) => Kind::TokenBurn,
-            Data::TokenWipe(_) => Kind::TokenWipe,
-            Data::TokenDeletion(_) => Kind::TokenDelete,
-            Data::ScheduleCreate(_) => Kind::ScheduleCreate,
-            Data::ScheduleSign(_) => Kind::ScheduleSign,
-            Data::ScheduleDelete(_) => Kind::ScheduleDelete,
-            Data::ContractCreateInstance(_) => Kind::ContractCreate,
-            Data::ContractCall(_) => Kind::ContractCall,
-            Data::ContractUpdateInstance(_) => Kind::ContractUpdate,
-            Data::ContractDeleteInstance(_) => Kind::ContractDelete,
-            Data::TokenUpdateNfts(_) => Kind::TokenUpdateNfts,
-            Data::TokenReject(_) => Kind::TokenReject,
-            Data::FileCreate(_) => Kind::FileCreate,
-            Data::FileAppend(_) => Kind::FileAppend,
-            Data::FileUpdate(_) => Kind::FileUpdate,
-            Data::FileDelete(_) => Kind::FileDelete,
-            Data::TokenFeeScheduleUpdate(_) => Kind::TokenFeeScheduleUpdate,
-            Data::NodeCreate(_) => Kind::NodeCreate,
-            Data::NodeUpdate(_) => Kind::NodeUpdate,
-            Data::NodeDelete(_) => Kind::NodeDelete,
-            Data::RegisteredNodeCreate(_) => Kind::RegisteredNodeCreate,
-            Data::RegisteredNodeUpdate(_) => Kind::RegisteredNodeUpdate,
-            Data::RegisteredNodeDelete(_) => Kind::RegisteredNodeDelete,
-            Data::AtomicBatch(_) => Kind::AtomicBatch,
-            _ => return None,
-        })
-    }
-
-    /// The flat fee in tinybars (below the SDK's default max fees).
-    pub fn fee(self) -> i64 {
-        match self {
-            Kind::CryptoTransfer => 100_000,
-            Kind::CryptoCreate => 5_000_000,
-            Kind::CryptoUpdate | Kind::CryptoDelete => 1_000_000,
-            Kind::TopicCreate | Kind::TopicUpdate | Kind::TopicDelete => 1_000_000,
-            Kind::TopicSubmit => 10_000,
-            Kind::TokenCreate => 100_000_000,
-            Kind::TokenAssociate | Kind::TokenDissociate | Kind::TokenMint => 5_000_000,
-            Kind::AllowanceApprove | Kind::AllowanceDelete => 5_000_000,
-            Kind::TokenAirdrop | Kind::TokenClaimAirdrop | Kind::TokenCancelAirdrop => 10_000_000,
-            Kind::ScheduleCreate | Kind::ScheduleSign | Kind::ScheduleDelete => 1_000_000,
-            Kind::TokenUpdate => 5_000_000,
-            Kind::TokenFreeze
-            | Kind::TokenUnfreeze
-            | Kind::TokenGrantKyc
-            | Kind::TokenRevokeKyc
-            | Kind::TokenPause
-            | Kind::TokenUnpause
-            | Kind::TokenDelete => 5_000_000,
-            Kind::TokenBurn | Kind::TokenWipe => 5_000_000,
-            Kind::ContractCreate => 50_000_000,
-            Kind::ContractCall => 5_000_000,
-            Kind::ContractUpdate | Kind::ContractDelete => 5_000_000,
-            Kind::TokenUpdateNfts | Kind::TokenReject | Kind::TokenFeeScheduleUpdate => 5_000_000,
-            Kind::FileCreate | Kind::FileAppend | Kind::FileUpdate => 5_000_000,
-            Kind::FileDelete => 1_000_000,
-            Kind::NodeCreate | Kind::RegisteredNodeCreate => 5_000_000,
-            Kind::NodeUpdate | Kind::NodeDelete => 1_000_000,
-            Kind::RegisteredNodeUpdate | Kind::RegisteredNodeDelete => 1_000_000,
-            // The batch itself; each inner transaction pays its own fee.
-            Kind::AtomicBatch => 100_000,
-        }
-    }
-
-    /// The mirror node's transaction `name`.
-    pub fn mirror_name(self) -> &'static str {
-        match self {
-            Kind::CryptoTransfer => "CRYPTOTRANSFER",
-            Kind::CryptoCreate => "CRYPTOCREATEACCOUNT",
-            Kind::CryptoUpdate => "CRYPTOUPDATEACCOUNT",
-            Kind::CryptoDelete => "CRYPTODELETE",
-            Kind::TopicCreate => "CONSENSUSCREATETOPIC",
-            Kind::TopicUpdate => "CONSENSUSUPDATETOPIC",
-            Kind::TopicDelete => "CONSENSUSDELETETOPIC",
-            Kind::TopicSubmit => "CONSENSUSSUBMITMESSAGE",
-            Kind::TokenCreate => "TOKENCREATION",
-            Kind::TokenAssociate => "TOKENASSOCIATE",
-            Kind::TokenDissociate => "TOKENDISSOCIATE",
-            Kind::TokenMint => "TOKENMINT",
-            Kind::AllowanceApprove => "CRYPTOAPPROVEALLOWANCE",
-            Kind::AllowanceDelete => "CRYPTODELETEALLOWANCE",
-            Kind::TokenAirdrop => "TOKENAIRDROP",
-            Kind::TokenClaimAirdrop => "TOKENCLAIMAIRDROP",
-            Kind::TokenCancelAirdrop => "TOKENCANCELAIRDROP",
-            Kind::TokenUpdate => "TOKENUPDATE",
-            Kind::TokenFreeze => "TOKENFREEZE",
-            Kind::TokenUnfreeze => "TOKENUNFREEZE",
-            Kind::TokenGrantKyc => "TOKENGRANTKYC",
-            Kind::TokenRevokeKyc => "TOKENREVOKEKYC",
-            Kind::TokenPause => "TOKENPAUSE",
-            Kind::TokenUnpause => "TOKENUNPAUSE",
-            Kind::TokenBurn => "TOKENBURN",
-            Kind::TokenWipe => "TOKENWIPE",
-            Kind::TokenDelete => "TOKENDELETION",
-            Kind::ScheduleCreate => "SCHEDULECREATE",
-            Kind::ScheduleSign => "SCHEDULESIGN",
-            Kind::ScheduleDelete => "SCHEDULEDELETE",
-            Kind::ContractCreate => "CONTRACTCREATEINSTANCE",
-            Kind::ContractCall => "CONTRACTCALL",
-            Kind::ContractUpdate => "CONTRACTUPDATEINSTANCE",
-            Kind::ContractDelete => "CONTRACTDELETEINSTANCE",
-            Kind::TokenUpdateNfts => "TOKENUPDATENFTS",
-            Kind::TokenReject => "TOKENREJECT",
-            Kind::FileCreate => "FILECREATE",
-            Kind::FileAppend => "FILEAPPEND",
-            Kind::FileUpdate => "FILEUPDATE",
-            Kind::FileDelete => "FILEDELETE",
-            Kind::TokenFeeScheduleUpdate => "TOKENFEESCHEDULEUPDATE",
-            Kind::NodeCreate => "NODECREATE",
-            Kind::NodeUpdate => "NODEUPDATE",
-            Kind::NodeDelete => "NODEDELETE",
-            Kind::RegisteredNodeCreate => "REGISTEREDNODECREATE",
-            Kind::RegisteredNodeUpdate => "REGISTEREDNODEUPDATE",
-            Kind::RegisteredNodeDelete => "REGISTEREDNODEDELETE",
-            Kind::AtomicBatch => "ATOMICBATCH",
-        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! unfrozen, the owner not its treasury.
 
 use super::{Ctx, Outcome};
-use crate::ledger::{token_num, Ledger};
+use crate::state::ledger::{token_num, Ledger};
 use hedera_proto::services as proto;
 use proto::token_reference::TokenIdentifier;
 use proto::ResponseCodeEnum as Code;

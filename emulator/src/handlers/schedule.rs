@@ -3,10 +3,11 @@
 //! sign transactions; then it executes at once, under the id `{creator, valid start,
 //! scheduled}`, paid by the schedule's payer.
 
-use super::{Ctx, Kind, Outcome};
-use crate::ingest::{charge_fee, settle, RecordMeta};
-use crate::keys::ActiveKeys;
-use crate::ledger::{account_num, schedule_num, KeyBytes, Ledger, Schedule, Ts, TxId};
+use super::settle::{charge_fee, settle, RecordMeta};
+use super::{Ctx, Outcome};
+use crate::kind::Kind;
+use crate::state::keys::ActiveKeys;
+use crate::state::ledger::{account_num, schedule_num, KeyBytes, Ledger, Schedule, Ts, TxId};
 use hedera_proto::services as proto;
 use prost::Message;
 use proto::schedulable_transaction_body::Data as S;

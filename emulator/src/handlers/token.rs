@@ -1,8 +1,11 @@
 //! TokenService bodies: create, associate, dissociate, mint. Token movements ride on
 //! CryptoTransfer (see `crypto`).
 
+use super::live_token;
 use super::{auto_renew_account, custom_fees, Ctx, Outcome};
-use crate::ledger::{account_num, token_num, FeeKind, KeyBytes, Ledger, Nft, Token, TokenRel, Ts};
+use crate::state::ledger::{
+    account_num, token_num, FeeKind, KeyBytes, Ledger, Nft, Token, TokenRel, Ts,
+};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
 use std::collections::{BTreeMap, HashSet};
@@ -24,16 +27,6 @@ pub fn new_rel(token: &Token, automatic: bool, at: Ts) -> TokenRel {
         automatic,
         created: at,
     }
-}
-
-/// A live (not deleted) token.
-pub fn live_token<'l>(ledger: &'l Ledger, id: Option<&proto::TokenId>) -> Result<&'l Token, Code> {
-    let num = id.and_then(token_num).ok_or(Code::InvalidTokenId)?;
-    let token = ledger.tokens.get(&num).ok_or(Code::InvalidTokenId)?;
-    if token.deleted {
-        return Err(Code::TokenWasDeleted);
-    }
-    Ok(token)
 }
 
 pub fn create(
@@ -174,7 +167,7 @@ pub fn create(
     Ok(outcome)
 }
 
-/// Every key of a create body must be a usable key structure (`crate::keys::is_valid`).
+/// Every key of a create body must be a usable key structure (`crate::state::keys::is_valid`).
 fn check_keys(body: &proto::TokenCreateTransactionBody) -> Result<(), Code> {
     let keys = [
         (&body.admin_key, Code::InvalidAdminKey),
@@ -187,7 +180,10 @@ fn check_keys(body: &proto::TokenCreateTransactionBody) -> Result<(), Code> {
         (&body.metadata_key, Code::InvalidMetadataKey),
     ];
     for (key, invalid) in keys {
-        if key.as_ref().is_some_and(|k| !crate::keys::is_valid(k)) {
+        if key
+            .as_ref()
+            .is_some_and(|k| !crate::state::keys::is_valid(k))
+        {
             return Err(invalid);
         }
     }
@@ -244,7 +240,7 @@ pub fn associate(
     let tokens = distinct_tokens(&body.tokens)?;
     let mut new = BTreeMap::new();
     for num in tokens {
-        let token = live_token(ledger, Some(&crate::ledger::token_id(num)))?;
+        let token = live_token(ledger, Some(&crate::state::ledger::token_id(num)))?;
         if ledger.rel(account, num).is_some() {
             return Err(Code::TokenAlreadyAssociatedToAccount);
         }

@@ -3,9 +3,9 @@
 //! (supply key), wipe from an account (wipe key) and delete (admin key), with the network's
 //! statuses. Transfers already honour what these set (frozen, KYC, paused, deleted).
 
-use super::token::live_token;
+use super::live_token;
 use super::{Ctx, Outcome};
-use crate::ledger::{account_num, KeyBytes, Ledger};
+use crate::state::ledger::{account_num, KeyBytes, Ledger};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
 
@@ -14,7 +14,7 @@ fn keyed(
     ledger: &Ledger,
     ctx: &Ctx<'_>,
     token: Option<&proto::TokenId>,
-    key: fn(&crate::ledger::Token) -> &Option<KeyBytes>,
+    key: fn(&crate::state::ledger::Token) -> &Option<KeyBytes>,
     missing: Code,
 ) -> Result<u64, Code> {
     let token = live_token(ledger, token)?;

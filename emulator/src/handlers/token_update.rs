@@ -5,9 +5,10 @@
 //! key list), so a token without one keeps its keys (`TOKEN_IS_IMMUTABLE`). A new admin key
 //! always signs. Keys the token was created without cannot be added.
 
-use super::token::{live_token, MAX_NAME_BYTES};
+use super::live_token;
+use super::token::MAX_NAME_BYTES;
 use super::{auto_renew_account, Ctx, Outcome};
-use crate::ledger::{account_num, KeyBytes, Ledger};
+use crate::state::ledger::{account_num, KeyBytes, Ledger};
 use hedera_proto::services as proto;
 use proto::key::Key as K;
 use proto::ResponseCodeEnum as Code;
@@ -102,13 +103,13 @@ pub fn update(
 
     // Structure first: a new key is an empty list (removal) or a valid key.
     if let Some(admin) = &body.admin_key {
-        if !is_removal(admin) && !crate::keys::is_valid(admin) {
+        if !is_removal(admin) && !crate::state::keys::is_valid(admin) {
             return Err(Code::InvalidAdminKey);
         }
     }
     for role in &roles {
         if let Some(new) = role.new {
-            if !is_removal(new) && !crate::keys::is_valid(new) {
+            if !is_removal(new) && !crate::state::keys::is_valid(new) {
                 return Err(role.invalid);
             }
         }

@@ -3,9 +3,9 @@
 
 use super::contracts::{contract_account_json, evm_entity};
 use super::{account_ledger, b64, bad_request, entity_num, lagging, not_found, Shared};
-use crate::ingest::Node;
-use crate::keys::mirror_key;
-use crate::ledger::{Ledger, Ts};
+use crate::node::ingest::Node;
+use crate::state::keys::mirror_key;
+use crate::state::ledger::{Ledger, Ts};
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;

@@ -3,7 +3,7 @@
 
 use super::transactions::parse_tx_id;
 use super::{bad_request, entity_num, key_json, lagging, not_found, Shared};
-use crate::ledger::{Ledger, Ts, TxRecord};
+use crate::state::ledger::{Ledger, Ts, TxRecord};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

@@ -7,8 +7,8 @@
 //! do by hand what tonic's generated servers do (route by path, decode with prost, stream the
 //! answers); the messages are hedera-proto's.
 
-use crate::ingest::Node;
-use crate::ledger::{Topic, Ts};
+use crate::node::ingest::Node;
+use crate::state::ledger::{Topic, Ts};
 use hedera_proto::mirror as mp;
 use hedera_proto::services as proto;
 use std::pin::Pin;
@@ -95,7 +95,7 @@ fn filter(query: &mp::ConsensusTopicQuery) -> Result<Filter, Status> {
     })
 }
 
-fn response(m: &crate::ledger::TopicMessage) -> mp::ConsensusTopicResponse {
+fn response(m: &crate::state::ledger::TopicMessage) -> mp::ConsensusTopicResponse {
     mp::ConsensusTopicResponse {
         consensus_timestamp: Some(m.consensus.to_proto()),
         message: m.message.clone(),

@@ -13,9 +13,9 @@ mod tokens;
 mod topics;
 mod transactions;
 
-use crate::ingest::Node;
-use crate::keys::mirror_key;
-use crate::ledger::{Ledger, Ts};
+use crate::node::ingest::Node;
+use crate::state::keys::mirror_key;
+use crate::state::ledger::{Ledger, Ts};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -141,7 +141,7 @@ fn lagging(node: &Node, created: Ts) -> bool {
     !lag.is_zero() && Ts::now().as_nanos() - created.as_nanos() < lag.as_nanos() as i128
 }
 
-fn key_json(key: &Option<crate::ledger::KeyBytes>) -> Value {
+fn key_json(key: &Option<crate::state::ledger::KeyBytes>) -> Value {
     key.as_ref()
         .map_or(Value::Null, |k| mirror_key(&k.to_proto()))
 }

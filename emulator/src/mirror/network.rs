@@ -4,8 +4,8 @@
 //! `exchangerate`, the ledger's fixed rate with its hourly expiry.
 
 use super::{bad_request, Shared};
-use crate::ingest::Node;
-use crate::keys::mirror_key;
+use crate::node::ingest::Node;
+use crate::state::keys::mirror_key;
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -130,7 +130,7 @@ pub(super) async fn registered_nodes(
 pub(super) async fn exchange_rate(State(node): Shared) -> Response {
     let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     let expiry = (ledger.last_consensus.seconds / 3600 + 1) * 3600;
-    let rate = |exp: i64| json!({"cent_equivalent": crate::ledger::CENT_EQUIVALENT, "expiration_time": exp, "hbar_equivalent": crate::ledger::HBAR_EQUIVALENT});
+    let rate = |exp: i64| json!({"cent_equivalent": crate::state::ledger::CENT_EQUIVALENT, "expiration_time": exp, "hbar_equivalent": crate::state::ledger::HBAR_EQUIVALENT});
     Json(json!({
         "current_rate": rate(expiry),
         "next_rate": rate(expiry + 3600),

@@ -1,7 +1,7 @@
 //! `/tokens/{id}`: a token with its keys, supplies and custom fees.
 
 use super::{b64, bad_request, entity_num, key_json, lagging, not_found, Shared};
-use crate::ledger::FeeKind;
+use crate::state::ledger::FeeKind;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -54,7 +54,7 @@ pub(super) async fn token(State(node): Shared, Path(id): Path<String>) -> Respon
 }
 
 /// A token's custom fees in the mirror's shape (`/api/v1/tokens/{id}`).
-pub(super) fn token_fees_json(t: &crate::ledger::Token) -> Value {
+pub(super) fn token_fees_json(t: &crate::state::ledger::Token) -> Value {
     let (mut fixed, mut fractional, mut royalty) = (Vec::new(), Vec::new(), Vec::new());
     let id = |n: u64| format!("0.0.{n}");
     for f in &t.custom_fees {

@@ -1,8 +1,8 @@
 //! `/topics/{id}` and `/topics/{id}/messages` with their timestamp filters and paging.
 
 use super::{b64, bad_request, entity_num, key_json, lagging, not_found, Shared};
-use crate::keys::mirror_key;
-use crate::ledger::{FeeKind, Ts};
+use crate::state::keys::mirror_key;
+use crate::state::ledger::{FeeKind, Ts};
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;

@@ -1,7 +1,7 @@
 //! `/transactions/{id}` (both id forms) and the id parser the contract results share.
 
 use super::{b64, bad_request, entity_num, lagging, not_found, Shared};
-use crate::ledger::{Ts, TxId};
+use crate::state::ledger::{Ts, TxId};
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;

@@ -28,7 +28,7 @@ async fn fee_of(tx: &mut TransferTransaction, client: &Client) -> i64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_transfer_pays_for_each_extra_leg_token_list_and_signature() {
     let (emu, client) = start().await;
-    let base = hak_emu::handlers::Kind::CryptoTransfer.fee();
+    let base = hak_emu::kind::Kind::CryptoTransfer.fee();
     let mut plain = TransferTransaction::new();
     plain
         .hbar_transfer(id(1001), Hbar::from_tinybars(-2))
@@ -101,7 +101,7 @@ async fn a_transfer_pays_for_each_extra_leg_token_list_and_signature() {
     };
     let empty = file_fee(Vec::new()).await;
     let large = file_fee(vec![7; 4096]).await;
-    assert_eq!(empty, hak_emu::handlers::Kind::FileCreate.fee());
+    assert_eq!(empty, hak_emu::kind::Kind::FileCreate.fee());
     assert!(large > empty, "{large} for 4 KiB vs {empty}");
     emu.shutdown();
 }

@@ -4,10 +4,12 @@
 //! the fee, run the handler (all-or-nothing), store the receipt and the mirror record.
 
 use crate::fees;
-use crate::handlers::{self, Ctx, Kind, Outcome};
-use crate::keys;
-use crate::ledger::{account_num, Ledger, Ts, TxId, TxRecord};
-use crate::server::Faults;
+use crate::handlers::settle::{charge_fee, settle, RecordMeta};
+use crate::handlers::{self, Ctx, Outcome};
+use crate::kind::Kind;
+use crate::node::faults::Faults;
+use crate::state::keys;
+use crate::state::ledger::{account_num, Ledger, Ts, TxId};
 use hedera_proto::services as proto;
 use prost::Message;
 use proto::ResponseCodeEnum as Code;
@@ -29,7 +31,7 @@ pub struct Node {
     /// This node's account number (0.0.3).
     pub account: u64,
     /// Where the ledger is saved after every transaction, when persistent.
-    pub state: Option<crate::persist::StateDir>,
+    pub state: Option<crate::state::persist::StateDir>,
     /// Bumped after every transaction that reaches consensus: topic subscriptions wait on it.
     pub consensus: tokio::sync::watch::Sender<u64>,
 }
@@ -110,7 +112,7 @@ impl Node {
             return Code::BatchKeySetOnNonInnerTransaction;
         }
         if let proto::transaction_body::Data::AtomicBatch(batch) = data {
-            if let Err(code) = crate::batch::inner_transactions(&ledger, batch, &active) {
+            if let Err(code) = crate::node::batch::inner_transactions(&ledger, batch, &active) {
                 return code;
             }
         }
@@ -219,7 +221,7 @@ impl Node {
             .and_then(|payer| handlers::alias::completing_key(payer, active.keys()));
         if let Some(key) = completion {
             let payer = ledger.accounts.get_mut(&id.payer).expect("found");
-            payer.key = crate::ledger::KeyBytes::from_proto(&key);
+            payer.key = crate::state::ledger::KeyBytes::from_proto(&key);
         }
         let fee_legs = charge_fee(ledger, id.payer, self.account, fee);
         let ctx = Ctx {
@@ -260,7 +262,7 @@ impl Node {
         batch: &proto::AtomicBatchTransactionBody,
         outer: &keys::ActiveKeys,
     ) -> Outcome {
-        let inners = match crate::batch::inner_transactions(ledger, batch, outer) {
+        let inners = match crate::node::batch::inner_transactions(ledger, batch, outer) {
             Ok(inners) => inners,
             Err(code) => return Outcome::failed(code),
         };
@@ -296,7 +298,12 @@ impl Node {
     }
 
     /// One inner transaction of a batch, as `apply` runs a transaction: its status.
-    fn apply_inner(&self, ledger: &mut Ledger, inner: &crate::batch::Inner, consensus: Ts) -> i32 {
+    fn apply_inner(
+        &self,
+        ledger: &mut Ledger,
+        inner: &crate::node::batch::Inner,
+        consensus: Ts,
+    ) -> i32 {
         let (fee, multiplier) = inner.fee;
         let meta = inner_meta(inner, self.account, multiplier);
         let Some(data) = inner.body.data.as_ref() else {
@@ -338,7 +345,7 @@ impl Node {
     }
 }
 
-fn inner_meta(inner: &crate::batch::Inner, node: u64, multiplier: Option<u64>) -> RecordMeta {
+fn inner_meta(inner: &crate::node::batch::Inner, node: u64, multiplier: Option<u64>) -> RecordMeta {
     RecordMeta {
         max_fee: inner.body.transaction_fee,
         memo: inner.body.memo.clone(),
@@ -350,86 +357,4 @@ fn inner_meta(inner: &crate::batch::Inner, node: u64, multiplier: Option<u64>) -
         hash: inner.hash.clone(),
         high_volume_multiplier: multiplier,
     }
-}
-
-/// What the mirror record of a transaction keeps besides its outcome.
-pub struct RecordMeta {
-    pub max_fee: u64,
-    pub memo: String,
-    pub node: u64,
-    pub valid_duration_seconds: i64,
-    pub hash: Vec<u8>,
-    /// The high-volume price multiplier (×1000), when it applied.
-    pub high_volume_multiplier: Option<u64>,
-}
-
-/// Store a handled transaction's receipt and mirror record.
-#[allow(clippy::too_many_arguments)]
-pub fn settle(
-    ledger: &mut Ledger,
-    id: TxId,
-    consensus: Ts,
-    kind: Kind,
-    fee: i64,
-    mut transfers: Vec<(u64, i64)>,
-    outcome: Outcome,
-    meta: RecordMeta,
-) {
-    transfers.extend(outcome.transfers);
-    let result = Code::try_from(outcome.receipt.status)
-        .map_or("UNKNOWN", |c| c.as_str_name())
-        .to_owned();
-    let mut receipt = outcome.receipt;
-    receipt.consensus_seconds = consensus.seconds;
-    ledger.receipts.insert(id.to_string(), receipt);
-    ledger.records.push(TxRecord {
-        id,
-        new_pending_airdrops: outcome.new_pending_airdrops,
-        automatic_associations: outcome.automatic_associations,
-        consensus,
-        name: kind.mirror_name().to_owned(),
-        result,
-        charged_fee: fee,
-        max_fee: meta.max_fee,
-        memo: meta.memo,
-        node: meta.node,
-        transfers: merge(transfers),
-        entity_id: outcome.entity,
-        token_transfers: outcome.token_transfers,
-        nft_transfers: outcome.nft_transfers,
-        valid_duration_seconds: meta.valid_duration_seconds,
-        hash: meta.hash,
-        contract_result: outcome.contract_result,
-        assessed_custom_fees: outcome.assessed_custom_fees,
-        high_volume_multiplier: meta.high_volume_multiplier,
-    });
-}
-
-/// Debit the payer and credit the node (a tenth) and the fee collector (the rest).
-pub fn charge_fee(ledger: &mut Ledger, payer: u64, node: u64, fee: i64) -> Vec<(u64, i64)> {
-    let node_share = fee / 10;
-    let collector_share = fee - node_share;
-    let mut legs = vec![(payer, -fee)];
-    for (num, amount) in [
-        (node, node_share),
-        (crate::genesis::FEE_COLLECTOR_ACCOUNT, collector_share),
-    ] {
-        if let Some(account) = ledger.accounts.get_mut(&num) {
-            account.balance += amount;
-            legs.push((num, amount));
-        }
-    }
-    if let Some(account) = ledger.accounts.get_mut(&payer) {
-        account.balance -= fee;
-    }
-    legs
-}
-
-/// Sum the legs per account (the mirror lists one entry per account), ordered by account.
-fn merge(legs: Vec<(u64, i64)>) -> Vec<(u64, i64)> {
-    let mut by_account = std::collections::BTreeMap::new();
-    for (account, amount) in legs {
-        *by_account.entry(account).or_insert(0i64) += amount;
-    }
-    by_account.into_iter().filter(|(_, a)| *a != 0).collect()
 }

@@ -17,8 +17,8 @@
 //!
 //! Two contracts exist from genesis, at the ids the JS kit's EVM tools use for a local node:
 //! the ERC-20 factory 0.0.1012 and the ERC-721 factory 0.0.1013 (`emulator/contracts/`:
-//! hak's Solidity over OpenZeppelin, compiled with solc-js; their constructors run in the EVM
-//! here). Numbering skips them.
+//! hak's Solidity over OpenZeppelin, compiled with solc-js; `server::genesis_ledger` runs their
+//! constructors in the EVM). Numbering skips them.
 
 use hedera::PrivateKey;
 
@@ -39,43 +39,6 @@ pub const FIRST_USER_ENTITY: u64 = 1006;
 pub const ERC20_FACTORY: u64 = 1012;
 /// The ERC-721 factory the JS kit calls on a local node.
 pub const ERC721_FACTORY: u64 = 1013;
-
-/// Deploy the factories (their constructors run in the EVM, paid by nobody).
-pub fn deploy_factories(ledger: &mut crate::ledger::Ledger, created: crate::ledger::Ts) {
-    for (num, hex_initcode, memo) in [
-        (
-            ERC20_FACTORY,
-            include_str!("../contracts/build/ERC20Factory.hex"),
-            "ERC-20 factory (hak emu)",
-        ),
-        (
-            ERC721_FACTORY,
-            include_str!("../contracts/build/ERC721Factory.hex"),
-            "ERC-721 factory (hak emu)",
-        ),
-    ] {
-        let initcode = hex::decode(hex_initcode.trim()).expect("the shipped initcode is hex");
-        let mut contract = crate::ledger::Contract::constructing(num, created, initcode.clone());
-        contract.memo = memo.to_owned();
-        ledger.contracts.insert(num, contract);
-        let run = crate::evm::run(
-            ledger,
-            TREASURY_ACCOUNT,
-            crate::evm::Target::Create { num, initcode },
-            0,
-            crate::evm::MAX_GAS,
-            true,
-        );
-        assert!(
-            run.status == hedera_proto::services::ResponseCodeEnum::Success,
-            "the {memo} constructor failed: {}",
-            run.result.error
-        );
-        if let Some(c) = ledger.contracts.get_mut(&num) {
-            c.runtime_code = run.runtime_code;
-        }
-    }
-}
 
 /// The kind of key a genesis account has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,8 +2,8 @@
 
 use super::{header, response_type};
 use crate::handlers::custom_fees;
-use crate::ingest::Node;
-use crate::ledger::{
+use crate::node::ingest::Node;
+use crate::state::ledger::{
     account_id, file_num, schedule_id, schedule_num, token_id, token_num, topic_id, topic_num,
     KeyBytes,
 };
@@ -14,7 +14,7 @@ use proto::ResponseCodeEnum as Code;
 pub(super) fn queried_file(
     node: &Node,
     id: Option<&proto::FileId>,
-) -> Result<crate::ledger::File, Code> {
+) -> Result<crate::state::ledger::File, Code> {
     let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
     id.and_then(file_num)
         .and_then(|n| crate::handlers::file::file(&ledger, n))

@@ -55,9 +55,9 @@ impl RegisteredNodeRecord {
 /// The genesis address book: node 0 is this node, account 0.0.3, administered by the
 /// treasury's key (as a local node's genesis nodes are).
 pub fn genesis_nodes() -> BTreeMap<u64, NodeRecord> {
-    let admin = crate::keys::proto_key(&crate::genesis::treasury_key().public_key());
+    let admin = crate::state::keys::proto_key(&crate::state::genesis::treasury_key().public_key());
     let node = proto::NodeCreateTransactionBody {
-        account_id: Some(account_id(crate::genesis::NODE_ACCOUNT)),
+        account_id: Some(account_id(crate::state::genesis::NODE_ACCOUNT)),
         description: "hak-emu".into(),
         admin_key: Some(admin),
         ..Default::default()

@@ -2,8 +2,8 @@
 //! token relationships and pending airdrops.
 
 use super::header;
-use crate::ingest::Node;
-use crate::ledger::{account_id, token_id, KeyBytes, Ledger};
+use crate::node::ingest::Node;
+use crate::state::ledger::{account_id, token_id, KeyBytes, Ledger};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
 
@@ -48,7 +48,7 @@ pub(super) fn balance(
 
 /// A pending airdrop as a record lists it: its id and, for a fungible one, the amount.
 pub(super) fn pending_airdrop_record(
-    p: &crate::ledger::PendingAirdrop,
+    p: &crate::state::ledger::PendingAirdrop,
 ) -> proto::PendingAirdropRecord {
     use proto::pending_airdrop_id::TokenReference;
     let token = token_id(p.token);

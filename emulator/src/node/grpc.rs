@@ -2,8 +2,8 @@
 //! `ingest` and queries to `queries` whatever RPC carried them (the SDK sends ScheduleSign
 //! over `deleteSchedule`, for one): the body decides.
 
-use crate::ingest::Node;
-use crate::queries;
+use crate::node::ingest::Node;
+use crate::node::queries;
 use hedera_proto::services as proto;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};

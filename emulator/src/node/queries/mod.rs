@@ -10,9 +10,9 @@ mod contracts;
 mod entities;
 mod records;
 
-use crate::ingest::Node;
-use crate::ledger::account_num;
-use crate::payment;
+use crate::node::ingest::Node;
+use crate::node::payment;
+use crate::state::ledger::account_num;
 use hedera_proto::services as proto;
 use proto::query::Query as Q;
 use proto::response::Response as R;

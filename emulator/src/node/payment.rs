@@ -7,8 +7,8 @@
 //! Also the plumbing every query type shares: its header, and an empty response of the
 //! matching type.
 
-use crate::ingest::Node;
-use crate::ledger::account_num;
+use crate::node::ingest::Node;
+use crate::state::ledger::account_num;
 use hedera_proto::services as proto;
 use prost::Message;
 use proto::query::Query as Q;
@@ -128,7 +128,7 @@ pub fn pay(node: &Node, header: Option<&proto::QueryHeader>, cost: u64) -> Resul
     }
     {
         let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-        let fee = crate::handlers::Kind::CryptoTransfer.fee();
+        let fee = crate::kind::Kind::CryptoTransfer.fee();
         if let Some(account) = ledger.accounts.get(&payer) {
             if account.balance < fee + to_node {
                 return Err(Code::InsufficientPayerBalance);

@@ -1,8 +1,10 @@
 //! Contract info, bytecode and local (read-only) calls through the EVM.
 
 use super::{header, payment_payer, response_type};
-use crate::ingest::Node;
-use crate::ledger::{account_id, account_num, contract_id, ContractResult, KeyBytes, Ledger};
+use crate::node::ingest::Node;
+use crate::state::ledger::{
+    account_id, account_num, contract_id, ContractResult, KeyBytes, Ledger,
+};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
 

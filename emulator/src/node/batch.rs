@@ -4,9 +4,10 @@
 //! nothing, is `ingest::Node::run_batch`; this module only reads.
 
 use crate::fees;
-use crate::handlers::{self, Kind};
-use crate::keys::{self, ActiveKeys};
-use crate::ledger::{account_num, Ledger, TxId};
+use crate::handlers;
+use crate::kind::Kind;
+use crate::state::keys::{self, ActiveKeys};
+use crate::state::ledger::{account_num, Ledger, TxId};
 use hedera_proto::services as proto;
 use prost::Message;
 use proto::transaction_body::Data;

@@ -4,8 +4,8 @@
 use super::accounts::pending_airdrop_record;
 use super::contracts::function_result;
 use super::{header, response_type};
-use crate::ingest::Node;
-use crate::ledger::{account_id, token_id, Ledger, TxId};
+use crate::node::ingest::Node;
+use crate::state::ledger::{account_id, token_id, Ledger, TxId};
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
 
@@ -50,7 +50,7 @@ pub(super) fn receipt(
                 r.created_accounts
                     .iter()
                     .map(|&account| {
-                        crate::ledger::Receipt {
+                        crate::state::ledger::Receipt {
                             status: Code::Success as i32,
                             account_id: Some(account),
                             consensus_seconds: r.consensus_seconds,
@@ -99,8 +99,8 @@ pub(super) fn record(
 /// A handled transaction's record, as the network reports it.
 pub(super) fn transaction_record(
     ledger: &Ledger,
-    receipt: &crate::ledger::Receipt,
-    r: &crate::ledger::TxRecord,
+    receipt: &crate::state::ledger::Receipt,
+    r: &crate::state::ledger::TxRecord,
 ) -> proto::TransactionRecord {
     let amount = |account: u64, amount: i64| proto::AccountAmount {
         account_id: Some(account_id(account)),

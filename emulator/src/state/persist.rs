@@ -9,7 +9,7 @@
 //! replay. (Rewriting the whole ledger per transaction made throughput fall from thousands to
 //! a few transactions per second as the ledger grew.)
 
-use crate::ledger::{Ledger, Ts};
+use crate::state::ledger::{Ledger, Ts};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufRead, Write};
