@@ -7,7 +7,7 @@ use crate::node::grpc::GrpcNode;
 use crate::node::ingest::Node;
 use crate::state::genesis::{self, FIRST_USER_ENTITY, NODE_ACCOUNT, OPERATOR_ACCOUNT};
 use crate::state::keys;
-use crate::state::ledger::{Account, KeyBytes, Ledger, Ts};
+use crate::state::ledger::{Account, EntityId, KeyBytes, Ledger, Ts};
 use hedera::PrivateKey;
 use hedera_proto::services as proto;
 use std::collections::{BTreeMap, HashMap};
@@ -162,7 +162,7 @@ impl Emulator {
             consensus: tokio::sync::watch::channel(0).0,
         });
         if let Some(state) = &node.state {
-            let mut ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+            let mut ledger = node.ledger();
             for (at, bytes) in &replay {
                 if let Err(e) = node.replay(&mut ledger, bytes, *at) {
                     tracing::warn!("hak-emu: journal entry not replayed: {e}");
@@ -176,10 +176,7 @@ impl Emulator {
         let grpc_addr = grpc_listener.local_addr()?;
         let mirror_addr = mirror_listener.local_addr()?;
         let mirror_grpc_addr = mirror_grpc_listener.local_addr()?;
-        node.ledger
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .node_endpoint = Some(grpc_addr);
+        node.ledger().node_endpoint = Some(grpc_addr);
 
         let (grpc_stop, grpc_stopped) = tokio::sync::oneshot::channel::<()>();
         let service = Arc::new(GrpcNode(node.clone()));
@@ -293,15 +290,15 @@ impl Emulator {
             "grpc": self.grpc_addr.to_string(),
             "mirror": format!("http://{}", self.mirror_addr),
             "mirrorGrpc": self.mirror_grpc_addr.to_string(),
-            "operatorId": format!("0.0.{OPERATOR_ACCOUNT}"),
+            "operatorId": EntityId(OPERATOR_ACCOUNT),
             "operatorKey": genesis::operator_key().to_string_der(),
-            "nodeAccountId": format!("0.0.{NODE_ACCOUNT}"),
+            "nodeAccountId": EntityId(NODE_ACCOUNT),
         })
     }
 
     /// Script a fault.
     pub fn inject(&self, edit: impl FnOnce(&mut Faults)) {
-        edit(&mut self.node.faults.lock().unwrap_or_else(|e| e.into_inner()));
+        edit(&mut self.node.faults());
     }
 
     /// Stop the servers.

@@ -5,8 +5,8 @@ use super::fee_assessment::{charge, Mode};
 use super::plan::Plan;
 use super::{auto_renew_account, custom_fees, Ctx, Outcome};
 use crate::state::ledger::{
-    account_id, account_num, token_id, topic_num, AssessedFee, FeeKind, FixedFee, KeyBytes, Ledger,
-    Topic, TopicMessage, Ts, TxId,
+    account_id, account_num, token_id, topic_num, AssessedFee, EntityId, FeeKind, FixedFee,
+    KeyBytes, Ledger, Topic, TopicMessage, Ts, TxId,
 };
 use hedera_proto::services as proto;
 use proto::ResponseCodeEnum as Code;
@@ -64,7 +64,7 @@ pub fn create_topic(
     );
     let mut outcome = Outcome::success();
     outcome.receipt.topic_id = Some(num);
-    outcome.entity = Some(format!("0.0.{num}"));
+    outcome.entity = Some(EntityId(num).to_string());
     Ok(outcome)
 }
 
@@ -150,7 +150,7 @@ pub fn submit_message(
     };
     outcome.receipt.topic_sequence_number = sequence_number;
     outcome.receipt.topic_running_hash = running_hash;
-    outcome.entity = Some(format!("0.0.{num}"));
+    outcome.entity = Some(EntityId(num).to_string());
     Ok(outcome)
 }
 
@@ -432,7 +432,7 @@ pub fn update_topic(
         topic.auto_renew_account = (account != 0).then_some(account);
     }
     let mut outcome = Outcome::success();
-    outcome.entity = Some(format!("0.0.{num}"));
+    outcome.entity = Some(EntityId(num).to_string());
     Ok(outcome)
 }
 
@@ -447,6 +447,6 @@ pub fn delete_topic(
     ctx.require(admin)?;
     ledger.topics.get_mut(&num).expect("checked").deleted = true;
     let mut outcome = Outcome::success();
-    outcome.entity = Some(format!("0.0.{num}"));
+    outcome.entity = Some(EntityId(num).to_string());
     Ok(outcome)
 }

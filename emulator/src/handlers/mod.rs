@@ -21,7 +21,7 @@ mod token_admin;
 mod token_update;
 
 use crate::state::keys::ActiveKeys;
-use crate::state::ledger::{token_num, KeyBytes, Ledger, Receipt, Token, Ts, TxId};
+use crate::state::ledger::{token_num, EntityId, KeyBytes, Ledger, Receipt, Token, Ts, TxId};
 use hedera_proto::services as proto;
 use proto::transaction_body::Data;
 use proto::ResponseCodeEnum as Code;
@@ -122,7 +122,7 @@ impl Outcome {
     }
 
     fn entity(mut self, num: u64) -> Self {
-        self.entity = Some(format!("0.0.{num}"));
+        self.entity = Some(EntityId(num).to_string());
         self
     }
 }

@@ -2,10 +2,10 @@
 //! allowances of each kind), and `/balances`.
 
 use super::contracts::{contract_account_json, evm_entity};
-use super::{account_ledger, b64, bad_request, entity_num, lagging, not_found, Shared};
+use super::{account_ledger, b64, bad_request, entity_num, lagging, not_found, Refusal, Shared};
 use crate::node::ingest::Node;
 use crate::state::keys::mirror_key;
-use crate::state::ledger::{Ledger, Ts};
+use crate::state::ledger::{EntityId, Ledger, Ts};
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -15,7 +15,7 @@ use std::collections::HashMap;
 pub(super) fn account_json(ledger: &Ledger, num: u64) -> Option<Value> {
     let a = ledger.accounts.get(&num)?;
     Some(json!({
-        "account": format!("0.0.{num}"),
+        "account": EntityId(num),
         "alias": null,
         "auto_renew_period": a.auto_renew_period,
         "balance": {"balance": a.balance, "timestamp": ledger.last_consensus.to_string(), "tokens": token_balances(ledger, num)},
@@ -43,7 +43,7 @@ pub(super) fn token_balances(ledger: &Ledger, account: u64) -> Vec<Value> {
         .get(&account)
         .map(|rels| {
             rels.iter()
-                .map(|(t, r)| json!({"token_id": format!("0.0.{t}"), "balance": r.balance}))
+                .map(|(t, r)| json!({"token_id": EntityId(*t), "balance": r.balance}))
                 .collect()
         })
         .unwrap_or_default()
@@ -53,18 +53,15 @@ pub(super) async fn account_tokens(
     State(node): Shared,
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
-) -> Response {
+) -> Result<Response, Refusal> {
     let filter = match q.get("token.id").filter(|t| !t.is_empty()) {
         Some(t) => match entity_num(t.trim_start_matches("eq:")) {
             Some(n) => Some(n),
-            None => return bad_request("token.id"),
+            None => return Err(Refusal::BadRequest("token.id")),
         },
         None => None,
     };
-    let (ledger, num) = match account_ledger(&node, &id) {
-        Ok(found) => found,
-        Err(refusal) => return refusal.into_response(),
-    };
+    let (ledger, num) = account_ledger(&node, &id)?;
     let tokens: Vec<Value> = ledger
         .rels
         .get(&num)
@@ -80,18 +77,18 @@ pub(super) async fn account_tokens(
                 "decimals": token.decimals,
                 "freeze_status": if token.freeze_key.is_none() { "NOT_APPLICABLE" } else if r.frozen { "FROZEN" } else { "UNFROZEN" },
                 "kyc_status": if token.kyc_key.is_none() { "NOT_APPLICABLE" } else if r.kyc_granted { "GRANTED" } else { "REVOKED" },
-                "token_id": format!("0.0.{t}"),
+                "token_id": EntityId(*t),
             })
         })
         .collect();
-    Json(json!({"tokens": tokens, "links": {"next": null}})).into_response()
+    Ok(Json(json!({"tokens": tokens, "links": {"next": null}})).into_response())
 }
 
-pub(super) async fn account_nfts(State(node): Shared, Path(id): Path<String>) -> Response {
-    let (ledger, num) = match account_ledger(&node, &id) {
-        Ok(found) => found,
-        Err(refusal) => return refusal.into_response(),
-    };
+pub(super) async fn account_nfts(
+    State(node): Shared,
+    Path(id): Path<String>,
+) -> Result<Response, Refusal> {
+    let (ledger, num) = account_ledger(&node, &id)?;
     let nfts: Vec<Value> = ledger
         .nfts
         .iter()
@@ -99,26 +96,23 @@ pub(super) async fn account_nfts(State(node): Shared, Path(id): Path<String>) ->
         .filter(|(_, _, n)| n.owner == num)
         .map(|(t, serial, n)| {
             json!({
-                "account_id": format!("0.0.{num}"),
+                "account_id": EntityId(num),
                 "created_timestamp": n.created.to_string(),
                 "delegating_spender": null,
                 "deleted": false,
                 "metadata": b64(&n.metadata),
                 "modified_timestamp": n.modified.to_string(),
                 "serial_number": serial,
-                "spender": n.spender.map(|s| format!("0.0.{s}")),
-                "token_id": format!("0.0.{t}"),
+                "spender": n.spender.map(EntityId),
+                "token_id": EntityId(t),
             })
         })
         .collect();
-    Json(json!({"nfts": nfts, "links": {"next": null}})).into_response()
+    Ok(Json(json!({"nfts": nfts, "links": {"next": null}})).into_response())
 }
 
-pub(super) fn airdrops(node: &Node, id: &str, by_receiver: bool) -> Response {
-    let (ledger, num) = match account_ledger(node, id) {
-        Ok(found) => found,
-        Err(refusal) => return refusal.into_response(),
-    };
+pub(super) fn airdrops(node: &Node, id: &str, by_receiver: bool) -> Result<Response, Refusal> {
+    let (ledger, num) = account_ledger(node, id)?;
     let airdrops: Vec<Value> = ledger
         .pending_airdrops
         .iter()
@@ -132,54 +126,57 @@ pub(super) fn airdrops(node: &Node, id: &str, by_receiver: bool) -> Response {
         .map(|p| {
             json!({
                 "amount": if p.serial.is_some() { Value::Null } else { json!(p.amount) },
-                "receiver_id": format!("0.0.{}", p.receiver),
-                "sender_id": format!("0.0.{}", p.sender),
+                "receiver_id": EntityId(p.receiver),
+                "sender_id": EntityId(p.sender),
                 "serial_number": p.serial,
                 "timestamp": {"from": p.created.to_string(), "to": null},
-                "token_id": format!("0.0.{}", p.token),
+                "token_id": EntityId(p.token),
             })
         })
         .collect();
-    Json(json!({"airdrops": airdrops, "links": {"next": null}})).into_response()
+    Ok(Json(json!({"airdrops": airdrops, "links": {"next": null}})).into_response())
 }
 
-pub(super) async fn airdrops_pending(State(node): Shared, Path(id): Path<String>) -> Response {
+pub(super) async fn airdrops_pending(
+    State(node): Shared,
+    Path(id): Path<String>,
+) -> Result<Response, Refusal> {
     airdrops(&node, &id, true)
 }
 
-pub(super) async fn airdrops_outstanding(State(node): Shared, Path(id): Path<String>) -> Response {
+pub(super) async fn airdrops_outstanding(
+    State(node): Shared,
+    Path(id): Path<String>,
+) -> Result<Response, Refusal> {
     airdrops(&node, &id, false)
 }
 
-pub(super) async fn allowances_crypto(State(node): Shared, Path(id): Path<String>) -> Response {
-    let (ledger, num) = match account_ledger(&node, &id) {
-        Ok(found) => found,
-        Err(refusal) => return refusal.into_response(),
-    };
+pub(super) async fn allowances_crypto(
+    State(node): Shared,
+    Path(id): Path<String>,
+) -> Result<Response, Refusal> {
+    let (ledger, num) = account_ledger(&node, &id)?;
     let allowances: Vec<Value> = ledger
         .hbar_allowances
         .get(&num)
         .into_iter()
         .flatten()
         .map(|(spender, amount)| {
-            json!({"amount": amount, "amount_granted": amount, "owner": format!("0.0.{num}"), "spender": format!("0.0.{spender}"), "timestamp": {"from": ledger.last_consensus.to_string(), "to": null}})
+            json!({"amount": amount, "amount_granted": amount, "owner": EntityId(num), "spender": EntityId(*spender), "timestamp": {"from": ledger.last_consensus.to_string(), "to": null}})
         })
         .collect();
-    Json(json!({"allowances": allowances, "links": {"next": null}})).into_response()
+    Ok(Json(json!({"allowances": allowances, "links": {"next": null}})).into_response())
 }
 
 pub(super) async fn allowances_tokens(
     State(node): Shared,
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
-) -> Response {
+) -> Result<Response, Refusal> {
     let spender_filter = q
         .get("spender.id")
         .and_then(|s| entity_num(s.trim_start_matches("eq:")));
-    let (ledger, num) = match account_ledger(&node, &id) {
-        Ok(found) => found,
-        Err(refusal) => return refusal.into_response(),
-    };
+    let (ledger, num) = account_ledger(&node, &id)?;
     let allowances: Vec<Value> = ledger
         .token_allowances
         .get(&num)
@@ -188,17 +185,17 @@ pub(super) async fn allowances_tokens(
         .flat_map(|(token, spenders)| spenders.iter().map(move |(s, a)| (*token, *s, *a)))
         .filter(|(_, s, _)| spender_filter.is_none_or(|f| f == *s))
         .map(|(token, spender, amount)| {
-            json!({"amount": amount, "amount_granted": amount, "owner": format!("0.0.{num}"), "spender": format!("0.0.{spender}"), "token_id": format!("0.0.{token}"), "timestamp": {"from": ledger.last_consensus.to_string(), "to": null}})
+            json!({"amount": amount, "amount_granted": amount, "owner": EntityId(num), "spender": EntityId(spender), "token_id": EntityId(token), "timestamp": {"from": ledger.last_consensus.to_string(), "to": null}})
         })
         .collect();
-    Json(json!({"allowances": allowances, "links": {"next": null}})).into_response()
+    Ok(Json(json!({"allowances": allowances, "links": {"next": null}})).into_response())
 }
 
-pub(super) async fn allowances_nfts(State(node): Shared, Path(id): Path<String>) -> Response {
-    let (ledger, num) = match account_ledger(&node, &id) {
-        Ok(found) => found,
-        Err(refusal) => return refusal.into_response(),
-    };
+pub(super) async fn allowances_nfts(
+    State(node): Shared,
+    Path(id): Path<String>,
+) -> Result<Response, Refusal> {
+    let (ledger, num) = account_ledger(&node, &id)?;
     let allowances: Vec<Value> = ledger
         .nft_approvals_for_all
         .get(&num)
@@ -206,14 +203,14 @@ pub(super) async fn allowances_nfts(State(node): Shared, Path(id): Path<String>)
         .flatten()
         .flat_map(|(token, spenders)| spenders.iter().map(move |s| (*token, *s)))
         .map(|(token, spender)| {
-            json!({"approved_for_all": true, "owner": format!("0.0.{num}"), "spender": format!("0.0.{spender}"), "token_id": format!("0.0.{token}"), "timestamp": {"from": ledger.last_consensus.to_string(), "to": null}})
+            json!({"approved_for_all": true, "owner": EntityId(num), "spender": EntityId(spender), "token_id": EntityId(token), "timestamp": {"from": ledger.last_consensus.to_string(), "to": null}})
         })
         .collect();
-    Json(json!({"allowances": allowances, "links": {"next": null}})).into_response()
+    Ok(Json(json!({"allowances": allowances, "links": {"next": null}})).into_response())
 }
 
 pub(super) async fn account(State(node): Shared, Path(id): Path<String>) -> Response {
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     // `0.0.N`, or an EVM address: an alias, a contract's address or a long-zero address.
     let hex = id.strip_prefix("0x").unwrap_or(&id);
     let is_address = hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit());
@@ -248,7 +245,7 @@ pub(super) async fn balances(
     State(node): Shared,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let filter = match q.get("account.id") {
         Some(text) => match entity_num(text.trim_start_matches("eq:")) {
             Some(n) => Some(n),
@@ -260,7 +257,7 @@ pub(super) async fn balances(
         .accounts
         .values()
         .filter(|a| filter.is_none_or(|n| n == a.num))
-        .map(|a| json!({"account": format!("0.0.{}", a.num), "balance": a.balance, "tokens": token_balances(&ledger, a.num)}))
+        .map(|a| json!({"account": EntityId(a.num), "balance": a.balance, "tokens": token_balances(&ledger, a.num)}))
         .collect();
     Json(json!({"timestamp": ledger.last_consensus.to_string(), "balances": rows, "links": {"next": null}})).into_response()
 }

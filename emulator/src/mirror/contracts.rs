@@ -2,8 +2,8 @@
 //! `/contracts/results/{id}`.
 
 use super::transactions::parse_tx_id;
-use super::{bad_request, entity_num, key_json, lagging, not_found, Shared};
-use crate::state::ledger::{Ledger, Ts, TxRecord};
+use super::{bad_request, entity_num, key_json, lagging, not_found, visible, Shared};
+use crate::state::ledger::{EntityId, Ledger, Ts, TxRecord};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 pub(super) fn contract_account_json(ledger: &Ledger, num: u64) -> Option<Value> {
     let c = ledger.contracts.get(&num)?;
     Some(json!({
-        "account": format!("0.0.{num}"),
+        "account": EntityId(num),
         "alias": null,
         "auto_renew_period": c.auto_renew_period,
         "balance": {"balance": c.balance, "timestamp": ledger.last_consensus.to_string(), "tokens": []},
@@ -52,7 +52,7 @@ pub(super) async fn contract_call(State(node): Shared, Json(body): Json<Value>) 
         return bad_request("gas");
     }
     let value = body["value"].as_i64().unwrap_or(0);
-    let mut ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let mut ledger = node.ledger();
     let Some(to) = field("to") else {
         return bad_request("to");
     };
@@ -116,7 +116,7 @@ pub(super) fn evm_entity(ledger: &Ledger, text: &str) -> Option<u64> {
 }
 
 pub(super) async fn contract(State(node): Shared, Path(id): Path<String>) -> Response {
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     // An EVM address, with or without 0x (the SDKs' `populateAccountNum` sends it bare).
     let hex = id.strip_prefix("0x").unwrap_or(&id);
     let is_address = hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit());
@@ -133,12 +133,9 @@ pub(super) async fn contract(State(node): Shared, Path(id): Path<String>) -> Res
     let Some(num) = num else {
         return bad_request("contractid");
     };
-    let Some(c) = ledger
-        .contracts
-        .get(&num)
-        .filter(|c| !lagging(&node, c.created))
-    else {
-        return not_found();
+    let c = match visible(&node, &ledger.contracts, num, |e| e.created) {
+        Ok(c) => c,
+        Err(refusal) => return refusal.into_response(),
     };
     let expiration = Ts {
         seconds: c.created.seconds + c.auto_renew_period,
@@ -146,9 +143,9 @@ pub(super) async fn contract(State(node): Shared, Path(id): Path<String>) -> Res
     };
     Json(json!({
         "admin_key": key_json(&c.admin_key),
-        "auto_renew_account": c.auto_renew_account.map(|a| format!("0.0.{a}")),
+        "auto_renew_account": c.auto_renew_account.map(EntityId),
         "auto_renew_period": c.auto_renew_period,
-        "contract_id": format!("0.0.{num}"),
+        "contract_id": EntityId(num),
         "created_timestamp": c.created.to_string(),
         "deleted": c.deleted,
         "evm_address": format!("{:#x}", crate::evm::address_of(&ledger, num)),
@@ -176,8 +173,8 @@ pub(super) fn contract_result_json(ledger: &Ledger, r: &TxRecord, full: bool) ->
         "amount": c.amount,
         "bloom": "0x",
         "call_result": format!("0x{}", hex::encode(&c.output)),
-        "contract_id": format!("0.0.{}", c.contract),
-        "created_contract_ids": c.created.iter().map(|n| format!("0.0.{n}")).collect::<Vec<_>>(),
+        "contract_id": EntityId(c.contract),
+        "created_contract_ids": c.created.iter().map(|n| EntityId(*n)).collect::<Vec<_>>(),
         "error_message": (!c.error.is_empty()).then(|| c.error.clone()),
         "from": address(c.sender),
         "function_parameters": format!("0x{}", hex::encode(&c.function_parameters)),
@@ -199,7 +196,7 @@ pub(super) fn contract_result_json(ledger: &Ledger, r: &TxRecord, full: bool) ->
                 json!({
                     "address": address(log.contract),
                     "bloom": "0x",
-                    "contract_id": format!("0.0.{}", log.contract),
+                    "contract_id": EntityId(log.contract),
                     "data": format!("0x{}", hex::encode(&log.data)),
                     "index": index,
                     "topics": log.topics.iter().map(|t| format!("0x{t}")).collect::<Vec<_>>(),
@@ -215,7 +212,7 @@ pub(super) fn contract_result_json(ledger: &Ledger, r: &TxRecord, full: bool) ->
 
 /// `/contracts/results/{transactionIdOrHash}`: the result of one contract create or call.
 pub(super) async fn contract_result(State(node): Shared, Path(id): Path<String>) -> Response {
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let found = match parse_tx_id(&id) {
         Some(tx) => ledger.records.iter().find(|r| {
             r.id.payer == tx.payer && r.id.valid_start == tx.valid_start && r.id.nonce == tx.nonce
@@ -242,7 +239,7 @@ pub(super) async fn contract_result(State(node): Shared, Path(id): Path<String>)
 
 /// `/contracts/{id}/results`: a contract's results, oldest first.
 pub(super) async fn contract_results(State(node): Shared, Path(id): Path<String>) -> Response {
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let Some(num) = entity_num(&id).or_else(|| evm_entity(&ledger, &id)) else {
         return bad_request("contractId");
     };

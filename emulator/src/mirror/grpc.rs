@@ -149,7 +149,7 @@ async fn subscribe(
     loop {
         consensus.borrow_and_update();
         let (batch, ended) = {
-            let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+            let ledger = node.ledger();
             match ledger.topics.get(&filter.topic) {
                 Some(topic) => next_batch(topic, &filter, after, Ts::now()),
                 None => return,
@@ -204,7 +204,7 @@ impl TopicSubscriptions {
     fn open(&self, query: &mp::ConsensusTopicQuery) -> Result<MessageStream, Status> {
         let filter = filter(query)?;
         {
-            let ledger = self.node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+            let ledger = self.node.ledger();
             if !ledger.topics.contains_key(&filter.topic) {
                 return Err(Status::not_found(format!(
                     "0.0.{} does not exist",
@@ -227,7 +227,7 @@ impl MirrorNetwork {
             return Err(Status::not_found(format!("0.0.{file} does not exist")));
         }
         let book = {
-            let ledger = self.node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+            let ledger = self.node.ledger();
             crate::handlers::file::address_book(&ledger)
         };
         let limit = if query.limit > 0 {

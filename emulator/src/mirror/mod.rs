@@ -23,6 +23,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use base64::Engine;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 type Shared = State<Arc<Node>>;
@@ -104,7 +105,7 @@ fn entity_num(text: &str) -> Option<u64> {
     n.parse().ok()
 }
 
-/// Why a request for an account's resources is refused.
+/// Why a mirror request is refused: the mirror's 400 naming the parameter, or its 404.
 enum Refusal {
     BadRequest(&'static str),
     NotFound,
@@ -125,19 +126,34 @@ fn account_ledger<'n>(
     id: &str,
 ) -> Result<(std::sync::MutexGuard<'n, Ledger>, u64), Refusal> {
     let num = entity_num(id).ok_or(Refusal::BadRequest("idOrAliasOrEvmAddress"))?;
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     if !ledger.accounts.contains_key(&num) {
         return Err(Refusal::NotFound);
     }
     Ok((ledger, num))
 }
 
+/// The number `id` names (`0.0.N` or `N`), or the mirror's 400 naming `parameter`.
+fn id_param(id: &str, parameter: &'static str) -> Result<u64, Refusal> {
+    entity_num(id).ok_or(Refusal::BadRequest(parameter))
+}
+
+/// Entity `num` of `table` as the mirror sees it: a 404 when there is none, or when it is
+/// younger than the scripted mirror lag.
+fn visible<'l, T>(
+    node: &Node,
+    table: &'l BTreeMap<u64, T>,
+    num: u64,
+    created: impl Fn(&T) -> Ts,
+) -> Result<&'l T, Refusal> {
+    table
+        .get(&num)
+        .filter(|e| !lagging(node, created(e)))
+        .ok_or(Refusal::NotFound)
+}
+
 fn lagging(node: &Node, created: Ts) -> bool {
-    let lag = node
-        .faults
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .mirror_lag;
+    let lag = node.faults().mirror_lag;
     !lag.is_zero() && Ts::now().as_nanos() - created.as_nanos() < lag.as_nanos() as i128
 }
 

@@ -87,7 +87,7 @@ pub fn page(node: &Node, query: &HashMap<String, String>) -> Result<Value, &'sta
             None => return Err(AFTER),
         },
     };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let mut page: Vec<Value> = Vec::with_capacity(limit);
     let mut last = None;
     let mut more = false;
@@ -128,7 +128,7 @@ pub(super) async fn registered_nodes(
 }
 
 pub(super) async fn exchange_rate(State(node): Shared) -> Response {
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let expiry = (ledger.last_consensus.seconds / 3600 + 1) * 3600;
     let rate = |exp: i64| json!({"cent_equivalent": crate::state::ledger::CENT_EQUIVALENT, "expiration_time": exp, "hbar_equivalent": crate::state::ledger::HBAR_EQUIVALENT});
     Json(json!({

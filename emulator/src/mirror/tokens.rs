@@ -1,27 +1,22 @@
 //! `/tokens/{id}`: a token with its keys, supplies and custom fees.
 
-use super::{b64, bad_request, entity_num, key_json, lagging, not_found, Shared};
-use crate::state::ledger::FeeKind;
+use super::{b64, id_param, key_json, visible, Refusal, Shared};
+use crate::state::ledger::{EntityId, FeeKind};
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
-pub(super) async fn token(State(node): Shared, Path(id): Path<String>) -> Response {
-    let Some(num) = entity_num(&id) else {
-        return bad_request("tokenidOrAddress");
-    };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(t) = ledger
-        .tokens
-        .get(&num)
-        .filter(|t| !lagging(&node, t.created))
-    else {
-        return not_found();
-    };
-    Json(json!({
+pub(super) async fn token(
+    State(node): Shared,
+    Path(id): Path<String>,
+) -> Result<Response, Refusal> {
+    let num = id_param(&id, "tokenidOrAddress")?;
+    let ledger = node.ledger();
+    let t = visible(&node, &ledger.tokens, num, |e| e.created)?;
+    Ok(Json(json!({
         "admin_key": key_json(&t.admin_key),
-        "auto_renew_account": t.auto_renew_account.map(|a| format!("0.0.{a}")),
+        "auto_renew_account": t.auto_renew_account.map(EntityId),
         "auto_renew_period": t.auto_renew_period,
         "created_timestamp": t.created.to_string(),
         "custom_fees": token_fees_json(t),
@@ -44,19 +39,19 @@ pub(super) async fn token(State(node): Shared, Path(id): Path<String>) -> Respon
         "supply_key": key_json(&t.supply_key),
         "supply_type": if t.max_supply.is_some() { "FINITE" } else { "INFINITE" },
         "symbol": t.symbol,
-        "token_id": format!("0.0.{num}"),
+        "token_id": EntityId(num),
         "total_supply": t.total_supply.to_string(),
-        "treasury_account_id": format!("0.0.{}", t.treasury),
+        "treasury_account_id": EntityId(t.treasury),
         "type": if t.nft { "NON_FUNGIBLE_UNIQUE" } else { "FUNGIBLE_COMMON" },
         "wipe_key": key_json(&t.wipe_key),
     }))
-    .into_response()
+    .into_response())
 }
 
 /// A token's custom fees in the mirror's shape (`/api/v1/tokens/{id}`).
 pub(super) fn token_fees_json(t: &crate::state::ledger::Token) -> Value {
     let (mut fixed, mut fractional, mut royalty) = (Vec::new(), Vec::new(), Vec::new());
-    let id = |n: u64| format!("0.0.{n}");
+    let id = EntityId;
     for f in &t.custom_fees {
         let collector = id(f.collector);
         match f.kind {

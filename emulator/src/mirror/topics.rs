@@ -1,28 +1,23 @@
 //! `/topics/{id}` and `/topics/{id}/messages` with their timestamp filters and paging.
 
-use super::{b64, bad_request, entity_num, key_json, lagging, not_found, Shared};
+use super::{b64, id_param, key_json, lagging, visible, Refusal, Shared};
 use crate::state::keys::mirror_key;
-use crate::state::ledger::{FeeKind, Ts};
+use crate::state::ledger::{EntityId, FeeKind, Ts};
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
-pub(super) async fn topic(State(node): Shared, Path(id): Path<String>) -> Response {
-    let Some(num) = entity_num(&id) else {
-        return bad_request("topic.id");
-    };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(t) = ledger
-        .topics
-        .get(&num)
-        .filter(|t| !lagging(&node, t.created))
-    else {
-        return not_found();
-    };
-    Json(json!({
+pub(super) async fn topic(
+    State(node): Shared,
+    Path(id): Path<String>,
+) -> Result<Response, Refusal> {
+    let num = id_param(&id, "topic.id")?;
+    let ledger = node.ledger();
+    let t = visible(&node, &ledger.topics, num, |e| e.created)?;
+    Ok(Json(json!({
         "admin_key": key_json(&t.admin_key),
-        "auto_renew_account": t.auto_renew_account.map(|a| format!("0.0.{a}")),
+        "auto_renew_account": t.auto_renew_account.map(EntityId),
         "auto_renew_period": t.auto_renew_period,
         "created_timestamp": t.created.to_string(),
         "custom_fees": {
@@ -30,8 +25,8 @@ pub(super) async fn topic(State(node): Shared, Path(id): Path<String>) -> Respon
             "fixed_fees": t.custom_fees.iter().filter_map(|f| match f.kind {
                 FeeKind::Fixed(fixed) => Some(json!({
                     "amount": fixed.amount,
-                    "collector_account_id": format!("0.0.{}", f.collector),
-                    "denominating_token_id": fixed.token.map(|d| format!("0.0.{d}")),
+                    "collector_account_id": EntityId(f.collector),
+                    "denominating_token_id": fixed.token.map(EntityId),
                 })),
                 _ => None,
             }).collect::<Vec<_>>(),
@@ -42,11 +37,11 @@ pub(super) async fn topic(State(node): Shared, Path(id): Path<String>) -> Respon
         "memo": t.memo,
         "submit_key": key_json(&t.submit_key),
         "timestamp": {"from": t.created.to_string(), "to": null},
-        "topic_id": format!("0.0.{num}"),
+        "topic_id": EntityId(num),
         "sequence_number": t.sequence_number,
         "running_hash": b64(&t.running_hash),
     }))
-    .into_response()
+    .into_response())
 }
 
 /// `gte:1700000000.000000000` style filters.
@@ -67,10 +62,8 @@ pub(super) async fn topic_messages(
     State(node): Shared,
     Path(id): Path<String>,
     raw: axum::extract::RawQuery,
-) -> Response {
-    let Some(num) = entity_num(&id) else {
-        return bad_request("topic.id");
-    };
+) -> Result<Response, Refusal> {
+    let num = id_param(&id, "topic.id")?;
     let mut filters = Vec::new();
     let mut order_desc = false;
     let mut limit = 25usize;
@@ -86,37 +79,31 @@ pub(super) async fn topic_messages(
         match key {
             "timestamp" => match timestamp_filter(value) {
                 Some(f) => filters.push((f.0.to_owned(), f.1)),
-                None => return bad_request("timestamp"),
+                None => return Err(Refusal::BadRequest("timestamp")),
             },
             "sequencenumber" => {
                 let (op, n) = value.split_once(':').unwrap_or(("eq", value));
                 match n.parse::<u64>() {
                     Ok(n) => sequence_filters.push((op.to_owned(), n)),
-                    Err(_) => return bad_request("sequencenumber"),
+                    Err(_) => return Err(Refusal::BadRequest("sequencenumber")),
                 }
             }
             "order" => {
                 order_desc = match value {
                     "asc" => false,
                     "desc" => true,
-                    _ => return bad_request("order"),
+                    _ => return Err(Refusal::BadRequest("order")),
                 }
             }
             "limit" => match value.parse::<usize>() {
                 Ok(n) if (1..=100).contains(&n) => limit = n,
-                _ => return bad_request("limit"),
+                _ => return Err(Refusal::BadRequest("limit")),
             },
             _ => {}
         }
     }
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(t) = ledger
-        .topics
-        .get(&num)
-        .filter(|t| !lagging(&node, t.created))
-    else {
-        return not_found();
-    };
+    let ledger = node.ledger();
+    let t = visible(&node, &ledger.topics, num, |e| e.created)?;
     let keep = |op: &str, ord: std::cmp::Ordering| match op {
         "gt" => ord.is_gt(),
         "gte" => ord.is_ge(),
@@ -158,7 +145,7 @@ pub(super) async fn topic_messages(
             json!({
                 "chunk_info": m.chunk.map(|(initial, number, total)| json!({
                     "initial_transaction_id": {
-                        "account_id": format!("0.0.{}", initial.payer),
+                        "account_id": EntityId(initial.payer),
                         "nonce": initial.nonce,
                         "scheduled": initial.scheduled,
                         "transaction_valid_start": initial.valid_start.to_string(),
@@ -168,13 +155,13 @@ pub(super) async fn topic_messages(
                 })),
                 "consensus_timestamp": m.consensus.to_string(),
                 "message": b64(&m.message),
-                "payer_account_id": format!("0.0.{}", m.payer),
+                "payer_account_id": EntityId(m.payer),
                 "running_hash": b64(&m.running_hash),
                 "running_hash_version": 3,
                 "sequence_number": m.sequence_number,
-                "topic_id": format!("0.0.{num}"),
+                "topic_id": EntityId(num),
             })
         })
         .collect();
-    Json(json!({"messages": messages, "links": {"next": next}})).into_response()
+    Ok(Json(json!({"messages": messages, "links": {"next": next}})).into_response())
 }

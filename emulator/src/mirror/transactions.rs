@@ -1,7 +1,7 @@
 //! `/transactions/{id}` (both id forms) and the id parser the contract results share.
 
 use super::{b64, bad_request, entity_num, lagging, not_found, Shared};
-use crate::state::ledger::{Ts, TxId};
+use crate::state::ledger::{EntityId, Ts, TxId};
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -46,7 +46,7 @@ pub(super) async fn transaction(
         Some(Ok(n)) if n >= 0 => Some(n),
         Some(_) => return bad_request("nonce"),
     };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let mut matching: Vec<_> = ledger
         .records
         .iter()
@@ -74,28 +74,28 @@ pub(super) async fn transaction(
                 "name": r.name,
                 "nft_transfers": r.nft_transfers.iter().map(|(t, from, to, serial)| json!({
                     "is_approval": false,
-                    "receiver_account_id": format!("0.0.{to}"),
-                    "sender_account_id": (*from != 0).then(|| format!("0.0.{from}")),
+                    "receiver_account_id": EntityId(*to),
+                    "sender_account_id": (*from != 0).then_some(EntityId(*from)),
                     "serial_number": serial,
-                    "token_id": format!("0.0.{t}"),
+                    "token_id": EntityId(*t),
                 })).collect::<Vec<_>>(),
-                "node": format!("0.0.{}", r.node),
+                "node": EntityId(r.node),
                 "nonce": r.id.nonce,
                 "parent_consensus_timestamp": null,
                 "result": r.result,
                 "scheduled": r.id.scheduled,
                 "staking_reward_transfers": [],
-                "token_transfers": r.token_transfers.iter().map(|(t, a, amount)| json!({"token_id": format!("0.0.{t}"), "account": format!("0.0.{a}"), "amount": amount, "is_approval": false})).collect::<Vec<_>>(),
+                "token_transfers": r.token_transfers.iter().map(|(t, a, amount)| json!({"token_id": EntityId(*t), "account": EntityId(*a), "amount": amount, "is_approval": false})).collect::<Vec<_>>(),
                 "transaction_hash": b64(&r.hash),
                 "transaction_id": r.id.mirror_form(),
-                "transfers": r.transfers.iter().map(|(a, amount)| json!({"account": format!("0.0.{a}"), "amount": amount, "is_approval": false})).collect::<Vec<_>>(),
+                "transfers": r.transfers.iter().map(|(a, amount)| json!({"account": EntityId(*a), "amount": amount, "is_approval": false})).collect::<Vec<_>>(),
                 "valid_duration_seconds": r.valid_duration_seconds.to_string(),
                 "valid_start_timestamp": r.id.valid_start.to_string(),
                 "assessed_custom_fees": r.assessed_custom_fees.iter().map(|f| json!({
                     "amount": f.amount,
-                    "collector_account_id": format!("0.0.{}", f.collector),
-                    "effective_payer_account_ids": f.payers.iter().map(|p| format!("0.0.{p}")).collect::<Vec<_>>(),
-                    "token_id": f.token.map(|t| format!("0.0.{t}")),
+                    "collector_account_id": EntityId(f.collector),
+                    "effective_payer_account_ids": f.payers.iter().map(|p| EntityId(*p)).collect::<Vec<_>>(),
+                    "token_id": f.token.map(EntityId),
                 })).collect::<Vec<_>>(),
             })
         })

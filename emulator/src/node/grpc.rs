@@ -19,23 +19,11 @@ impl GrpcNode {
         &self,
         request: Request<proto::Transaction>,
     ) -> Result<Response<proto::TransactionResponse>, Status> {
-        if self
-            .0
-            .faults
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take_unavailable()
-        {
+        if self.0.faults().take_unavailable() {
             return Err(Status::unavailable("hak-emu: injected UNAVAILABLE"));
         }
         let code = self.0.submit(request.get_ref());
-        if self
-            .0
-            .faults
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take_lost_response()
-        {
+        if self.0.faults().take_lost_response() {
             // Applied (or refused), but the answer never reaches the client.
             return Err(Status::unavailable("hak-emu: injected lost response"));
         }

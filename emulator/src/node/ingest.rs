@@ -14,7 +14,7 @@ use hedera_proto::services as proto;
 use prost::Message;
 use proto::ResponseCodeEnum as Code;
 use sha2::{Digest, Sha384};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 /// Largest accepted signed transaction (the node's 6 KiB).
 pub const MAX_TRANSACTION_BYTES: usize = 6 * 1024;
@@ -37,14 +37,20 @@ pub struct Node {
 }
 
 impl Node {
+    /// The ledger, locked. A poisoned lock is taken over: a handler changes the ledger only
+    /// after every check passed (all-or-nothing), so one panicking call must not stop the node.
+    pub fn ledger(&self) -> MutexGuard<'_, Ledger> {
+        self.ledger.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The scripted faults, locked (taken over when poisoned, as the ledger is).
+    pub fn faults(&self) -> MutexGuard<'_, Faults> {
+        self.faults.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Submit a transaction; the answer is the precheck code (OK when it was handled).
     pub fn submit(&self, tx: &proto::Transaction) -> Code {
-        if let Some(code) = self
-            .faults
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take_precheck()
-        {
+        if let Some(code) = self.faults().take_precheck() {
             return code;
         }
         let bytes = &tx.signed_transaction_bytes;
@@ -97,7 +103,7 @@ impl Node {
         let active = keys::verify(&signed.body_bytes, signed.sig_map.as_ref());
         let hash = Sha384::digest(bytes).to_vec();
 
-        let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        let mut ledger = self.ledger();
         if ledger.receipts.contains_key(&id.to_string()) {
             return Code::DuplicateTransaction;
         }

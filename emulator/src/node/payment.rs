@@ -127,7 +127,7 @@ pub fn pay(node: &Node, header: Option<&proto::QueryHeader>, cost: u64) -> Resul
         return Err(Code::InsufficientTxFee);
     }
     {
-        let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        let ledger = node.ledger();
         let fee = crate::kind::Kind::CryptoTransfer.fee();
         if let Some(account) = ledger.accounts.get(&payer) {
             if account.balance < fee + to_node {

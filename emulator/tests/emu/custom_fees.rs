@@ -130,7 +130,7 @@ async fn create(tx: &mut TokenCreateTransaction, client: &Client) -> Result<Toke
 }
 
 fn hbar_of(emu: &Emulator, n: u64) -> i64 {
-    emu.node.ledger.lock().unwrap().accounts[&n].balance
+    emu.node.ledger().accounts[&n].balance
 }
 
 fn units_of(emu: &Emulator, n: u64, token: TokenId) -> i64 {

@@ -12,7 +12,7 @@ fn id(n: u64) -> AccountId {
 }
 
 fn balance(emu: &hak_emu::Emulator, num: u64) -> i64 {
-    emu.node.ledger.lock().unwrap().accounts[&num].balance
+    emu.node.ledger().accounts[&num].balance
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -64,7 +64,7 @@ async fn a_holder_rejects_tokens_and_nfts_back_to_the_treasury() {
         .sign(holder.clone());
     run!(reject, &client).unwrap();
     {
-        let ledger = emu.node.ledger.lock().unwrap();
+        let ledger = emu.node.ledger();
         assert_eq!(ledger.rel(1002, coin.num).unwrap().balance, 0);
         assert_eq!(ledger.rel(1001, coin.num).unwrap().balance, 100);
         assert_eq!(ledger.nfts[&art.num][&1].owner, 1001);

@@ -22,7 +22,7 @@ fn transfer_from(from: u64, to: u64, hbar: i64) -> hedera::TransferTransaction {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_schedule_waits_for_the_missing_signature_then_executes_once() {
     let (emu, client) = start().await;
-    let before = emu.node.ledger.lock().unwrap().accounts[&1004].balance;
+    let before = emu.node.ledger().accounts[&1004].balance;
     // Operator pays; the inner transfer debits 0.0.1002, whose key has not signed yet.
     let created = run!(
         ScheduleCreateTransaction::new()
@@ -35,7 +35,7 @@ async fn a_schedule_waits_for_the_missing_signature_then_executes_once() {
     let scheduled_id = created.scheduled_transaction_id.unwrap();
     assert!(scheduled_id.scheduled);
     assert_eq!(
-        emu.node.ledger.lock().unwrap().accounts[&1004].balance,
+        emu.node.ledger().accounts[&1004].balance,
         before,
         "not executed yet"
     );
@@ -51,7 +51,7 @@ async fn a_schedule_waits_for_the_missing_signature_then_executes_once() {
     let signed = run!(sign, &client).unwrap();
     assert_eq!(signed.scheduled_transaction_id, Some(scheduled_id));
     assert_eq!(
-        emu.node.ledger.lock().unwrap().accounts[&1004].balance - before,
+        emu.node.ledger().accounts[&1004].balance - before,
         200_000_000
     );
     let inner = TransactionReceiptQuery::new()

@@ -396,7 +396,7 @@ async fn with_a_state_dir_the_ledger_survives_a_restart() {
         .await
         .unwrap();
     assert_eq!(receipt.status, Status::Success);
-    let balance = emu.node.ledger.lock().unwrap().accounts[&1005].balance;
+    let balance = emu.node.ledger().accounts[&1005].balance;
     emu.shutdown();
 
     let emu = Emulator::start(config).await.unwrap();

@@ -239,7 +239,7 @@ async fn accounts_update_with_their_key_and_delete_into_another_account() {
     let (_, info) = mirror(&emu, &format!("/accounts/{account}")).await;
     assert_eq!(info["memo"], "signed");
 
-    let before = emu.node.ledger.lock().unwrap().accounts[&1004].balance;
+    let before = emu.node.ledger().accounts[&1004].balance;
     let mut delete = AccountDeleteTransaction::new();
     delete
         .account_id(account)
@@ -249,7 +249,7 @@ async fn accounts_update_with_their_key_and_delete_into_another_account() {
         .sign(key);
     run!(&mut delete, &client).unwrap();
     assert_eq!(
-        emu.node.ledger.lock().unwrap().accounts[&1004].balance - before,
+        emu.node.ledger().accounts[&1004].balance - before,
         300_000_000
     );
     let err = run!(
@@ -532,7 +532,7 @@ async fn airdrops_go_straight_to_takers_and_pend_for_the_others_until_claimed() 
         token,
     ));
     run!(cancel, &client).unwrap();
-    assert!(emu.node.ledger.lock().unwrap().pending_airdrops.is_empty());
+    assert!(emu.node.ledger().pending_airdrops.is_empty());
     emu.shutdown();
 }
 
@@ -633,10 +633,7 @@ async fn nft_allowances_let_a_spender_move_a_serial_until_deleted() {
     let mut moved = TransferTransaction::new();
     moved.approved_nft_transfer(nft(1), id(1001), id(1004));
     run!(moved, &spender).unwrap();
-    assert_eq!(
-        emu.node.ledger.lock().unwrap().nfts[&token.num][&1].owner,
-        1004
-    );
+    assert_eq!(emu.node.ledger().nfts[&token.num][&1].owner, 1004);
     // Serial 2 was never approved.
     let mut refused = TransferTransaction::new();
     refused.approved_nft_transfer(nft(2), id(1001), id(1004));
@@ -778,7 +775,7 @@ async fn an_airdrop_to_an_associated_frozen_account_fails_and_one_needing_signat
         .unwrap_err(),
         Status::AccountFrozenForToken
     );
-    assert!(emu.node.ledger.lock().unwrap().pending_airdrops.is_empty());
+    assert!(emu.node.ledger().pending_airdrops.is_empty());
     // An account that requires receiver signatures gets a pending airdrop instead.
     let guarded_key = PrivateKey::generate_ed25519();
     let guarded = run!(
@@ -801,6 +798,6 @@ async fn an_airdrop_to_an_associated_frozen_account_fails_and_one_needing_signat
         &client
     )
     .unwrap();
-    assert_eq!(emu.node.ledger.lock().unwrap().pending_airdrops.len(), 1);
+    assert_eq!(emu.node.ledger().pending_airdrops.len(), 1);
     emu.shutdown();
 }

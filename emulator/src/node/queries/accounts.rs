@@ -15,7 +15,7 @@ pub(super) fn balance(
 ) -> proto::CryptoGetAccountBalanceResponse {
     use proto::crypto_get_account_balance_query::BalanceSource;
     let response_type = q.header.as_ref().map_or(0, |h| h.response_type);
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let num = match &q.balance_source {
         Some(BalanceSource::AccountId(id)) => ledger.resolve_account(id),
         _ => None,
@@ -103,7 +103,7 @@ pub(super) fn account_info(
     q: &proto::CryptoGetInfoQuery,
 ) -> proto::CryptoGetInfoResponse {
     let response_type = q.header.as_ref().map_or(0, |h| h.response_type);
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let Some(account) = q
         .account_id
         .as_ref()

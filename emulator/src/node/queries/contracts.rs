@@ -15,7 +15,7 @@ pub(super) fn contract_info(
     q: &proto::ContractGetInfoQuery,
 ) -> proto::ContractGetInfoResponse {
     let t = response_type(q.header.as_ref());
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let num = match crate::handlers::contract::contract_num(&ledger, q.contract_id.as_ref()) {
         Ok(num) => num,
         Err(code) => {
@@ -65,7 +65,7 @@ pub(super) fn contract_bytecode(
     q: &proto::ContractGetBytecodeQuery,
 ) -> proto::ContractGetBytecodeResponse {
     let t = response_type(q.header.as_ref());
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     match crate::handlers::contract::contract_num(&ledger, q.contract_id.as_ref()) {
         Ok(num) => proto::ContractGetBytecodeResponse {
             header: header(Code::Ok, t),
@@ -117,7 +117,7 @@ pub(super) fn call_local(
     q: &proto::ContractCallLocalQuery,
 ) -> proto::ContractCallLocalResponse {
     let t = response_type(q.header.as_ref());
-    let mut ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let mut ledger = node.ledger();
     let failed = |code: Code| proto::ContractCallLocalResponse {
         header: header(code, t),
         ..Default::default()

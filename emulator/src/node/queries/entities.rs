@@ -15,7 +15,7 @@ pub(super) fn queried_file(
     node: &Node,
     id: Option<&proto::FileId>,
 ) -> Result<crate::state::ledger::File, Code> {
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     id.and_then(file_num)
         .and_then(|n| crate::handlers::file::file(&ledger, n))
         .ok_or(Code::InvalidFileId)
@@ -85,7 +85,7 @@ pub(super) fn nft_info(
     let Some(id) = q.nft_id.as_ref() else {
         return failed(Code::InvalidNftId);
     };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let Some(token) = id.token_id.as_ref().and_then(token_num) else {
         return failed(Code::InvalidTokenId);
     };
@@ -122,7 +122,7 @@ pub(super) fn topic_info(
     q: &proto::ConsensusGetTopicInfoQuery,
 ) -> proto::ConsensusGetTopicInfoResponse {
     let t = response_type(q.header.as_ref());
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let Some(topic) = q
         .topic_id
         .as_ref()
@@ -171,7 +171,7 @@ pub(super) fn topic_info(
 
 pub(super) fn token_info(node: &Node, q: &proto::TokenGetInfoQuery) -> proto::TokenGetInfoResponse {
     let t = response_type(q.header.as_ref());
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let Some(token) = q
         .token
         .as_ref()
@@ -248,7 +248,7 @@ pub(super) fn schedule_info(
 ) -> proto::ScheduleGetInfoResponse {
     use prost::Message;
     let t = response_type(q.header.as_ref());
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let Some(s) = q
         .schedule_id
         .as_ref()

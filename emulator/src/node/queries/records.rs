@@ -20,12 +20,7 @@ pub(super) fn receipt(
             ..Default::default()
         };
     };
-    if node
-        .faults
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take_receipt_unknown()
-    {
+    if node.faults().take_receipt_unknown() {
         let unknown = proto::TransactionReceipt {
             status: Code::Unknown as i32,
             ..Default::default()
@@ -36,7 +31,7 @@ pub(super) fn receipt(
             ..Default::default()
         };
     }
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     match ledger.receipts.get(&id.to_string()) {
         None => proto::TransactionGetReceiptResponse {
             header: header(Code::ReceiptNotFound, response_type),
@@ -78,7 +73,7 @@ pub(super) fn record(
             ..Default::default()
         };
     };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let (Some(receipt), Some(r)) = (
         ledger.receipts.get(&id.to_string()),
         ledger.records.iter().rev().find(|r| r.id == id),
@@ -203,7 +198,7 @@ pub(super) fn account_records(
         header: header(code, t),
         ..Default::default()
     };
-    let ledger = node.ledger.lock().unwrap_or_else(|e| e.into_inner());
+    let ledger = node.ledger();
     let Some(num) = q
         .account_id
         .as_ref()

@@ -1,6 +1,23 @@
-//! Entity numbers to protobuf ids and back.
+//! Entity numbers to protobuf ids and back, and as text.
 
 use hedera_proto::services as proto;
+
+/// An entity as receipts and the mirror write it, `0.0.N` (this network is shard 0, realm 0):
+/// `Display` for messages, a JSON string when serialised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntityId(pub u64);
+
+impl std::fmt::Display for EntityId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "0.0.{}", self.0)
+    }
+}
+
+impl serde::Serialize for EntityId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
 
 /// `0.0.num` as a proto `AccountId`.
 pub fn account_id(num: u64) -> proto::AccountId {
