@@ -18,9 +18,9 @@ mod support;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use hak_host::manifest::Manifest;
+use hak_host::model::stage::{Stage, StageSet};
 use hak_host::plugin::{BlockReason, StageCall, Verdict};
 use hak_host::runtime::PluginDescription;
-use hak_host::stage::{Stage, StageSet};
 use hak_host::{lifecycle::native::NativePlugin, Host, HostBuilder};
 use serde::Deserialize;
 use std::sync::Arc;

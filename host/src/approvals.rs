@@ -12,7 +12,7 @@
 //! What must not live here: HTTP (the server's routes call [`Approvals::decide`]), or any
 //! knowledge of plugins beyond the request they made.
 
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;

@@ -8,9 +8,11 @@
 use crate::capabilities::{CapabilityError, HederaActions};
 use crate::manifest::{Manifest, NetworkName};
 use crate::mirror::{Mirror, MirrorClient};
+use crate::tools::evm::call::EvmFactories;
 use hak_emu::{Emulator, EmulatorConfig};
 use hedera::{
-    AccountId, Client, PrivateKey, TopicCreateTransaction, TopicId, TopicMessageSubmitTransaction,
+    AccountId, Client, ContractId, PrivateKey, TopicCreateTransaction, TopicId,
+    TopicMessageSubmitTransaction,
 };
 use std::collections::HashMap;
 use std::str::FromStr;
@@ -28,9 +30,20 @@ pub struct Network {
     pub mirror_url: String,
     /// The mirror node at `mirror_url`.
     pub mirror: Mirror,
+    /// The kit's EVM factory contracts here (none on mainnet, previewnet or a custom network).
+    pub evm_factories: EvmFactories,
     /// The local network, when it runs inside this process.
     emulator: Option<Emulator>,
     runtime: tokio::runtime::Runtime,
+}
+
+/// The factories hak's local network deploys at genesis, at the ids the kit uses for a local
+/// node.
+pub fn local_evm_factories() -> EvmFactories {
+    EvmFactories {
+        erc20: Some(ContractId::new(0, 0, hak_emu::genesis::ERC20_FACTORY)),
+        erc721: Some(ContractId::new(0, 0, hak_emu::genesis::ERC721_FACTORY)),
+    }
 }
 
 /// Where a running `hak emu` serves its mirror API by default.
@@ -186,6 +199,11 @@ impl Network {
             mirror,
             emulator,
             name: section.name,
+            evm_factories: match section.name {
+                NetworkName::Testnet => EvmFactories::TESTNET,
+                NetworkName::Local => local_evm_factories(),
+                _ => EvmFactories::default(),
+            },
             client,
             operator_account_id,
             has_operator_key,

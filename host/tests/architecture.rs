@@ -1,7 +1,8 @@
 //! The shape of `host/src`, checked: imports between the crate's top-level modules form no
 //! cycle, and nothing outside `runtime/` names wasmtime or the generated WIT bindings (the
 //! lifecycle speaks the domain types of `plugin/`), and no code reads the source tree at run
-//! time (an installed `hak` has none: files it needs are embedded with `include_dir!`).
+//! time (an installed `hak` has none: files it needs are embedded with `include_dir!`), and
+//! neither `tools/` nor `model/` reaches what lies above them.
 //! Comments and doc comments are ignored.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,6 +55,26 @@ fn nothing_above_runtime_names_wasmtime_or_the_bindings() {
             continue;
         }
         for word in ["wasmtime", "bindings::", "PluginInstance", "PolicyAnswer"] {
+            if code.contains(word) {
+                offenders.push(format!("{} names {word}", rel.display()));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{offenders:#?}");
+}
+
+#[test]
+fn the_tools_and_the_vocabulary_do_not_reach_the_local_network_or_the_engines() {
+    let mut offenders = Vec::new();
+    for (top, code, rel) in files() {
+        let words: &[&str] = match top.as_str() {
+            // A tool reads what the network offers (factories, nodes) from its context.
+            "tools" => &["hak_emu"],
+            // The vocabulary below everything imports nothing of the crate but `text`.
+            "model" => &["crate::lifecycle", "crate::tools", "crate::runtime", "crate::plugin"],
+            _ => continue,
+        };
+        for word in words {
             if code.contains(word) {
                 offenders.push(format!("{} names {word}", rel.display()));
             }

@@ -1,7 +1,7 @@
 //! The SDKs ship the stage JSON types `hak tools --shapes` generates (and docs/ their JSON
 //! Schemas): they must be what this host generates, or `scripts/generate-types.sh` was not run.
 
-use hak_host::codegen::{render, ShapesFormat};
+use hak_host::authoring::codegen::{render, ShapesFormat};
 use std::path::Path;
 
 #[test]

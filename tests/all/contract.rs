@@ -4,7 +4,7 @@
 //! nobody to ask — only an approval lets it go on. Plugins built for 0.1.x and 0.2.0 keep
 //! loading (0.2.0 ones, without `inputs`, are handed the whole stage input).
 
-use hak_host::facts::{Asset, Via, ALL};
+use hak_host::model::facts::{Asset, Via, ALL};
 use hak_host::tools::ToolRegistry;
 use hak_tests::*;
 use serde_json::{json, Value};

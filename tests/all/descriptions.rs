@@ -3,7 +3,7 @@
 //! in each of the kit's branches: return-bytes with and without an account, autonomous with
 //! and without one, a custom mode.
 
-use hak_host::context::{AgentContext, AgentMode};
+use hak_host::model::context::{AgentContext, AgentMode};
 use hak_host::tools::ToolRegistry;
 use hak_tests::*;
 use serde_json::{json, Value};

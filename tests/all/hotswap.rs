@@ -293,7 +293,7 @@ fn the_watcher_loads_a_file_that_lands_in_the_directory() {
     let (host, _) = start(RETURN_BYTES_HEADER);
     let dir = tmp_dir("watched");
     let registry = Arc::new(Registry::new(host.clone(), Some(dir.clone())).unwrap());
-    let _watcher = hak_host::watch::watch(registry.clone(), |_| {}).unwrap();
+    let _watcher = hak_host::registry::watch::watch(registry.clone(), |_| {}).unwrap();
     let before = host.chain_version();
     std::fs::write(dir.join("gate.toml"), BLOCK).unwrap();
     // Written elsewhere, then renamed in: the file appears whole.

@@ -8,7 +8,7 @@
 //! Needs `npm ci` in `tests/mcp` and the Python client in `target/tools/py-venv`
 //! (`scripts/install-deps.sh`); `scripts/test.sh` does both.
 
-use hak_host::context::{AgentContext, AgentMode};
+use hak_host::model::context::{AgentContext, AgentMode};
 use hak_host::tools::ToolRegistry;
 use hak_tests::*;
 use serde_json::{json, Value};

@@ -67,10 +67,14 @@ fn the_python_sdk_passes_its_own_tests() {
 #[ignore = "needs componentize-py (scripts/install-deps.sh); scripts/test.sh runs it"]
 fn a_scaffolded_python_policy_built_and_served_blocks_with_the_kits_message() {
     let dir = fresh("scaffold");
-    let sdk = hak_host::scaffold::embedded_sdk_root(None).unwrap();
-    let made =
-        hak_host::scaffold::new_plugin(hak_host::scaffold::Lang::Python, "py-policy", &dir, &sdk)
-            .unwrap();
+    let sdk = hak_host::authoring::scaffold::embedded_sdk_root(None).unwrap();
+    let made = hak_host::authoring::scaffold::new_plugin(
+        hak_host::authoring::scaffold::Lang::Python,
+        "py-policy",
+        &dir,
+        &sdk,
+    )
+    .unwrap();
     assert!(made.build.contains("python3 -m unittest"), "{}", made.build);
     // Its own tests, natively (the host's imports faked by the SDK).
     let project = dir.join("py-policy");

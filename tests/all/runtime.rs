@@ -5,8 +5,8 @@
 
 use hak_host::lifecycle::native::NativePlugin;
 use hak_host::manifest::Manifest;
+use hak_host::model::stage::{Stage, StageSet};
 use hak_host::plugin::{BlockReason, PluginDescription, StageCall, Verdict};
-use hak_host::stage::{Stage, StageSet};
 use hak_host::tools::ToolType;
 use hak_host::{Host, HostBuilder};
 use hak_tests::*;

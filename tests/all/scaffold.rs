@@ -3,7 +3,7 @@
 //! SDKs, so nothing reads the source tree. The scaffolded policy blocks a large transfer and
 //! lets a small one through.
 
-use hak_host::scaffold::{embedded_sdk_root, new_plugin, Lang, ScaffoldError};
+use hak_host::authoring::scaffold::{embedded_sdk_root, new_plugin, Lang, ScaffoldError};
 use hak_tests::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 
 use super::conformance::{cases, return_bytes_manifest, seeded_network};
 use super::scaffold::go;
-use hak_host::codegen::{self, Ty};
+use hak_host::authoring::codegen::{self, Ty};
 use hak_tests::*;
 use serde_json::Value;
 use std::collections::BTreeMap;

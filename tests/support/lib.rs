@@ -465,7 +465,7 @@ pub fn judge_normalised(
     let tools = TOOLS.get_or_init(hak_host::tools::ToolRegistry::native);
     let facts = normalised.and_then(|n| tools.facts_from_json(method, &n));
     instance.policy(&hak_host::plugin::StageCall {
-        stage: hak_host::stage::Stage::PostParamsNormalization,
+        stage: hak_host::model::stage::Stage::PostParamsNormalization,
         method,
         tool_type: hak_host::tools::ToolType::Transaction,
         input: params,

@@ -7,7 +7,7 @@
 
 use super::actions::{checked_memo, checked_message, CapabilityError, HederaActions};
 use super::Capability;
-use crate::limits::PluginLimits;
+use crate::model::limits::PluginLimits;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,7 @@
 //! The command line's arguments (clap): the commands, their options and how a mode or an
 //! account id is read. What must not live here: what a command does.
 
-use crate::context::AgentMode;
+use crate::model::context::AgentMode;
 use clap::{Parser, Subcommand};
 use hedera::AccountId;
 use std::path::PathBuf;
@@ -83,7 +83,7 @@ pub(super) enum Command {
         json: bool,
         /// Print the stage JSON shapes instead: json (JSON Schemas), ts, go or py.
         #[arg(long, value_enum, conflicts_with = "json")]
-        shapes: Option<crate::codegen::ShapesFormat>,
+        shapes: Option<crate::authoring::codegen::ShapesFormat>,
         #[command(flatten)]
         host: HostArgs,
     },
@@ -251,7 +251,7 @@ pub(super) enum PluginCommand {
     New {
         name: String,
         #[arg(long, value_enum)]
-        lang: crate::scaffold::Lang,
+        lang: crate::authoring::scaffold::Lang,
         /// Where to create it (default: the current directory).
         #[arg(long, default_value = ".")]
         dir: PathBuf,

@@ -1,8 +1,8 @@
 //! `hak bench`: one tool called N times in one process, timed per call. What must not live
 //! here: anything a call does.
 
-use crate::context::AgentContext;
 use crate::host::Host;
+use crate::model::context::AgentContext;
 use serde_json::{json, Value};
 use std::time::Instant;
 

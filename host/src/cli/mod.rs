@@ -1,6 +1,7 @@
 //! The `hak` command line: `call`, `tools`, `serve`, `mcp`, `emu`, `plugin
 //! new|build|componentize|inspect|keygen|sign|verify`, `bench`. Argument parsing and printing only; everything it does goes through the library API.
 
+pub mod admin_client;
 mod args;
 mod bench;
 mod plugins;
@@ -11,9 +12,9 @@ pub use bench::bench;
 use plugins::*;
 use servers::*;
 
-use crate::context::{AgentContext, AgentMode};
 use crate::host::{Host, HostBuilder};
 use crate::manifest::Manifest;
+use crate::model::context::{AgentContext, AgentMode};
 use clap::error::ErrorKind;
 use clap::Parser;
 use serde_json::json;
@@ -76,7 +77,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Approvals { command, server } => {
             let answer = match command {
                 ApprovalsCommand::List => {
-                    crate::admin_client::request(&server, "GET", "/v1/approvals", None)?
+                    crate::cli::admin_client::request(&server, "GET", "/v1/approvals", None)?
                 }
                 ApprovalsCommand::Approve { id, by, note } => {
                     decide_approval(&server, &id, "approve", by, note)?
@@ -102,17 +103,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let input = input.ok_or_else(|| anyhow::anyhow!("give --input or --cases"))?;
             let text = std::fs::read_to_string(&input)
                 .map_err(|e| anyhow::anyhow!("--input {}: {e}", input.display()))?;
-            let trial = crate::trial::TrialInput::parse(&text)
+            let trial = crate::authoring::trial::TrialInput::parse(&text)
                 .map_err(|e| anyhow::anyhow!("--input {}: {e}", input.display()))?;
             let plugin = load_standalone(&file, config.as_deref())?;
             let member = crate::runtime::WasmPlugin::member(plugin);
-            let out = crate::trial::run(member.as_ref(), &trial);
+            let out = crate::authoring::trial::run(member.as_ref(), &trial);
             println!("{}", serde_json::to_string_pretty(&out)?);
         }
         Command::Tools {
             shapes: Some(format),
             ..
-        } => print!("{}", crate::codegen::render(format)),
+        } => print!("{}", crate::authoring::codegen::render(format)),
         Command::Tools { json, host, .. } => print_tools(json, &host)?,
         Command::Mcp {
             host,
@@ -139,9 +140,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let sdk = match sdk {
                 Some(sdk) => sdk,
-                None => crate::scaffold::embedded_sdk_root(None)?,
+                None => crate::authoring::scaffold::embedded_sdk_root(None)?,
             };
-            let made = crate::scaffold::new_plugin(lang, &name, &dir, &sdk)?;
+            let made = crate::authoring::scaffold::new_plugin(lang, &name, &dir, &sdk)?;
             println!(
                 "{}",
                 json!({"files": made.files, "build": made.build, "check": made.check})
@@ -151,7 +152,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             command: PluginCommand::Componentize { core, out },
         } => {
             let bytes = std::fs::read(&core)?;
-            let component = crate::componentize::componentize(&bytes)?;
+            let component = crate::authoring::componentize::componentize(&bytes)?;
             std::fs::write(&out, &component)?;
             println!("{}", json!({"built": out, "bytes": component.len()}));
         }
@@ -159,15 +160,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             command: PluginCommand::Build { dir, out },
         } => {
             let started = Instant::now();
-            let size = if crate::python_plugin::is_project(&dir) {
+            let size = if crate::authoring::python_plugin::is_project(&dir) {
                 let tool = std::env::var("HAK_COMPONENTIZE_PY")
                     .unwrap_or_else(|_| "componentize-py".into());
-                let sdk = crate::scaffold::embedded_sdk_root(None)?;
+                let sdk = crate::authoring::scaffold::embedded_sdk_root(None)?;
                 let root = sdk.parent().unwrap_or(&sdk).to_owned();
-                crate::python_plugin::build(&tool, &dir, &out, &root)?
+                crate::authoring::python_plugin::build(&tool, &dir, &out, &root)?
             } else {
                 let go = std::env::var("HAK_GO").unwrap_or_else(|_| "go".into());
-                crate::go_plugin::build(&go, &dir, &out)?
+                crate::authoring::go_plugin::build(&go, &dir, &out)?
             };
             println!(
                 "{}",
@@ -283,7 +284,7 @@ fn decide_approval(
         anyhow::bail!("approval id {id:?} is not an id `hak approvals list` printed");
     }
     let body = json!({"by": by, "note": note});
-    crate::admin_client::request(
+    crate::cli::admin_client::request(
         server,
         "POST",
         &format!("/v1/approvals/{id}/{verb}"),

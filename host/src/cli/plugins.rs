@@ -3,9 +3,9 @@
 //! argument parsing.
 
 use super::*;
-use crate::context::AgentContext;
 use crate::host::HostBuilder;
 use crate::manifest::PluginSpec;
+use crate::model::context::AgentContext;
 use crate::runtime::{ArtifactCache, LoadedPlugin, Runtime, RuntimeConfig, TracingLogSink};
 use hedera::AccountId;
 use serde_json::{json, Value};
@@ -94,7 +94,7 @@ pub(super) fn plugin_cases(
     let text = std::fs::read_to_string(cases_path)
         .map_err(|e| anyhow::anyhow!("--cases {}: {e}", cases_path.display()))?;
     let dir = cases_path.parent().unwrap_or(std::path::Path::new("."));
-    let cases = crate::trial::parse_cases(&text, dir)
+    let cases = crate::authoring::trial::parse_cases(&text, dir)
         .map_err(|e| anyhow::anyhow!("--cases {}: {e}", cases_path.display()))?;
     let mut loaded: std::collections::HashMap<Option<String>, Arc<dyn crate::plugin::ChainPlugin>> =
         std::collections::HashMap::new();
@@ -112,7 +112,10 @@ pub(super) fn plugin_cases(
         let verdict = member
             .map_err(|e| format!("the plugin did not load with this config: {e:#}"))
             .and_then(|member| {
-                crate::trial::check(case, &crate::trial::run(member.as_ref(), &case.input))
+                crate::authoring::trial::check(
+                    case,
+                    &crate::authoring::trial::run(member.as_ref(), &case.input),
+                )
             });
         let name = crate::logging::one_line(&case.name);
         match verdict {
@@ -203,7 +206,8 @@ pub(super) fn push(
     let plugin = load_standalone(file, config)?;
     let (imports, exports) = plugin.imports_and_exports();
     let d = &plugin.description;
-    let stages = |s: &crate::stage::StageSet| s.iter().map(|s| s.wit_name().to_owned()).collect();
+    let stages =
+        |s: &crate::model::stage::StageSet| s.iter().map(|s| s.wit_name().to_owned()).collect();
     let annotations = crate::oci::artifact::PluginAnnotations {
         name: d.name.clone(),
         description: d.description.clone(),
@@ -307,7 +311,7 @@ pub(super) fn replay(log: &std::path::Path, args: &HostArgs) -> anyhow::Result<E
         .state_backend(Arc::new(crate::state_store::MemoryBackend::default()))
         .build()?;
     let file = std::fs::File::open(log).map_err(|e| anyhow::anyhow!("{}: {e}", log.display()))?;
-    let report = crate::replay::replay(&host, std::io::BufReader::new(file), |change| {
+    let report = crate::authoring::replay::replay(&host, std::io::BufReader::new(file), |change| {
         println!("{change}");
     })
     .map_err(|e| anyhow::anyhow!("{}: {e}", log.display()))?;

@@ -2,16 +2,16 @@
 //! the listen address check) and `hak emu`. What must not live here: argument parsing.
 
 use super::*;
-use crate::context::AgentContext;
 use crate::host::Host;
+use crate::model::context::AgentContext;
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// What keeps a registry in line with where its plugins come from, while it lives.
 pub(super) struct Watchers {
-    pub(super) _dir: Option<crate::watch::DirWatcher>,
-    pub(super) _tags: Option<crate::watch::TagFollower>,
+    pub(super) _dir: Option<crate::registry::watch::DirWatcher>,
+    pub(super) _tags: Option<crate::registry::watch::TagFollower>,
 }
 
 /// The host's registry of plugins, synced with `plugins_dir` and kept in sync (and the
@@ -29,7 +29,7 @@ pub(super) fn open_registry(
     }
     let watcher = match plugins_dir {
         Some(_) => Some(
-            crate::watch::watch(registry.clone(), |report| {
+            crate::registry::watch::watch(registry.clone(), |report| {
                 for name in &report.loaded {
                     tracing::info!("loaded plugin {name} (chain v{})", report.chain_version);
                 }
@@ -47,8 +47,8 @@ pub(super) fn open_registry(
         ),
         None => None,
     };
-    let tags = crate::watch::follow_tags(&registry, |event| match event {
-        crate::watch::FollowEvent::Swapped {
+    let tags = crate::registry::watch::follow_tags(&registry, |event| match event {
+        crate::registry::watch::FollowEvent::Swapped {
             plugin,
             reference,
             digest,
@@ -56,7 +56,7 @@ pub(super) fn open_registry(
         } => tracing::info!(
             "plugin {plugin}: {reference} now names {digest}; swapped in (chain v{chain_version})"
         ),
-        crate::watch::FollowEvent::Kept {
+        crate::registry::watch::FollowEvent::Kept {
             plugin,
             reference,
             reason,

@@ -4,14 +4,14 @@
 
 use super::*;
 use crate::capabilities::HederaActions;
-use crate::context::AgentContext;
-use crate::decisions::DecisionLog;
 use crate::lifecycle::chain::Chain;
 use crate::lifecycle::native::NativePlugin;
 use crate::manifest::Manifest;
 use crate::manifest::StateBackendKind;
-use crate::metrics::{Metrics, TimedBackend};
+use crate::model::context::AgentContext;
 use crate::network::Network;
+use crate::observe::decisions::DecisionLog;
+use crate::observe::metrics::{Metrics, TimedBackend};
 use crate::runtime::{
     ArtifactCache, LoadError, LoadedPlugin, LogSink, Runtime, RuntimeConfig, TracingLogSink,
     WasmPlugin,

@@ -7,13 +7,13 @@ mod build;
 pub use build::HostBuilder;
 
 use crate::capabilities::HederaActions;
-use crate::context::{AgentContext, AgentMode};
-use crate::decisions::DecisionLog;
 use crate::lifecycle::chain::{Chain, Member};
 use crate::lifecycle::{CallEnv, Session};
 use crate::manifest::{Manifest, NetworkName};
-use crate::metrics::{Metrics, Snapshot};
+use crate::model::context::{AgentContext, AgentMode};
 use crate::network::Network;
+use crate::observe::decisions::DecisionLog;
+use crate::observe::metrics::{Metrics, Snapshot};
 use crate::runtime::{LoadError, LoadedPlugin, Runtime, WasmPlugin};
 use crate::state_store::StateBackend;
 use crate::strategy::{StrategyEnv, TransactionStrategy};
@@ -305,6 +305,7 @@ impl CallEnv for Host {
             wants_summary,
             mirror: &network.mirror,
             network: network.name,
+            evm_factories: network.evm_factories,
             unknown_keys: if self.inner.manifest.context.strict_params {
                 UnknownKeys::Refuse
             } else {

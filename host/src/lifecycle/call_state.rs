@@ -3,7 +3,7 @@
 //! `toolResult`). Fragments are kept as JSON text and spliced, so no stage re-serialises
 //! what an earlier stage already produced.
 
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::Normalised;
 use serde_json::Value;
 

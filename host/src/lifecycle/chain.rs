@@ -2,8 +2,8 @@
 //! stage (as policy, hook or both) and what it reads of the stage input. Plugins run in manifest order; a plugin is only called at
 //! stages it declared and for tools it declared relevant, so the hot path never asks.
 
+use crate::model::stage::Stage;
 use crate::plugin::{ChainPlugin, Reads};
-use crate::stage::Stage;
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -6,9 +6,9 @@
 
 use super::chain::Chain;
 use crate::approvals::Approver;
-use crate::context::{AgentContext, AgentMode};
-use crate::decisions::DecisionLog;
-use crate::metrics::Metrics;
+use crate::model::context::{AgentContext, AgentMode};
+use crate::observe::decisions::DecisionLog;
+use crate::observe::metrics::Metrics;
 use crate::state_store::StateBackend;
 use crate::strategy::{StrategyEnv, TransactionStrategy};
 use crate::tools::{ToolContext, ToolRegistry};
@@ -54,7 +54,7 @@ pub trait CallEnv: Send + Sync {
     /// The wall-clock time all plugins of one call may take together, host calls included
     /// (`[engine] call_budget_ms`).
     fn call_budget(&self) -> std::time::Duration {
-        std::time::Duration::from_millis(crate::limits::DEFAULT_CALL_BUDGET_MS)
+        std::time::Duration::from_millis(crate::model::limits::DEFAULT_CALL_BUDGET_MS)
     }
 
     /// Who decides needs-approval verdicts (`hak serve`, `hak mcp`); `None`: nobody can, so

@@ -2,8 +2,8 @@
 //! success `{raw:{status:"SUCCESS",…}, humanMessage}`, failure `{raw:{status:"ERROR", error,
 //! errorCode?, …}, humanMessage}` with `Failed to execute <Tool Name>: …`.
 
+use crate::model::stage::Stage;
 use crate::plugin::{PluginDescription, PluginFailure};
-use crate::stage::Stage;
 use crate::strategy::ReturnBytesResult;
 use crate::tools::RawTransactionResponse;
 use serde_json::{json, Value};

@@ -19,11 +19,11 @@ mod verdicts;
 use stages::*;
 
 use crate::approvals::Approver;
-use crate::context::AgentContext;
-use crate::decisions::{CallRecord, Decision};
-use crate::metrics::{CallMeters, CallOutcome, PluginMeters};
+use crate::model::context::AgentContext;
+use crate::model::stage::Stage;
+use crate::observe::decisions::{CallRecord, Decision};
+use crate::observe::metrics::{CallMeters, CallOutcome, PluginMeters};
 use crate::plugin::{ContextScope, PluginSession};
-use crate::stage::Stage;
 use crate::state_store::CallReservations;
 use crate::tools::DynTool;
 use call_state::CallState;

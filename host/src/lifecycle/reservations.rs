@@ -4,7 +4,7 @@
 //! live here: the stages.
 
 use super::*;
-use crate::stage::Stage;
+use crate::model::stage::Stage;
 use chain::Plan;
 pub use env::CallEnv;
 use envelope::Abort;
@@ -44,7 +44,7 @@ impl Session {
         built: &mut crate::tools::BuiltTransaction,
         strategy_env: &crate::strategy::StrategyEnv<'_>,
     ) -> Result<bool, Abort> {
-        use crate::context::AgentMode;
+        use crate::model::context::AgentMode;
         use crate::state_store::Binding;
         if self.context.mode == AgentMode::ReturnBytes
             && !plan.has_steps(Stage::PostSecondaryAction)

@@ -5,13 +5,13 @@
 use super::*;
 use crate::capabilities::Capability;
 use crate::manifest::OnError;
-use crate::metrics::{Answer, PluginMeters, StepKind};
+use crate::model::stage::Stage;
+use crate::observe::metrics::{Answer, PluginMeters, StepKind};
 use crate::plugin::ChainPlugin;
 use crate::plugin::{
     CallBudget, ContextScope, FailureCause, HookAnswer, PluginError, PluginFailure, PluginSession,
     StageCall,
 };
-use crate::stage::Stage;
 use crate::strategy::{SecondaryResult, StrategyError};
 use crate::tools::{CoreOutput, DynTool, ToolContext, ToolSpec};
 use call_state::CallState;

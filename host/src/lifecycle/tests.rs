@@ -5,13 +5,13 @@
 use super::chain::Chain;
 use super::native::{self, NativePlugin};
 use super::{CallEnv, Session};
-use crate::context::{AgentContext, AgentMode};
-use crate::decisions::{DecisionLog, DecisionSettings, ParamsRecord};
 use crate::manifest::Manifest;
-use crate::metrics::Metrics;
+use crate::model::context::{AgentContext, AgentMode};
+use crate::model::stage::{Stage, StageSet};
 use crate::network::Network;
+use crate::observe::decisions::{DecisionLog, DecisionSettings, ParamsRecord};
+use crate::observe::metrics::Metrics;
 use crate::plugin::{BlockReason, HookAnswer, PluginDescription, StageCall, Verdict};
-use crate::stage::{Stage, StageSet};
 use crate::state_store::{MemoryBackend, StateBackend};
 use crate::strategy::{StrategyEnv, TransactionStrategy};
 use crate::tools::schema::UnknownKeys;
@@ -99,6 +99,7 @@ impl CallEnv for PlainEnv {
             wants_summary,
             mirror: &self.network.mirror,
             network: crate::manifest::NetworkName::Local,
+            evm_factories: crate::network::local_evm_factories(),
             unknown_keys: UnknownKeys::Strip,
         }
     }

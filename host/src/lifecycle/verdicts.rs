@@ -5,14 +5,14 @@
 
 use super::*;
 use crate::approvals::{Ask, Decision as Approval, Outcome as ApprovalOutcome};
-use crate::decisions::Decision;
-use crate::metrics::{Answer, StepKind};
+use crate::model::stage::Stage;
+use crate::observe::decisions::Decision;
+use crate::observe::metrics::{Answer, StepKind};
 use crate::plugin::ChainPlugin;
 use crate::plugin::{
     ApprovalRequest, BlockReason, FailureCause, PluginError, PluginFailure, Reads, StageCall,
     Verdict,
 };
-use crate::stage::Stage;
 use crate::tools::DynTool;
 use call_state::CallState;
 use chain::Plan;

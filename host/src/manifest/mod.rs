@@ -3,8 +3,8 @@
 //! plugins is `runtime`'s job, building clients is `network`'s.
 
 use crate::capabilities::Capability;
-use crate::context::AgentMode;
-use crate::limits::PluginLimits;
+use crate::model::context::AgentMode;
+use crate::model::limits::PluginLimits;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -56,7 +56,7 @@ pub struct Manifest {
     #[serde(default)]
     pub server: ServerSection,
     /// The decision log: one JSON line per call (off when absent).
-    pub decisions: Option<crate::decisions::DecisionSettings>,
+    pub decisions: Option<crate::observe::decisions::DecisionSettings>,
     /// How long calls parked on a needs-approval verdict wait, and how many may.
     #[serde(default)]
     pub approvals: crate::approvals::ApprovalSettings,
@@ -155,7 +155,7 @@ pub struct EngineSection {
     pub fuel: bool,
     /// Wall-clock milliseconds all plugins of one tool call may take together — their guest
     /// calls, the host calls those make (network capabilities, state) and clock waits; not
-    /// the wait for an approver (default [`crate::limits::DEFAULT_CALL_BUDGET_MS`]).
+    /// the wait for an approver (default [`crate::model::limits::DEFAULT_CALL_BUDGET_MS`]).
     pub call_budget_ms: Option<u64>,
 }
 
@@ -164,7 +164,7 @@ impl EngineSection {
     pub fn call_budget(&self) -> std::time::Duration {
         std::time::Duration::from_millis(
             self.call_budget_ms
-                .unwrap_or(crate::limits::DEFAULT_CALL_BUDGET_MS),
+                .unwrap_or(crate::model::limits::DEFAULT_CALL_BUDGET_MS),
         )
     }
 }

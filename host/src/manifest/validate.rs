@@ -23,7 +23,7 @@ impl Manifest {
         }
         self.approvals.validate()?;
         if let Some(ms) = self.engine.call_budget_ms {
-            let max = crate::limits::MAX_CALL_BUDGET_MS;
+            let max = crate::model::limits::MAX_CALL_BUDGET_MS;
             if !(1..=max).contains(&ms) {
                 return Err(format!(
                     "engine.call_budget_ms must be between 1 and {max} (got {ms})"

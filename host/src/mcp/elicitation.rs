@@ -49,9 +49,9 @@ fn question(ask: &Ask, id: &str, expires_at: &str) -> String {
                 "\n- {} {} to {}",
                 m.amount,
                 match &m.asset {
-                    crate::facts::Asset::Hbar => "tinybars".to_owned(),
-                    crate::facts::Asset::Token(t) => format!("units of {t}"),
-                    crate::facts::Asset::Nft(t) => format!("NFTs of {t}"),
+                    crate::model::facts::Asset::Hbar => "tinybars".to_owned(),
+                    crate::model::facts::Asset::Token(t) => format!("units of {t}"),
+                    crate::model::facts::Asset::Nft(t) => format!("NFTs of {t}"),
                 },
                 m.to.as_deref().unwrap_or("a new account")
             ));

@@ -21,7 +21,7 @@
 
 pub mod elicitation;
 
-use crate::context::AgentContext;
+use crate::model::context::AgentContext;
 use crate::registry::Registry;
 use crate::serve::auth::{Caller, Callers};
 use crate::serve::guard::Guard;

@@ -110,8 +110,9 @@ impl OciCache {
         if sha256_digest(&manifest) != digest {
             return Err(tampered("the manifest"));
         }
-        let checked = artifact::check(&shown, &manifest, crate::limits::MAX_COMPONENT_BYTES)?;
-        let component = read(COMPONENT, crate::limits::MAX_COMPONENT_BYTES)?
+        let checked =
+            artifact::check(&shown, &manifest, crate::model::limits::MAX_COMPONENT_BYTES)?;
+        let component = read(COMPONENT, crate::model::limits::MAX_COMPONENT_BYTES)?
             .ok_or_else(|| tampered("the component (missing)"))?;
         if sha256_digest(&component) != checked.layer.digest {
             return Err(tampered("the component"));

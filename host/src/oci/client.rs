@@ -132,7 +132,7 @@ impl OciClient {
     pub fn new(plain_http: Vec<String>) -> Self {
         OciClient {
             plain_http,
-            max_component: crate::limits::MAX_COMPONENT_BYTES,
+            max_component: crate::model::limits::MAX_COMPONENT_BYTES,
         }
     }
 

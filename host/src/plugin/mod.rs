@@ -12,11 +12,11 @@ mod failure;
 pub use failure::{FailureCause, PluginFailure};
 
 use crate::capabilities::Capability;
-use crate::facts::Facts;
 use crate::manifest::OnError;
-use crate::stage::{Stage, StageSet};
+use crate::model::facts::Facts;
+use crate::model::stage::{Stage, StageSet};
+use crate::model::ToolType;
 use crate::state_store::{CallReservations, StateBackend};
-use crate::tools::ToolType;
 use serde::Serialize;
 use std::any::Any;
 use std::sync::Arc;

@@ -151,12 +151,14 @@ pub fn add_to_linker(
 macro_rules! call_hook {
     ($h:expr, $s:expr, $stage:expr, $input:expr) => {
         match $stage {
-            crate::stage::Stage::PreToolExecution => $h.call_pre_tool_execution($s, $input),
-            crate::stage::Stage::PostParamsNormalization => {
+            crate::model::stage::Stage::PreToolExecution => $h.call_pre_tool_execution($s, $input),
+            crate::model::stage::Stage::PostParamsNormalization => {
                 $h.call_post_params_normalization($s, $input)
             }
-            crate::stage::Stage::PostCoreAction => $h.call_post_core_action($s, $input),
-            crate::stage::Stage::PostSecondaryAction => $h.call_post_tool_execution($s, $input),
+            crate::model::stage::Stage::PostCoreAction => $h.call_post_core_action($s, $input),
+            crate::model::stage::Stage::PostSecondaryAction => {
+                $h.call_post_tool_execution($s, $input)
+            }
         }
     };
 }
@@ -165,16 +167,16 @@ macro_rules! call_hook {
 macro_rules! call_policy {
     ($p:expr, $s:expr, $stage:expr, $input:expr) => {
         match $stage {
-            crate::stage::Stage::PreToolExecution => {
+            crate::model::stage::Stage::PreToolExecution => {
                 $p.call_should_block_pre_tool_execution($s, $input)
             }
-            crate::stage::Stage::PostParamsNormalization => {
+            crate::model::stage::Stage::PostParamsNormalization => {
                 $p.call_should_block_post_params_normalization($s, $input)
             }
-            crate::stage::Stage::PostCoreAction => {
+            crate::model::stage::Stage::PostCoreAction => {
                 $p.call_should_block_post_core_action($s, $input)
             }
-            crate::stage::Stage::PostSecondaryAction => {
+            crate::model::stage::Stage::PostSecondaryAction => {
                 $p.call_should_block_post_secondary_action($s, $input)
             }
         }

@@ -8,9 +8,9 @@
 
 use super::bindings::{call_hook, call_policy, v0_1, v0_2, PluginInfo};
 use super::sandbox::PluginState;
+use crate::model::stage::Stage;
+use crate::model::ToolType;
 use crate::plugin::{BlockReason, HookAnswer, StageCall, Verdict};
-use crate::stage::Stage;
-use crate::tools::ToolType;
 use v0_1::hedera::agent_kit::types as t01;
 use wasmtime::Store;
 

@@ -4,7 +4,7 @@
 
 use super::cache::ArtifactCache;
 use super::sandbox::{LogSink, PluginState};
-use crate::limits::{EPOCH_TICK_MS, MAX_MEMORY_MIB, MAX_WASM_STACK_BYTES, POOL_INSTANCES};
+use crate::model::limits::{EPOCH_TICK_MS, MAX_MEMORY_MIB, MAX_WASM_STACK_BYTES, POOL_INSTANCES};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -7,15 +7,15 @@ use super::compat_0_1;
 use super::plugin::LoadedPlugin;
 use super::sandbox::PluginState;
 use crate::capabilities::CapabilityQuota;
-use crate::facts::{Asset, Facts, Via};
-use crate::limits::EPOCH_TICK_MS;
+use crate::model::facts::{Asset, Facts, Via};
+use crate::model::limits::EPOCH_TICK_MS;
+use crate::model::stage::Stage;
+use crate::model::ToolType;
 use crate::plugin::{
     ApprovalRequest, BlockReason, CallBudget, FailureCause, HookAnswer, PluginFailure, Reads,
     StageCall, Verdict,
 };
-use crate::stage::Stage;
 use crate::state_store::StateHandle;
-use crate::tools::ToolType;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use wasmtime::{Store, Trap, UpdateDeadline};

@@ -10,11 +10,11 @@ use super::plugin::LoadedPlugin;
 use super::PluginInstance;
 use crate::capabilities::Capability;
 use crate::manifest::OnError;
+use crate::model::stage::Stage;
 use crate::plugin::{
     CallBudget, ChainPlugin, ContextScope, FailureCause, HookAnswer, PluginDescription,
     PluginError, PluginFailure, PluginSession, Reads, StageCall, Verdict,
 };
-use crate::stage::Stage;
 use crate::state_store::{PadKey, StateHandle};
 use std::any::Any;
 use std::sync::Arc;

@@ -5,7 +5,7 @@
 
 use super::bindings::LogLevel;
 use crate::capabilities::CapabilityQuota;
-use crate::limits::{PluginLimits, MAX_LOG_MESSAGE_BYTES};
+use crate::model::limits::{PluginLimits, MAX_LOG_MESSAGE_BYTES};
 use crate::plugin::CallBudget;
 use crate::state_store::StateHandle;
 use std::sync::{Arc, Mutex};

@@ -73,7 +73,8 @@ pub(super) async fn change(
 }
 
 /// The largest upload body: a component at the size limit, base64-encoded in JSON.
-pub(super) const MAX_UPLOAD_BYTES: usize = crate::limits::MAX_COMPONENT_BYTES / 3 * 4 + 1024 * 1024;
+pub(super) const MAX_UPLOAD_BYTES: usize =
+    crate::model::limits::MAX_COMPONENT_BYTES / 3 * 4 + 1024 * 1024;
 
 /// An upload that announces more than the limit is refused before a byte of it is read.
 pub(super) async fn announced_size(

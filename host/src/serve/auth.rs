@@ -3,8 +3,8 @@
 //! the admin token. Keys are compared as digests in constant time (`subtle`), every agent
 //! checked, so neither timing nor the order of entries tells a caller anything.
 
-use crate::context::AgentContext;
 use crate::manifest::Manifest;
+use crate::model::context::AgentContext;
 use axum::http::HeaderMap;
 use hedera::AccountId;
 use sha2::{Digest, Sha256};

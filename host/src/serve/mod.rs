@@ -147,7 +147,7 @@ async fn call_tool(
             "the server is shutting down",
         );
     };
-    let direct_mode = context.mode == crate::context::AgentMode::ReturnBytes;
+    let direct_mode = context.mode == crate::model::context::AgentMode::ReturnBytes;
     let run = move |app: &App| {
         slot.hold_during(|| {
             let mut session = app.pool.take(context);

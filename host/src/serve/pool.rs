@@ -5,10 +5,10 @@
 //! what the idle instances' memory limits may add up to (`[server] idle_memory_mib`). A new
 //! context never fails for lack of room; it makes room.
 
-use crate::context::AgentContext;
 use crate::host::Host;
 use crate::lifecycle::Session;
-use crate::limits::POOL_INSTANCES;
+use crate::model::context::AgentContext;
+use crate::model::limits::POOL_INSTANCES;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;

@@ -10,7 +10,7 @@ pub mod wire;
 pub use execute::ExecuteStrategy;
 pub use return_bytes::{ReturnBytesResult, ReturnBytesStrategy};
 
-use crate::context::{AgentContext, AgentMode};
+use crate::model::context::{AgentContext, AgentMode};
 use crate::tools::{BuiltTransaction, RawTransactionResponse, ToolError};
 use hedera::{AccountId, Client};
 

@@ -8,7 +8,7 @@
 //! `{scheduling}` (the `schedulingParams` paragraph) and `{usage}` (the parameter usage
 //! instructions). Any other brace is text. Nothing about a tool's own parameters lives here.
 
-use crate::context::AgentContext;
+use crate::model::context::AgentContext;
 use std::fmt::Write;
 
 /// The kit's `getParameterUsageInstructions()`.
@@ -83,7 +83,7 @@ fn context_snippet(out: &mut String, context: &AgentContext) {
                 "- User Account: Not specified\n- When no account is specified, the operator account will be used",
             ),
         }
-    } else if context.mode == crate::context::AgentMode::Autonomous {
+    } else if context.mode == crate::model::context::AgentMode::Autonomous {
         out.push_str("- Mode: Autonomous (agent executes transactions directly)\n");
         if let Some(id) = account {
             let _ = writeln!(out, "- User Account: {id}");
@@ -132,7 +132,7 @@ fn fill(out: &mut String, template: &str, context: &AgentContext) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::AgentMode;
+    use crate::model::context::AgentMode;
 
     #[test]
     fn markers_are_filled_and_other_braces_kept() {

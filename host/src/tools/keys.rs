@@ -4,7 +4,7 @@
 
 use super::normalise::default_account;
 use super::{ToolContext, ToolError};
-use crate::context::AgentMode;
+use crate::model::context::AgentMode;
 use hedera::PublicKey;
 use serde::Deserialize;
 use std::str::FromStr;

@@ -25,9 +25,10 @@ pub mod transaction;
 pub mod transaction_query;
 pub mod transfer_order;
 
-use crate::context::AgentContext;
-pub use crate::facts::Facts;
 use crate::mirror::{Mirror, MirrorFailure};
+use crate::model::context::AgentContext;
+pub use crate::model::facts::Facts;
+pub use crate::model::ToolType;
 use hedera::AccountId;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -37,15 +38,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 pub use transaction::{BuiltTransaction, RawTransactionResponse};
-
-/// The kit's `TOOL_TYPE`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolType {
-    Query,
-    Transaction,
-    Other,
-}
 
 /// What the host knows about the call's surroundings while normalising and building.
 pub struct ToolContext<'a> {
@@ -62,8 +54,10 @@ pub struct ToolContext<'a> {
     pub mirror: &'a Mirror,
     /// What validation does with keys a tool's schema does not name (`[context] strict_params`).
     pub unknown_keys: schema::UnknownKeys,
-    /// The network the call is for (the EVM tools' factories depend on it).
+    /// The network the call is for (named in the EVM tools' refusals).
     pub network: crate::manifest::NetworkName,
+    /// The kit's EVM factory contracts on that network.
+    pub evm_factories: evm::call::EvmFactories,
 }
 
 impl ToolContext<'_> {

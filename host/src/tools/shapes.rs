@@ -2,7 +2,7 @@
 //! the normalised params (derived from the tool's typed `Normalised` with schemars, so it cannot
 //! drift from the code) and the `coreActionResult` plugins see at post-core-action (the
 //! transaction summary every transaction tool shares, with each tool's own details, or a
-//! query's `{raw, humanMessage}`). `hak tools shapes` prints them; `crate::codegen` turns them
+//! query's `{raw, humanMessage}`). `hak tools shapes` prints them; `crate::authoring::codegen` turns them
 //! into TypeScript and Go types. Nothing here runs on the call path.
 
 use super::ToolType;

@@ -1,7 +1,7 @@
 //! `create_account_tool`: a new account keyed with the given public key (else the operator's,
 //! else the default account's from the mirror), funded from the payer.
 
-use crate::facts::{Asset, Facts};
+use crate::model::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{
@@ -131,11 +131,11 @@ Parameters:
     fn facts(&self, n: &Self::Normalised) -> Facts {
         let mut f = Facts::default();
         if n.initial_balance > 0 {
-            f.movements.push(crate::facts::Movement {
+            f.movements.push(crate::model::facts::Movement {
                 asset: Asset::Hbar,
                 to: None,
                 amount: n.initial_balance as u64,
-                via: crate::facts::Via::Transfer,
+                via: crate::model::facts::Via::Transfer,
             });
         }
         f.with_memo(None, n.scheduling_params.is_scheduled)

@@ -1,7 +1,7 @@
 //! `delete_account_tool`: deletes an account, its balance going to `transferAccountId` (else
 //! the default account).
 
-use crate::facts::{Asset, Facts};
+use crate::model::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,

@@ -1,7 +1,7 @@
 //! `approve_hbar_allowance_tool` and `delete_hbar_allowance_tool` (an approval of 0): the
 //! owner (default: the user) lets a spender move HBAR on its behalf.
 
-use crate::facts::{Asset, Facts};
+use crate::model::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,

@@ -1,6 +1,6 @@
 //! `sign_schedule_transaction_tool` and `schedule_delete_tool`: act on an existing schedule.
 
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::serde_as;
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,

@@ -12,8 +12,8 @@
 //! to the account holding it, as the EVM tools do; key aliases refuse.
 //! What must not live here: building the signature transaction (`schedule_ops`).
 
-use crate::facts::{Asset, Facts, Movement, Via, ALL};
 use crate::mirror::Mirror;
+use crate::model::facts::{Asset, Facts, Movement, Via, ALL};
 use crate::tools::ToolError;
 use base64::Engine as _;
 use hedera::ScheduleId;

@@ -3,7 +3,7 @@
 //! units, scaled by each token's decimals from the mirror node. The kit files both tools under
 //! its account plugin, so they live here.
 
-use crate::facts::{Asset, Facts};
+use crate::model::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::token::units::{to_base_units, token_decimals};
 use crate::tools::{

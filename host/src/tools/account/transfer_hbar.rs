@@ -1,6 +1,6 @@
 //! `transfer_hbar_tool`: HBAR from the source (or context / operator) account to recipients.
 
-use crate::facts::{Asset, Facts};
+use crate::model::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::transfer_order::js_hbar_transfer_order;

@@ -4,7 +4,7 @@
 //! The kit's schema offers `schedulingParams` here but its normaliser ignores them, so the
 //! transfer is never scheduled; hak does the same.
 
-use crate::facts::{Asset, Facts};
+use crate::model::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::transfer_order::js_hbar_transfer_order;
 use crate::tools::{

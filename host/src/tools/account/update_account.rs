@@ -1,7 +1,7 @@
 //! `update_account_tool`: memo, automatic associations, staking of an account (default: the
 //! user's), optionally scheduled.
 
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{

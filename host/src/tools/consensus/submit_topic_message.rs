@@ -1,7 +1,7 @@
 //! `submit_topic_message_tool`: a message to an HCS topic.
 
 use super::chunking as wire;
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{

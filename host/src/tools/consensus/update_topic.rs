@@ -2,7 +2,7 @@
 //! must sign). Like the kit, it first checks on the mirror node that the topic has an admin key
 //! and that it is the user's, and refuses to set a key the topic was created without.
 
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::keys::{default_public_key, resolve_key, KeyInput};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{

@@ -2,7 +2,6 @@
 //! network (`getERC20FactoryAddress`, …), its gas limits, and the `ContractExecuteTransaction`
 //! it builds (`HederaBuilder.executeTransaction`), scheduled when asked.
 
-use crate::manifest::NetworkName;
 use crate::tools::scheduling::Scheduling;
 use crate::tools::{BuiltTransaction, CoreOutput, ToolContext, ToolError};
 use hedera::{ContractExecuteTransaction, ContractId};
@@ -40,24 +39,36 @@ pub enum Factory {
     Erc721,
 }
 
-/// The kit's factory for `network` (`getERC20FactoryAddress` / `getERC721FactoryAddress`):
-/// testnet's, or the local node's (which hak's local network deploys at genesis).
-pub fn factory(factory: Factory, network: NetworkName) -> Result<ContractId, ToolError> {
-    let (testnet, local, name) = match factory {
-        Factory::Erc20 => (6_471_814, hak_emu::genesis::ERC20_FACTORY, "ERC20"),
-        Factory::Erc721 => (6_510_666, hak_emu::genesis::ERC721_FACTORY, "ERC721"),
+/// The kit's ERC-20 and ERC-721 factory contracts on the configured network
+/// (`getERC20FactoryAddress` / `getERC721FactoryAddress`), given to the tools by their
+/// context: testnet's deployments, or those hak's local network deploys at genesis; none on
+/// other networks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EvmFactories {
+    pub erc20: Option<ContractId>,
+    pub erc721: Option<ContractId>,
+}
+
+impl EvmFactories {
+    /// Testnet's factories (the kit's constants).
+    pub const TESTNET: EvmFactories = EvmFactories {
+        erc20: Some(ContractId::new(0, 0, 6_471_814)),
+        erc721: Some(ContractId::new(0, 0, 6_510_666)),
     };
-    let num = match network {
-        NetworkName::Testnet => testnet,
-        NetworkName::Local => local,
-        other => {
-            return Err(ToolError::message(format!(
-                "Network type {} not supported for {name} factory",
-                other.ledger_name()
-            )))
-        }
+}
+
+/// The kit's factory of this kind on the call's network, or the kit's refusal naming it.
+pub fn factory(factory: Factory, ctx: &ToolContext<'_>) -> Result<ContractId, ToolError> {
+    let (id, name) = match factory {
+        Factory::Erc20 => (ctx.evm_factories.erc20, "ERC20"),
+        Factory::Erc721 => (ctx.evm_factories.erc721, "ERC721"),
     };
-    Ok(ContractId::new(0, 0, num))
+    id.ok_or_else(|| {
+        ToolError::message(format!(
+            "Network type {} not supported for {name} factory",
+            ctx.network.ledger_name()
+        ))
+    })
 }
 
 /// One EVM tool call's transaction: `data` on `contract` with `gas`, wrapped in a schedule
@@ -169,4 +180,52 @@ pub fn created_address_field(
         fields.insert(key.into(), address.into());
     }
     fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::NetworkName;
+    use crate::mirror::{Mirror, MirrorClient};
+    use crate::tools::schema::UnknownKeys;
+    use crate::AgentContext;
+    use std::time::Duration;
+
+    /// The factory a tool gets is the one its context names; a network without one is the
+    /// kit's refusal, naming it.
+    #[test]
+    fn the_factory_comes_from_the_context_and_its_absence_is_refused() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let client =
+            MirrorClient::new("http://127.0.0.1:9/api/v1", Duration::from_millis(1)).unwrap();
+        let mirror = Mirror::new(client, runtime.handle().clone());
+        let context = AgentContext {
+            account_id: None,
+            mode: crate::AgentMode::ReturnBytes,
+        };
+        let ctx = |network, evm_factories| ToolContext {
+            context: &context,
+            operator_account_id: None,
+            operator_public_key: None,
+            node_account_ids: &[],
+            wants_summary: false,
+            mirror: &mirror,
+            unknown_keys: UnknownKeys::Strip,
+            network,
+            evm_factories,
+        };
+        let testnet = ctx(NetworkName::Testnet, EvmFactories::TESTNET);
+        assert_eq!(
+            factory(Factory::Erc721, &testnet).unwrap(),
+            ContractId::new(0, 0, 6_510_666)
+        );
+        let mainnet = ctx(NetworkName::Mainnet, EvmFactories::default());
+        assert_eq!(
+            factory(Factory::Erc20, &mainnet).unwrap_err().message,
+            "Network type mainnet not supported for ERC20 factory"
+        );
+    }
 }

@@ -5,7 +5,7 @@
 
 use super::abi::Erc20Factory;
 use super::call::{self, Factory, FACTORY_GAS};
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::serde_as;
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType};
@@ -110,7 +110,7 @@ Parameters:
 
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
         call::assert_ecdsa_operator(ctx)?;
-        let contract_id = call::factory(Factory::Erc20, ctx.network)?;
+        let contract_id = call::factory(Factory::Erc20, ctx)?;
         let scheduling = scheduling::raw_from(raw)?;
         let decimals = small_integer(raw, "decimals", 18)?;
         let decimals = u8::try_from(decimals).map_err(|_| {

@@ -4,7 +4,7 @@
 
 use super::abi::Erc721Factory;
 use super::call::{self, Factory, FACTORY_GAS};
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::serde_as;
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType};
@@ -76,7 +76,7 @@ The contractId returned by the tool is the address of the ERC721 Factory contrac
 
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
         call::assert_ecdsa_operator(ctx)?;
-        let contract_id = call::factory(Factory::Erc721, ctx.network)?;
+        let contract_id = call::factory(Factory::Erc721, ctx)?;
         let scheduling = scheduling::raw_from(raw)?;
         let text = |field: &str| raw[field].as_str().unwrap_or_default().to_owned();
         Ok(CreateErc721Normalised {

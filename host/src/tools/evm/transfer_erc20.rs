@@ -6,7 +6,7 @@
 use super::abi::Erc20;
 use super::address::{self, Party};
 use super::call::{self, TOKEN_GAS};
-use crate::facts::{Asset, Facts, Movement, Via};
+use crate::model::facts::{Asset, Facts, Movement, Via};
 use crate::tools::normalise::serde_as;
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::token::units::floor_base_units_text;
@@ -166,7 +166,7 @@ Example: "Transfer 1000000 ERC20 tokens 0.0.1234 to 0.0.5678" means transferring
                 asset: Asset::Token(n.contract_id.to_string()),
                 to: Some(n.recipient.holder()),
                 // An amount past u64 is counted as all there is (`facts::ALL`).
-                amount: u64::try_from(amount).unwrap_or(crate::facts::ALL),
+                amount: u64::try_from(amount).unwrap_or(crate::model::facts::ALL),
                 via: Via::Transfer,
             });
         }

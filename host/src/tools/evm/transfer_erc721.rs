@@ -5,7 +5,7 @@
 use super::abi::Erc721;
 use super::address::{self, Party};
 use super::call::{self, TOKEN_GAS};
-use crate::facts::{Asset, Facts};
+use crate::model::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType};

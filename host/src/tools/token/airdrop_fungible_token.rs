@@ -4,7 +4,7 @@
 
 use super::transfers::{self, TokenAmount};
 use super::units::token_decimals;
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::transfer_order::js_token_transfer_order;
 use crate::tools::{

@@ -1,7 +1,7 @@
 //! `approve_nft_allowance_tool`: the owner (default: the user) lets a spender move given NFT
 //! serials of a token, or all of them (`allSerials`).
 
-use crate::facts::{Asset, Facts};
+use crate::model::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
@@ -129,7 +129,7 @@ If multiple serial numbers are provided, they should all be included in a single
         f.from(&n.owner_account_id);
         f.token(&n.token_id);
         let serials = if n.all_serials {
-            crate::facts::ALL
+            crate::model::facts::ALL
         } else {
             n.serial_numbers.len() as u64
         };

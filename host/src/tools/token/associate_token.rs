@@ -1,7 +1,7 @@
 //! `associate_token_tool`: associate one or more HTS tokens with an account (the user's by
 //! default).
 
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,

@@ -1,7 +1,7 @@
 //! `delete_non_fungible_token_allowance_tool`: the owner (default: the user) removes every
 //! spender's allowance on given NFT serials (an `AccountAllowanceDeleteTransaction`).
 
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,

@@ -1,7 +1,7 @@
 //! `dissociate_token_tool`: dissociate one or more HTS tokens from an account (the user's by
 //! default). The kit drops `transactionMemo` on the way to the transaction; so does hak.
 
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,

@@ -2,7 +2,7 @@
 //! scaled by the token's decimals from the mirror node.
 
 use super::units::{to_base_units, token_decimals};
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{

@@ -1,7 +1,7 @@
 //! `mint_non_fungible_token_tool`: mint NFTs of a collection, one per URI; each NFT's metadata
 //! is its URI's UTF-8 bytes.
 
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{

@@ -4,7 +4,7 @@
 use super::transfer_fungible_token::{transfers_schema, RawTransfer};
 use super::transfers::{self, TokenAmount};
 use super::units::token_decimals;
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{

@@ -2,7 +2,7 @@
 //! parameter: always the context or operator account) to recipients. May be scheduled.
 
 use super::transfers::{self, NftRecipient};
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::{

@@ -3,7 +3,7 @@
 
 use super::transfer_non_fungible_token::recipients_schema;
 use super::transfers::{self, NftRecipient};
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,

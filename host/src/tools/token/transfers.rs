@@ -3,7 +3,7 @@
 //! transfers, and the JS SDK order of the lists (via `transfer_order`).
 
 use super::units::to_base_units;
-use crate::facts::{Asset, Facts};
+use crate::model::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::transfer_order::{js_nft_transfer_order, js_token_transfer_order};
 use crate::tools::ToolError;

@@ -5,7 +5,7 @@
 //! and refuses to set a key the token was created without. The kit's schema offers
 //! `tokenDesc`, which it never uses; hak accepts and ignores it too.
 
-use crate::facts::{Asset, Facts};
+use crate::model::facts::{Asset, Facts};
 use crate::tools::keys::{default_public_key, resolve_key, KeyInput};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{

@@ -4,7 +4,7 @@
 //! (the mirror answers 400); hak does the same, but a given ID must be a token ID, so nothing
 //! else reaches the URL.
 
-use crate::facts::Facts;
+use crate::model::facts::Facts;
 use crate::tools::mirror_text::{key_text, locale_number};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::{CoreOutput, Tool, ToolContext, ToolError, ToolType};

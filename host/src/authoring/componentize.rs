@@ -10,7 +10,7 @@ use wit_parser::{Resolve, SourceMap};
 /// A component of the contract's `agent-plugin` world from a core module.
 pub fn componentize(core: &[u8]) -> anyhow::Result<Vec<u8>> {
     let mut sources = SourceMap::new();
-    for (name, text) in crate::guest_sources::wit_files() {
+    for (name, text) in crate::authoring::guest_sources::wit_files() {
         sources.push_str(name, text);
     }
     let group = sources

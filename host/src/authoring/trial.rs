@@ -6,8 +6,8 @@
 //! for a call (the lifecycle's).
 
 use crate::lifecycle::RecordedStage;
+use crate::model::stage::Stage;
 use crate::plugin::{ChainPlugin, ContextScope, HookAnswer, PluginError, StageCall, Verdict};
-use crate::stage::Stage;
 use crate::state_store::MemoryBackend;
 use crate::tools::ToolType;
 use serde::Deserialize;
@@ -139,8 +139,8 @@ pub fn run(plugin: &dyn ChainPlugin, input: &TrialInput) -> Value {
 
 /// The facts the host would hand the plugin: stated by the tool from the input's
 /// `normalisedParams` (none at pre-tool-execution, or when the tool refuses them).
-fn facts_of(input: &TrialInput) -> Option<crate::facts::Facts> {
-    if input.stage == crate::stage::Stage::PreToolExecution {
+fn facts_of(input: &TrialInput) -> Option<crate::model::facts::Facts> {
+    if input.stage == crate::model::stage::Stage::PreToolExecution {
         return None;
     }
     let value: Value = serde_json::from_str(&input.input).ok()?;

@@ -4,14 +4,17 @@
 //! artifact), type-check against the world, `describe` with its config — and only then swapped
 //! in atomically as a new chain version; a rejected change leaves the running chain untouched.
 //! The previous version of each plugin is kept for a one-step rollback.
-//! What must not live here: the HTTP API (`serve`) and file watching (`watch`).
+//! What must not live here: the HTTP API (`serve`). [`watch`] (a submodule, above the
+//! registry) re-syncs it from the plugins directory and the OCI references it watches.
+
+pub mod watch;
 
 use crate::host::Host;
 use crate::intake;
 use crate::lifecycle::chain::Member;
 use crate::lifecycle::native::is_native;
-use crate::limits::MAX_COMPONENT_BYTES;
 use crate::manifest::PluginSidecar;
+use crate::model::limits::MAX_COMPONENT_BYTES;
 use crate::runtime::{LoadedPlugin, WasmPlugin};
 use crate::signing;
 use ed25519_dalek::VerifyingKey;

@@ -39,14 +39,14 @@ pub enum ScaffoldError {
 }
 
 /// The guest SDKs this binary was built with, unpacked under `home` (see
-/// [`crate::guest_sources::unpack`]); `home` defaults to `$HAK_HOME`, `$XDG_DATA_HOME/hak` or
+/// [`crate::authoring::guest_sources::unpack`]); `home` defaults to `$HAK_HOME`, `$XDG_DATA_HOME/hak` or
 /// `~/.local/share/hak`.
 pub fn embedded_sdk_root(home: Option<&Path>) -> Result<PathBuf, ScaffoldError> {
     let home = match home {
         Some(home) => home.to_path_buf(),
-        None => crate::guest_sources::default_home().ok_or(ScaffoldError::NoHome)?,
+        None => crate::authoring::guest_sources::default_home().ok_or(ScaffoldError::NoHome)?,
     };
-    Ok(crate::guest_sources::unpack(&home)
+    Ok(crate::authoring::guest_sources::unpack(&home)
         .map_err(ScaffoldError::Unpack)?
         .join("guest-sdk"))
 }

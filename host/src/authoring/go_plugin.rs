@@ -1,5 +1,5 @@
 //! Building a Go plugin from its source directory: `go build` for `GOOS=wasip1` as a c-shared
-//! module (offline: the local toolchain, no module proxy), then [`crate::componentize`]. Used
+//! module (offline: the local toolchain, no module proxy), then [`crate::authoring::componentize`]. Used
 //! by `hak plugin build`; nothing else lives here.
 
 use std::path::Path;
@@ -22,7 +22,7 @@ pub fn build(go: &str, dir: &Path, out: &Path) -> anyhow::Result<usize> {
         .map_err(|e| anyhow::anyhow!("cannot run {go}: {e} (set $HAK_GO to the Go binary)"))?;
     anyhow::ensure!(status.success(), "go build failed in {}", dir.display());
     let bytes = std::fs::read(&core)?;
-    let component = crate::componentize::componentize(&bytes)?;
+    let component = crate::authoring::componentize::componentize(&bytes)?;
     std::fs::write(out, &component)?;
     let _ = std::fs::remove_file(&core);
     Ok(component.len())

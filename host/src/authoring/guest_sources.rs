@@ -21,23 +21,23 @@ static PY: Dir = include_dir!("$CARGO_MANIFEST_DIR/../guest-sdk/python/hak_guest
 const SINGLE: &[(&str, &str)] = &[
     (
         "guest-sdk/rust/Cargo.toml",
-        include_str!("../../guest-sdk/rust/Cargo.toml"),
+        include_str!("../../../guest-sdk/rust/Cargo.toml"),
     ),
     (
         "guest-sdk/rust/README.md",
-        include_str!("../../guest-sdk/rust/README.md"),
+        include_str!("../../../guest-sdk/rust/README.md"),
     ),
     (
         "guest-sdk/python/README.md",
-        include_str!("../../guest-sdk/python/README.md"),
+        include_str!("../../../guest-sdk/python/README.md"),
     ),
     (
         "guest-sdk/js/package.json",
-        include_str!("../../guest-sdk/js/package.json"),
+        include_str!("../../../guest-sdk/js/package.json"),
     ),
     (
         "guest-sdk/js/package-lock.json",
-        include_str!("../../guest-sdk/js/package-lock.json"),
+        include_str!("../../../guest-sdk/js/package-lock.json"),
     ),
 ];
 

@@ -10,8 +10,8 @@
 //! What must not live here: building the host (the caller's) or parsing the log's format
 //! beyond the fields compared.
 
-use crate::context::{AgentContext, AgentMode};
 use crate::lifecycle::Session;
+use crate::model::context::{AgentContext, AgentMode};
 use crate::Host;
 use hedera::AccountId;
 use serde::Serialize;

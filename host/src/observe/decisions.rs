@@ -13,7 +13,7 @@
 //! directory cannot be made) — an audit log must report both.
 //! What must not live here: deciding verdicts or outcomes (the lifecycle does).
 
-use crate::metrics::{Answer, CallOutcome, Metrics, StepKind};
+use crate::observe::metrics::{Answer, CallOutcome, Metrics, StepKind};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::fs::{File, OpenOptions};
