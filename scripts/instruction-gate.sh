@@ -6,6 +6,8 @@
 #   scripts/instruction-gate.sh                  check (CI runs this from scripts/test.sh)
 #   scripts/instruction-gate.sh --update REASON  write the counts as the new baseline, with
 #                                                the reason (commit it with the change)
+#   scripts/instruction-gate.sh --install-runner only install gungraun-runner (scripts/test.sh
+#                                                compiles it while other steps run)
 # Counts come from the dev profile, the build CI already has for the tests (a release build
 # would add ~15 minutes to CI on 2 cores); they are deterministic for one binary and input
 # (±0.5 % between clean clones). The baseline is counted as scripts/test.sh builds: through
@@ -20,10 +22,12 @@ runner=$tools/bin/gungraun-runner
 command -v valgrind >/dev/null || { echo "instruction gate: valgrind is missing (apt-get install valgrind)" >&2; exit 1; }
 if ! "$runner" --version 2>/dev/null | grep -q "$version"; then
   echo "installing gungraun-runner $version into $tools" >&2
-  # Not linted: scripts/test.sh's clippy wrapper is for this workspace's crates only.
+  # Not linted: scripts/test.sh's clippy wrapper is for this workspace's crates only. cargo
+  # install builds in a temporary directory, so it may run beside other steps.
   env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
     cargo install --quiet --locked gungraun-runner --version "=$version" --root "$tools"
 fi
+[ "${1:-}" = --install-runner ] && exit 0
 export GUNGRAUN_RUNNER=$PWD/$runner
 # Plugins are compiled natively into the cache the bench reads: compiling under valgrind
 # would take minutes, and compilation is not what is counted.
