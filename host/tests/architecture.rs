@@ -71,7 +71,12 @@ fn the_tools_and_the_vocabulary_do_not_reach_the_local_network_or_the_engines() 
             // A tool reads what the network offers (factories, nodes) from its context.
             "tools" => &["hak_emu"],
             // The vocabulary below everything imports nothing of the crate but `text`.
-            "model" => &["crate::lifecycle", "crate::tools", "crate::runtime", "crate::plugin"],
+            "model" => &[
+                "crate::lifecycle",
+                "crate::tools",
+                "crate::runtime",
+                "crate::plugin",
+            ],
             _ => continue,
         };
         for word in words {
