@@ -37,6 +37,29 @@ pub struct Network {
     runtime: tokio::runtime::Runtime,
 }
 
+/// Why the configured network cannot be set up; each names the manifest field it is about.
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkError {
+    #[error("cannot start the network runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    #[error("cannot start the local network: {0}")]
+    LocalNetwork(String),
+    #[error("{field}: invalid account id {id:?}: {message}")]
+    AccountId {
+        field: String,
+        id: String,
+        message: String,
+    },
+    #[error("operator key in ${env} is not a valid private key: {message}")]
+    OperatorKey { env: String, message: String },
+    #[error("operator.account_id: {id} has no documented dev key on the local network; export ${env} or name a genesis account (0.0.1001-0.0.1005)")]
+    NoDevKey { id: String, env: String },
+    #[error("network client: {0}")]
+    Client(String),
+    #[error("mirror client: {0:#}")]
+    Mirror(anyhow::Error),
+}
+
 /// The factories hak's local network deploys at genesis, at the ids the kit uses for a local
 /// node.
 pub fn local_evm_factories() -> EvmFactories {
@@ -50,14 +73,15 @@ pub fn local_evm_factories() -> EvmFactories {
 pub const LOCAL_MIRROR_URL: &str = "http://127.0.0.1:5551/api/v1";
 
 impl Network {
-    pub fn from_manifest(manifest: &Manifest) -> anyhow::Result<Self> {
+    pub fn from_manifest(manifest: &Manifest) -> Result<Self, NetworkError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             // One worker: every hop of a round trip (client, loopback server, receipt) stays on
             // one thread; two workers measured 1.5-2x slower on 2 cores (cross-thread wakeups).
             .worker_threads(1)
             .thread_name("hak-net")
             .enable_all()
-            .build()?;
+            .build()
+            .map_err(NetworkError::Runtime)?;
         let section = &manifest.network;
         let _guard = runtime.enter();
         let mut emulator = None;
@@ -74,15 +98,16 @@ impl Network {
                             state_dir,
                             ..EmulatorConfig::default()
                         };
-                        let emu = runtime.block_on(Emulator::start(config)).map_err(|e| {
-                            anyhow::anyhow!("cannot start the local network: {e:#}")
-                        })?;
+                        let emu = runtime
+                            .block_on(Emulator::start(config))
+                            .map_err(|e| NetworkError::LocalNetwork(format!("{e:#}")))?;
                         let addr = emu.grpc_addr.to_string();
                         emulator = Some(emu);
                         addr
                     }
                 };
-                let client = Client::for_network(HashMap::from([(grpc, AccountId::new(0, 0, 3))]))?;
+                let client = Client::for_network(HashMap::from([(grpc, AccountId::new(0, 0, 3))]))
+                    .map_err(|e| NetworkError::Client(e.to_string()))?;
                 // A loopback node answers in microseconds: retry fast.
                 client.set_min_backoff(Duration::from_millis(5));
                 client.set_max_backoff(Duration::from_millis(250));
@@ -107,12 +132,16 @@ impl Network {
             NetworkName::Custom => {
                 let mut nodes = HashMap::new();
                 for (address, id) in &section.nodes {
-                    let id = AccountId::from_str(id).map_err(|e| {
-                        anyhow::anyhow!("network.nodes.{address:?}: invalid account id {id:?}: {e}")
+                    let id = AccountId::from_str(id).map_err(|e| NetworkError::AccountId {
+                        field: format!("network.nodes.{address:?}"),
+                        id: id.clone(),
+                        message: e.to_string(),
                     })?;
                     nodes.insert(address.clone(), id);
                 }
-                (Client::for_network(nodes)?, LOCAL_MIRROR_URL.to_owned())
+                let client =
+                    Client::for_network(nodes).map_err(|e| NetworkError::Client(e.to_string()))?;
+                (client, LOCAL_MIRROR_URL.to_owned())
             }
         };
         if let Some(ms) = section.request_timeout_ms {
@@ -126,17 +155,19 @@ impl Network {
         let mut operator_account_id = None;
         let mut has_operator_key = false;
         if let Some(op) = &manifest.operator {
-            let id = AccountId::from_str(&op.account_id).map_err(|e| {
-                anyhow::anyhow!(
-                    "operator.account_id: invalid account id {:?}: {e}",
-                    op.account_id
-                )
+            let id = AccountId::from_str(&op.account_id).map_err(|e| NetworkError::AccountId {
+                field: "operator.account_id".into(),
+                id: op.account_id.clone(),
+                message: e.to_string(),
             })?;
             operator_account_id = Some(id);
             match std::env::var(&op.key_env) {
                 Ok(text) => {
                     let key = PrivateKey::from_str(text.trim()).map_err(|e| {
-                        anyhow::anyhow!("operator key in ${} is not a valid private key: {e}", op.key_env)
+                        NetworkError::OperatorKey {
+                            env: op.key_env.clone(),
+                            message: e.to_string(),
+                        }
                     })?;
                     client.set_operator(id, key);
                     has_operator_key = true;
@@ -146,10 +177,10 @@ impl Network {
                     // 0.0.1005 have ECDSA keys, which the EVM tools need).
                     let key = hak_emu::genesis::dev_key_of(id.num)
                         .filter(|_| id.shard == 0 && id.realm == 0)
-                        .ok_or_else(|| anyhow::anyhow!(
-                            "operator.account_id: {id} has no documented dev key on the local network; export ${} or name a genesis account (0.0.1001-0.0.1005)",
-                            op.key_env
-                        ))?;
+                        .ok_or_else(|| NetworkError::NoDevKey {
+                            id: id.to_string(),
+                            env: op.key_env.clone(),
+                        })?;
                     client.set_operator(id, key);
                     has_operator_key = true;
                     tracing::info!("${} is not set: using the local network's documented dev key of {id}", op.key_env);
@@ -172,7 +203,11 @@ impl Network {
         let mut node_account_ids = Vec::new();
         for (i, id) in section.node_account_ids.iter().enumerate() {
             node_account_ids.push(AccountId::from_str(id).map_err(|e| {
-                anyhow::anyhow!("network.node_account_ids[{i}]: invalid account id {id:?}: {e}")
+                NetworkError::AccountId {
+                    field: format!("network.node_account_ids[{i}]"),
+                    id: id.clone(),
+                    message: e.to_string(),
+                }
             })?);
         }
         if node_account_ids.is_empty() {
@@ -191,7 +226,7 @@ impl Network {
             Duration::from_secs(1)
         };
         let mirror = Mirror::new(
-            MirrorClient::new(&mirror_url, backoff)?,
+            MirrorClient::new(&mirror_url, backoff).map_err(NetworkError::Mirror)?,
             runtime.handle().clone(),
         );
         drop(_guard);
@@ -299,5 +334,38 @@ impl HederaActions for OperatorActions {
                 .map(|t| t.to_string())
                 .ok_or_else(|| "the receipt has no topic id".to_owned())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A setup error names the manifest field and the variable, as a typed kind.
+    #[test]
+    fn an_operator_without_a_key_or_a_dev_key_is_named() {
+        let manifest = Manifest::parse(
+            "[network]\nname = \"local\"\n[operator]\naccount_id = \"0.0.9999\"\nkey_env = \"HAK_TEST_NO_SUCH_KEY_VARIABLE\"\n",
+            "test",
+            std::env::temp_dir(),
+        )
+        .unwrap();
+        let error = Network::from_manifest(&manifest).err().expect("refused");
+        assert!(matches!(error, NetworkError::NoDevKey { .. }), "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            "operator.account_id: 0.0.9999 has no documented dev key on the local network; export $HAK_TEST_NO_SUCH_KEY_VARIABLE or name a genesis account (0.0.1001-0.0.1005)"
+        );
+        let manifest = Manifest::parse(
+            "[network]\nname = \"testnet\"\nnode_account_ids = [\"0.0.x\"]\n",
+            "test",
+            std::env::temp_dir(),
+        )
+        .unwrap();
+        let error = Network::from_manifest(&manifest).err().expect("refused");
+        assert!(
+            matches!(&error, NetworkError::AccountId { field, .. } if field == "network.node_account_ids[0]"),
+            "{error:?}"
+        );
     }
 }

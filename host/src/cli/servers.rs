@@ -20,9 +20,7 @@ pub(super) fn open_registry(
     host: Host,
     plugins_dir: Option<PathBuf>,
 ) -> anyhow::Result<(Arc<crate::registry::Registry>, Watchers)> {
-    let registry = Arc::new(
-        crate::registry::Registry::new(host, plugins_dir.clone()).map_err(anyhow::Error::msg)?,
-    );
+    let registry = Arc::new(crate::registry::Registry::new(host, plugins_dir.clone())?);
     let report = registry.sync_dir();
     for (name, reason) in &report.rejected {
         tracing::warn!("plugin {name} not loaded: {reason}");

@@ -109,8 +109,7 @@ impl HostBuilder {
             fuel: manifest.engine.fuel,
         };
         let runtime = Runtime::new(config, self.sink).map_err(HostError::Runtime)?;
-        let network =
-            Network::from_manifest(&manifest).map_err(|e| HostError::Config(format!("{e:#}")))?;
+        let network = Network::from_manifest(&manifest)?;
         let account_id = match &manifest.context.account_id {
             Some(text) => Some(AccountId::from_str(text).map_err(|e| {
                 HostError::Config(format!(

@@ -28,6 +28,8 @@ pub enum HostError {
     Load(#[from] LoadError),
     #[error("{0}")]
     Config(String),
+    #[error(transparent)]
+    Network(#[from] crate::network::NetworkError),
     #[error("cannot start the runtime: {0:#}")]
     Runtime(anyhow::Error),
     #[error("plugin {plugin}: {source}")]

@@ -50,6 +50,8 @@ pub enum RegistryError {
     UnsignedSettings { plugin: String, message: String },
     #[error(transparent)]
     Load(#[from] crate::runtime::LoadError),
+    #[error("trust.public_keys: {0}")]
+    TrustedKey(#[source] crate::signing::SigningError),
 }
 
 /// Where a registry entry came from.
@@ -156,14 +158,14 @@ fn valid_name(name: &str) -> bool {
 
 impl Registry {
     /// A registry over `host`'s current chain; `plugins_dir` is scanned by [`Registry::sync_dir`].
-    pub fn new(host: Host, plugins_dir: Option<PathBuf>) -> Result<Self, String> {
+    pub fn new(host: Host, plugins_dir: Option<PathBuf>) -> Result<Self, RegistryError> {
         let trust = &host.manifest().trust;
         let trusted = trust
             .public_keys
             .iter()
             .map(|k| signing::verifying_key(k))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("trust.public_keys: {e}"))?;
+            .map_err(RegistryError::TrustedKey)?;
         let base = host.chain().members().to_vec();
         Ok(Registry {
             require_signatures: trust.require_signatures,
