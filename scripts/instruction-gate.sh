@@ -17,7 +17,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=0.20.0
-tools=target/tools/gungraun
+# A tool, not part of the checkout: kept in the cargo home, by version, so a clean clone on a
+# machine that ran the gate before does not compile it again (as cargo's registry is kept).
+tools="${CARGO_HOME:-$HOME/.cargo}/hak-tools/gungraun-runner-$version"
 runner=$tools/bin/gungraun-runner
 command -v valgrind >/dev/null || { echo "instruction gate: valgrind is missing (apt-get install valgrind)" >&2; exit 1; }
 if ! "$runner" --version 2>/dev/null | grep -q "$version"; then
@@ -28,7 +30,7 @@ if ! "$runner" --version 2>/dev/null | grep -q "$version"; then
     cargo install --quiet --locked gungraun-runner --version "=$version" --root "$tools"
 fi
 [ "${1:-}" = --install-runner ] && exit 0
-export GUNGRAUN_RUNNER=$PWD/$runner
+export GUNGRAUN_RUNNER=$runner
 # Plugins are compiled natively into the cache the bench reads: compiling under valgrind
 # would take minutes, and compilation is not what is counted.
 export HAK_CACHE_DIR=$PWD/target/test-cache

@@ -39,27 +39,23 @@ settle
 cargo bench --quiet --profile dev --workspace --no-run
 settle
 phase build-tests-and-lint
-# Beside the JS, Go and Python plugin builds, which leave a core idle much of the time: the
-# gate's runner (gungraun-runner, ~70 s to compile) and the test clients' npm installs.
+# The gate's runner (gungraun-runner: ~70 s to compile when it is not in the cargo home's
+# cache yet) builds beside the JS, Go and Python plugin builds, which leave a core idle part
+# of the time.
 scripts/instruction-gate.sh --install-runner > target/gungraun-runner-install.log 2>&1 &
 runner_install=$!
-(
-  set -e
-  # The official JS SDK is one of the emulator's clients under test.
-  (cd emulator/tests/js-sdk && npm ci --no-audit --no-fund --loglevel=error)
-  # solc-js and OpenZeppelin: the emulator's genesis factories are checked against their source.
-  (cd emulator/contracts && npm ci --no-audit --no-fund --loglevel=error)
-  # The JS kit itself: the conformance test compares its transaction bodies with hak's.
-  (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
-  # The official TypeScript MCP client: tests/all/mcp.rs drives it against `hak mcp`.
-  (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
-) > target/npm-install.log 2>&1 &
-npm_install=$!
 HAK_BIN=target/debug/hak scripts/build-plugins.sh js go python
 phase js-go-python-plugins
-wait "$npm_install" || { cat target/npm-install.log >&2; echo "npm ci failed" >&2; exit 1; }
+# The official JS SDK is one of the emulator's clients under test.
+(cd emulator/tests/js-sdk && npm ci --no-audit --no-fund --loglevel=error)
+# solc-js and OpenZeppelin: the emulator's genesis factories are checked against their source.
+(cd emulator/contracts && npm ci --no-audit --no-fund --loglevel=error)
+# The JS kit itself: the conformance test compares its transaction bodies with hak's.
+(cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
+# The official TypeScript MCP client: tests/all/mcp.rs drives it against `hak mcp`.
+(cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
+phase npm
 wait "$runner_install" || { cat target/gungraun-runner-install.log >&2; exit 1; }
-phase npm-and-gate-runner
 # Speed has a gate: instruction counts of the call path against a committed baseline.
 scripts/instruction-gate.sh
 settle
