@@ -8,6 +8,9 @@
 //! Imports are read as text: every `crate::…` and `super::…` path, braces expanded, resolved
 //! to the deepest module file it names. Comments and test modules are left out.
 
+#[path = "support/cycle.rs"]
+mod cycle;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -229,35 +232,9 @@ fn no_files_import_each_other_in_a_loop() {
             edges.entry(file.module.clone()).or_default().insert(target);
         }
     }
-    fn visit(
-        node: &Vec<String>,
-        edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
-        path: &mut Vec<Vec<String>>,
-        done: &mut BTreeSet<Vec<String>>,
-    ) -> Option<Vec<String>> {
-        if let Some(at) = path.iter().position(|p| p == node) {
-            let mut cycle: Vec<String> = path[at..].iter().map(|m| m.join("::")).collect();
-            cycle.push(node.join("::"));
-            return Some(cycle);
-        }
-        if done.contains(node) {
-            return None;
-        }
-        path.push(node.clone());
-        for next in edges.get(node).into_iter().flatten() {
-            if let Some(cycle) = visit(next, edges, path, done) {
-                return Some(cycle);
-            }
-        }
-        path.pop();
-        done.insert(node.clone());
-        None
-    }
-    let mut done = BTreeSet::new();
-    for node in edges.keys() {
-        if let Some(cycle) = visit(node, &edges, &mut Vec::new(), &mut done) {
-            panic!("import loop: {}", cycle.join(" -> "));
-        }
+    if let Some(cycle) = cycle::find(&edges) {
+        let names: Vec<String> = cycle.iter().map(|m| m.join("::")).collect();
+        panic!("import loop: {}", names.join(" -> "));
     }
 }
 

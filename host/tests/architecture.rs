@@ -5,6 +5,9 @@
 //! neither `tools/` nor `model/` reaches what lies above them.
 //! Comments and doc comments are ignored.
 
+#[path = "../../emulator/tests/support/cycle.rs"]
+mod cycle;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -117,36 +120,8 @@ fn modules_import_each_other_without_cycles() {
             }
         }
     }
-    // Depth-first search for a back edge; report the cycle it closes.
-    fn visit(
-        node: &str,
-        edges: &BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut BTreeSet<String>,
-    ) -> Option<Vec<String>> {
-        if let Some(at) = path.iter().position(|p| p == node) {
-            let mut cycle = path[at..].to_vec();
-            cycle.push(node.to_owned());
-            return Some(cycle);
-        }
-        if done.contains(node) {
-            return None;
-        }
-        path.push(node.to_owned());
-        for next in edges.get(node).into_iter().flatten() {
-            if let Some(cycle) = visit(next, edges, path, done) {
-                return Some(cycle);
-            }
-        }
-        path.pop();
-        done.insert(node.to_owned());
-        None
-    }
-    let mut done = BTreeSet::new();
-    for node in edges.keys() {
-        if let Some(cycle) = visit(node, &edges, &mut Vec::new(), &mut done) {
-            panic!("import cycle: {}", cycle.join(" -> "));
-        }
+    if let Some(cycle) = cycle::find(&edges) {
+        panic!("import cycle: {}", cycle.join(" -> "));
     }
 }
 
