@@ -76,7 +76,7 @@ if [ -n "$missing" ]; then
 fi
 # Four test threads on two cores: most end-to-end tests wait (on a Redis failover, an npm
 # client, a registry, a build), so two threads left the cores idle; the tests phase took
-# ~330 s with two threads and ~200 s with four.
+# ~330 s with two threads and takes ~260 s with four.
 cargo test --workspace -- "${include[@]}" --test-threads=4 2>&1 | tee target/test-output.log
 phase tests
 echo "disk after: $(df -h --output=avail . | tail -1 | tr -d ' ') free; target/ holds $(du -sh target | cut -f1)"
