@@ -62,12 +62,10 @@ pub enum NetworkError {
 
 /// The factories hak's local network deploys at genesis, at the ids the kit uses for a local
 /// node.
-pub fn local_evm_factories() -> EvmFactories {
-    EvmFactories {
-        erc20: Some(ContractId::new(0, 0, hak_emu::genesis::ERC20_FACTORY)),
-        erc721: Some(ContractId::new(0, 0, hak_emu::genesis::ERC721_FACTORY)),
-    }
-}
+pub const LOCAL_EVM_FACTORIES: EvmFactories = EvmFactories {
+    erc20: Some(ContractId::new(0, 0, hak_emu::genesis::ERC20_FACTORY)),
+    erc721: Some(ContractId::new(0, 0, hak_emu::genesis::ERC721_FACTORY)),
+};
 
 /// Where a running `hak emu` serves its mirror API by default.
 pub const LOCAL_MIRROR_URL: &str = "http://127.0.0.1:5551/api/v1";
@@ -236,7 +234,7 @@ impl Network {
             name: section.name,
             evm_factories: match section.name {
                 NetworkName::Testnet => EvmFactories::TESTNET,
-                NetworkName::Local => local_evm_factories(),
+                NetworkName::Local => LOCAL_EVM_FACTORIES,
                 _ => EvmFactories::default(),
             },
             client,

@@ -51,15 +51,14 @@ pub(super) async fn token(
 /// A token's custom fees in the mirror's shape (`/api/v1/tokens/{id}`).
 pub(super) fn token_fees_json(t: &crate::state::ledger::Token) -> Value {
     let (mut fixed, mut fractional, mut royalty) = (Vec::new(), Vec::new(), Vec::new());
-    let id = EntityId;
     for f in &t.custom_fees {
-        let collector = id(f.collector);
+        let collector = EntityId(f.collector);
         match f.kind {
             FeeKind::Fixed(fee) => fixed.push(json!({
                 "all_collectors_are_exempt": f.all_collectors_exempt,
                 "amount": fee.amount,
                 "collector_account_id": collector,
-                "denominating_token_id": fee.token.map(id),
+                "denominating_token_id": fee.token.map(EntityId),
             })),
             FeeKind::Fractional {
                 numerator,
@@ -71,7 +70,7 @@ pub(super) fn token_fees_json(t: &crate::state::ledger::Token) -> Value {
                 "all_collectors_are_exempt": f.all_collectors_exempt,
                 "amount": {"numerator": numerator, "denominator": denominator},
                 "collector_account_id": collector,
-                "denominating_token_id": id(t.num),
+                "denominating_token_id": EntityId(t.num),
                 "maximum": (maximum > 0).then_some(maximum),
                 "minimum": minimum,
                 "net_of_transfers": net_of_transfers,
@@ -86,7 +85,7 @@ pub(super) fn token_fees_json(t: &crate::state::ledger::Token) -> Value {
                 "collector_account_id": collector,
                 "fallback_fee": fallback.map(|fee| json!({
                     "amount": fee.amount,
-                    "denominating_token_id": fee.token.map(id),
+                    "denominating_token_id": fee.token.map(EntityId),
                 })),
             })),
         }

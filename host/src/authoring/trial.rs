@@ -7,9 +7,9 @@
 
 use crate::lifecycle::RecordedStage;
 use crate::model::stage::Stage;
+use crate::model::ToolType;
 use crate::plugin::{ChainPlugin, ContextScope, HookAnswer, PluginError, StageCall, Verdict};
 use crate::state_store::MemoryBackend;
-use crate::tools::ToolType;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;

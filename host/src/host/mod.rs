@@ -307,7 +307,7 @@ impl CallEnv for Host {
             wants_summary,
             mirror: &network.mirror,
             network: network.name,
-            evm_factories: network.evm_factories,
+            evm_factories: &network.evm_factories,
             unknown_keys: if self.inner.manifest.context.strict_params {
                 UnknownKeys::Refuse
             } else {

@@ -84,7 +84,7 @@ pub struct Session {
 pub struct RecordedStage {
     pub stage: Stage,
     pub method: &'static str,
-    pub tool_type: crate::tools::ToolType,
+    pub tool_type: crate::model::ToolType,
     /// The stage params JSON text.
     pub input: String,
 }

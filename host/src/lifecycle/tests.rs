@@ -99,7 +99,7 @@ impl CallEnv for PlainEnv {
             wants_summary,
             mirror: &self.network.mirror,
             network: crate::manifest::NetworkName::Local,
-            evm_factories: crate::network::local_evm_factories(),
+            evm_factories: &crate::network::LOCAL_EVM_FACTORIES,
             unknown_keys: UnknownKeys::Strip,
         }
     }

@@ -57,7 +57,7 @@ pub struct ToolContext<'a> {
     /// The network the call is for (named in the EVM tools' refusals).
     pub network: crate::manifest::NetworkName,
     /// The kit's EVM factory contracts on that network.
-    pub evm_factories: evm::call::EvmFactories,
+    pub evm_factories: &'a evm::call::EvmFactories,
 }
 
 impl ToolContext<'_> {

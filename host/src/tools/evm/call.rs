@@ -217,12 +217,13 @@ mod tests {
             network,
             evm_factories,
         };
-        let testnet = ctx(NetworkName::Testnet, EvmFactories::TESTNET);
+        let testnet = ctx(NetworkName::Testnet, &EvmFactories::TESTNET);
         assert_eq!(
             factory(Factory::Erc721, &testnet).unwrap(),
             ContractId::new(0, 0, 6_510_666)
         );
-        let mainnet = ctx(NetworkName::Mainnet, EvmFactories::default());
+        let none = EvmFactories::default();
+        let mainnet = ctx(NetworkName::Mainnet, &none);
         assert_eq!(
             factory(Factory::Erc20, &mainnet).unwrap_err().message,
             "Network type mainnet not supported for ERC20 factory"
