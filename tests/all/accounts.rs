@@ -22,10 +22,26 @@ fn accounts_are_created_funded_and_deleted() {
         out["raw"]["error"],
         "Failed to execute Create Account: Invalid hex string: 302d300"
     );
+    // The decoder drops a leading `0x` first (as the kit's does): whole hex pairs after it are
+    // bytes that are no key (a 20-byte EVM address), a digit left over is not hex bytes.
     let out = session
         .call(
             "create_account_tool",
-            &format!(r#"{{"publicKey":"{key}","initialBalance":2.5,"accountMemo":"agent"}}"#),
+            r#"{"publicKey":"0x7f3b1c2d4e5f60718293a4b5c6d7e8f901234567"}"#,
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["error"], "Failed to execute Create Account: Invalid parameters: Field \"publicKey\" - Invalid public key: 0x7f3b1c2d4e5f60718293a4b5c6d7e8f901234567");
+    let out = session
+        .call("create_account_tool", r#"{"publicKey":"0x302d300"}"#)
+        .unwrap();
+    assert_eq!(
+        out["raw"]["error"],
+        "Failed to execute Create Account: Invalid hex string: 0x302d300"
+    );
+    let out = session
+        .call(
+            "create_account_tool",
+            &format!(r#"{{"publicKey":"0x{key}","initialBalance":2.5,"accountMemo":"agent"}}"#),
         )
         .unwrap();
     let raw = ok(&out);

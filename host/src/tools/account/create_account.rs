@@ -99,11 +99,13 @@ Parameters:
             // The kit: `publicKey ?? operatorKey`, then an empty one falls to the mirror.
             Some("") => crate::tools::keys::mirror_public_key(ctx).map_err(|_| unresolved())?,
             Some(text) => text.parse::<PublicKey>().map_err(|_| {
-                if text.len() % 2 == 0 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+                // The JS SDK's decoder drops a leading `0x`, then reads two digits at a time.
+                let digits = text.strip_prefix("0x").unwrap_or(text);
+                if digits.len() % 2 == 0 && digits.bytes().all(|b| b.is_ascii_hexdigit()) {
                     ToolError::invalid_field("publicKey", format!("Invalid public key: {text}"))
                 } else {
-                    // The JS SDK's words for a key that is not whole hex pairs (its decoder
-                    // reads two digits at a time: an odd length leaves one over).
+                    // Its words for text that is not whole hex pairs (an odd length leaves
+                    // one digit over).
                     ToolError::message(format!("Invalid hex string: {text}"))
                 }
             })?,
