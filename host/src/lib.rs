@@ -36,8 +36,10 @@
 //! - [`model`]: the vocabulary below everything: the agent context a call runs in, the
 //!   hookable stages, a call's facts (who gets what, tokens, changes), every sandbox limit
 //!   and its default, the tool type.
-//! - [`text`]: ids and integers written as `Display` writes them, without `core::fmt`.
+//! - [`text`]: ids and integers written as `Display` writes them, without `core::fmt`;
+//!   [`alloc`]: the process allocator (mimalloc) the binary and the benches install.
 
+pub mod alloc;
 pub mod approvals;
 pub mod authoring;
 pub mod blocking;

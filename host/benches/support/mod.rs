@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 /// The allocator the `hak` binary runs with (`src/main.rs`): what is measured is what ships.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: hak_host::alloc::Allocator = hak_host::alloc::Allocator;
 
 /// `transfer_hbar_tool` with two recipients and a memo.
 pub const PARAMS: &str = r#"{"transfers":[{"accountId":"0.0.2001","amount":1},{"accountId":"0.0.2002","amount":0.5}],"transactionMemo":"bench"}"#;
