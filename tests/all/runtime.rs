@@ -256,6 +256,7 @@ fn an_unchanged_file_loads_by_identity_and_a_changed_one_is_read_again() {
             RuntimeConfig {
                 cache_dir: Some(dir.join("cache")),
                 fuel: false,
+                function_cache: None,
             },
             Arc::new(TracingLogSink),
         )
@@ -301,4 +302,59 @@ fn an_unchanged_file_loads_by_identity_and_a_changed_one_is_read_again() {
             other.map(|p| p.sha256.clone())
         ),
     }
+}
+
+/// Components of one toolchain share their engine's code: compiled after another JS plugin,
+/// a JS plugin takes most of its functions from the compiled-function cache (every JS plugin
+/// embeds StarlingMonkey). That such code decides as code compiled from scratch is what every
+/// other JS, Python and Go test of this process checks: their hosts share the process's cache.
+#[test]
+#[ignore = "needs the JS plugins (scripts/build-plugins.sh js); scripts/test.sh runs it"]
+fn a_second_js_plugin_reuses_the_first_ones_compiled_functions() {
+    use hak_host::runtime::function_cache::FunctionCache;
+    use hak_host::runtime::{LoadedPlugin, Runtime, RuntimeConfig, TracingLogSink};
+    let dir = root().join(format!(
+        "target/test-tmp/function-cache-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let functions = Arc::new(FunctionCache::new(1 << 30));
+    // No artifact cache: every load compiles.
+    let runtime = Runtime::new(
+        RuntimeConfig {
+            cache_dir: None,
+            fuel: false,
+            function_cache: Some(functions.clone()),
+        },
+        Arc::new(TracingLogSink),
+    )
+    .unwrap();
+    let load = |name: &str, config: &str| {
+        let file = plugin(&format!("js/{name}"));
+        let mut m = Manifest::parse(
+            &format!(
+                "[[plugins]]\nname = {name:?}\npath = {:?}\nconfig = {config}\n",
+                file.display().to_string()
+            ),
+            "function cache test",
+            dir.clone(),
+        )
+        .unwrap();
+        LoadedPlugin::load(&runtime, m.plugins.remove(0), &file, None).unwrap()
+    };
+    load("max-recipients", "{ maxRecipients = 1 }");
+    let first = functions.stats();
+    assert!(first.misses > 1_000 && first.bytes > 0, "{first:?}");
+    load("spend-limit", "{ maxHbarPerTransaction = \"1\" }");
+    let second = functions.stats();
+    let (hits, lookups) = (
+        second.hits - first.hits,
+        second.hits + second.misses - first.hits - first.misses,
+    );
+    assert!(
+        hits * 10 >= lookups * 9,
+        "{hits} of {lookups} functions of the second JS plugin came from the cache ({first:?} → {second:?})"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

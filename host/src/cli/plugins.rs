@@ -79,6 +79,7 @@ pub(super) fn load_standalone(
     let config = RuntimeConfig {
         cache_dir: ArtifactCache::default_dir(),
         fuel: false,
+        function_cache: None,
     };
     let runtime = Runtime::new(config, Arc::new(TracingLogSink))?;
     Ok(LoadedPlugin::load(&runtime, spec, file, None)?)

@@ -107,6 +107,7 @@ impl HostBuilder {
         let config = RuntimeConfig {
             cache_dir,
             fuel: manifest.engine.fuel,
+            function_cache: None,
         };
         let runtime = Runtime::new(config, self.sink).map_err(HostError::Runtime)?;
         let network = Network::from_manifest(&manifest)?;

@@ -14,6 +14,10 @@ pub const MAX_DEADLINE_MS: u64 = 60_000;
 pub const DEFAULT_CALL_BUDGET_MS: u64 = 10_000;
 /// Largest `[engine] call_budget_ms`.
 pub const MAX_CALL_BUDGET_MS: u64 = 600_000;
+/// Bytes of compiled functions the process keeps for later compiles to reuse
+/// (`runtime::function_cache`): about one component of each toolchain (StarlingMonkey's,
+/// CPython's and Go's code); past it, compiles run as without the cache.
+pub const FUNCTION_CACHE_BYTES: usize = 256 * 1024 * 1024;
 /// Component instances the pooling allocator keeps room for (plugins × live agent contexts).
 pub const POOL_INSTANCES: u32 = 1_000;
 /// Longest a component may take to compile before it is refused.

@@ -3,6 +3,7 @@
 //! against (minimal WASI + the `hedera:agent-kit` imports).
 
 use super::cache::ArtifactCache;
+use super::function_cache::FunctionCache;
 use super::sandbox::{LogSink, PluginState};
 use crate::model::limits::{EPOCH_TICK_MS, MAX_MEMORY_MIB, MAX_WASM_STACK_BYTES, POOL_INSTANCES};
 use std::path::PathBuf;
@@ -20,6 +21,9 @@ pub struct RuntimeConfig {
     /// Count instructions so plugins can have a `fuel` budget. Costs ~10-15 % of guest speed,
     /// so it is off unless the manifest asks for it (`[engine] fuel = true`).
     pub fuel: bool,
+    /// Where compiles find and leave compiled functions (`None`: the process's store,
+    /// [`super::function_cache::shared`]).
+    pub function_cache: Option<Arc<FunctionCache>>,
 }
 
 /// Engine, linker, artifact cache and the epoch ticker, shared by every plugin of a host.
@@ -37,18 +41,22 @@ impl Runtime {
     /// start the ticker and link the world.
     pub fn new(config: RuntimeConfig, sink: Arc<dyn LogSink>) -> anyhow::Result<Arc<Self>> {
         let fuel = config.fuel;
+        let functions = config
+            .function_cache
+            .clone()
+            .unwrap_or_else(super::function_cache::shared);
         // `HAK_POOLING=0`: on-demand allocation from the start, never the pooling allocator
         // (a process whose address space is capped: `ulimit -v`, valgrind). The engine's
         // settings key the artifact cache, so the instruction gate precompiles its plugins
         // this way and its counted run, under valgrind, finds them.
         let pooling = std::env::var_os("HAK_POOLING").is_none_or(|v| v != "0");
-        let engine = match pooling.then(|| Engine::new(&Self::config(true, fuel))) {
+        let engine = match pooling.then(|| Engine::new(&Self::config(true, fuel, &functions))) {
             Some(Ok(engine)) => engine,
             Some(Err(e)) => {
                 tracing::warn!("pooling allocator unavailable ({e:#}); using on-demand allocation");
-                Engine::new(&Self::config(false, fuel))?
+                Engine::new(&Self::config(false, fuel, &functions))?
             }
-            None => Engine::new(&Self::config(false, fuel))?,
+            None => Engine::new(&Self::config(false, fuel, &functions))?,
         };
         let mut linker = Linker::<PluginState>::new(&engine);
         link_minimal_wasi(&mut linker)?;
@@ -66,7 +74,7 @@ impl Runtime {
         }))
     }
 
-    fn config(pooling: bool, fuel: bool) -> Config {
+    fn config(pooling: bool, fuel: bool, functions: &Arc<FunctionCache>) -> Config {
         let mut config = Config::new();
         config
             .wasm_component_model(true)
@@ -74,6 +82,10 @@ impl Runtime {
             .consume_fuel(fuel)
             .max_wasm_stack(MAX_WASM_STACK_BYTES)
             .parallel_compilation(true);
+        // The second component of a toolchain reuses the first one's compiled functions.
+        if let Err(e) = config.enable_incremental_compilation(functions.clone()) {
+            tracing::warn!("the compiled-function cache is off: {e:#}");
+        }
         // `HAK_PERFMAP=1`: write /tmp/perf-<pid>.map so `perf report` names the compiled
         // plugin functions (profiling hak and guests; costs nothing when unset).
         if std::env::var_os("HAK_PERFMAP").is_some_and(|v| v == "1") {

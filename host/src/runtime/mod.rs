@@ -1,6 +1,6 @@
 //! The wasm side of hak: one wasmtime `Engine` (component model, pooling allocator, epoch
 //! interruption driven by one ticker thread), the linker with minimal WASI and the host
-//! imports, and the precompiled-artifact cache. Plugins are loaded by [`plugin`] and run by
+//! imports, the precompiled-artifact cache and the compiled-function cache its compiles share. Plugins are loaded by [`plugin`] and run by
 //! [`instance`]. Nothing here knows about tools or the lifecycle.
 
 pub mod bindings;
@@ -8,6 +8,7 @@ mod cache;
 mod clock;
 mod compat_0_1;
 mod engine;
+pub mod function_cache;
 mod hedera_api;
 mod host_api;
 pub mod instance;
