@@ -18,6 +18,11 @@ pub const MAX_CALL_BUDGET_MS: u64 = 600_000;
 /// (`runtime::function_cache`): about one component of each toolchain (StarlingMonkey's,
 /// CPython's and Go's code); past it, compiles run as without the cache.
 pub const FUNCTION_CACHE_BYTES: usize = 256 * 1024 * 1024;
+/// Least time instantiating a plugin may take (its start functions and the engine's work for
+/// a new instance; ~3-40 ms in a debug build, ~1 ms released): a per-call `deadline_ms` of
+/// 100 ms let a loaded machine refuse a new agent context's first call for instantiating
+/// slowly. A start function that never returns is still stopped.
+pub const INSTANTIATE_FLOOR_MS: u64 = 1_000;
 /// Component instances the pooling allocator keeps room for (plugins × live agent contexts).
 pub const POOL_INSTANCES: u32 = 1_000;
 /// Longest a component may take to compile before it is refused.
@@ -134,5 +139,32 @@ impl PluginLimits {
     /// The deadline in epoch ticks (+1 so a call never gets less than its budget).
     pub fn deadline_ticks(&self) -> u64 {
         self.deadline_ms.div_ceil(EPOCH_TICK_MS) + 1
+    }
+
+    /// How long instantiating may take: the guest's start functions (a Go or JS runtime's
+    /// set-up) and the engine's own work for a new instance, paid once per agent context and
+    /// not a call's: `deadline_ms`, but never less than [`INSTANTIATE_FLOOR_MS`].
+    pub fn instantiate_ms(&self) -> u64 {
+        self.deadline_ms.max(INSTANTIATE_FLOOR_MS)
+    }
+
+    /// [`Self::instantiate_ms`] in epoch ticks (+1, as [`Self::deadline_ticks`]).
+    pub fn instantiate_ticks(&self) -> u64 {
+        self.instantiate_ms().div_ceil(EPOCH_TICK_MS) + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instantiating_gets_at_least_the_floor_and_a_longer_deadline_when_set() {
+        let mut limits = PluginLimits::default();
+        assert_eq!(limits.instantiate_ms(), INSTANTIATE_FLOOR_MS);
+        assert!(limits.instantiate_ticks() > limits.deadline_ticks());
+        limits.deadline_ms = 5_000;
+        assert_eq!(limits.instantiate_ms(), 5_000);
+        assert_eq!(limits.instantiate_ticks(), limits.deadline_ticks());
     }
 }

@@ -123,9 +123,16 @@ impl PluginInstance {
                 .set_fuel(fuel)
                 .map_err(|e| failure_at_start(&name, &e))?;
         }
-        store.set_epoch_deadline(limits.deadline_ticks());
+        store.set_epoch_deadline(limits.instantiate_ticks());
         let failure = |store: &mut Store<PluginState>, e| {
-            classify(store, &name, "instantiate", e, limits.deadline_ms, fuel)
+            classify(
+                store,
+                &name,
+                "instantiate",
+                e,
+                limits.instantiate_ms(),
+                fuel,
+            )
         };
         let instance = match plugin.pre.instance_pre().instantiate(&mut store) {
             Ok(i) => i,
