@@ -4,9 +4,11 @@
 //! Components built by one toolchain carry the same engine: every JS plugin embeds
 //! StarlingMonkey, every Python one CPython, every Go one Go's runtime. Compiled one after
 //! the other, the second plugin of a toolchain takes the first one's machine code for every
-//! function whose Cranelift IR is the same: the key is a hash of the function's IR and of the
-//! target's settings (so engines of other settings never share an entry), computed and checked
-//! by Cranelift. A JS plugin compiled from scratch costs ~12 s of CPU in a debug host; the
+//! function whose Cranelift IR is the same: the key is a SHA-256 of the function's IR and of
+//! the target's settings (so engines of other settings never share an entry), computed and
+//! checked by Cranelift. Entries are written only by this process's compiler; a hostile
+//! component can fill the store up to its cap (later compiles then run uncached), not put
+//! code under another function's key. A JS plugin compiled from scratch costs ~12 s of CPU in a debug host; the
 //! second costs a fraction of that. The precompiled artifacts on disk (`cache`) are a separate,
 //! per-component cache; this one only makes compiling cheaper and never changes its output.
 //!
