@@ -60,6 +60,15 @@ pub enum NetworkError {
     Mirror(anyhow::Error),
 }
 
+/// The account id `text` of the manifest field `field` names.
+fn account_id(text: &str, field: impl FnOnce() -> String) -> Result<AccountId, NetworkError> {
+    AccountId::from_str(text).map_err(|e| NetworkError::AccountId {
+        field: field(),
+        id: text.to_owned(),
+        message: e.to_string(),
+    })
+}
+
 /// The factories hak's local network deploys at genesis, at the ids the kit uses for a local
 /// node.
 pub const LOCAL_EVM_FACTORIES: EvmFactories = EvmFactories {
@@ -130,11 +139,7 @@ impl Network {
             NetworkName::Custom => {
                 let mut nodes = HashMap::new();
                 for (address, id) in &section.nodes {
-                    let id = AccountId::from_str(id).map_err(|e| NetworkError::AccountId {
-                        field: format!("network.nodes.{address:?}"),
-                        id: id.clone(),
-                        message: e.to_string(),
-                    })?;
+                    let id = account_id(id, || format!("network.nodes.{address:?}"))?;
                     nodes.insert(address.clone(), id);
                 }
                 let client =
@@ -153,11 +158,7 @@ impl Network {
         let mut operator_account_id = None;
         let mut has_operator_key = false;
         if let Some(op) = &manifest.operator {
-            let id = AccountId::from_str(&op.account_id).map_err(|e| NetworkError::AccountId {
-                field: "operator.account_id".into(),
-                id: op.account_id.clone(),
-                message: e.to_string(),
-            })?;
+            let id = account_id(&op.account_id, || "operator.account_id".into())?;
             operator_account_id = Some(id);
             match std::env::var(&op.key_env) {
                 Ok(text) => {
@@ -200,13 +201,7 @@ impl Network {
 
         let mut node_account_ids = Vec::new();
         for (i, id) in section.node_account_ids.iter().enumerate() {
-            node_account_ids.push(AccountId::from_str(id).map_err(|e| {
-                NetworkError::AccountId {
-                    field: format!("network.node_account_ids[{i}]"),
-                    id: id.clone(),
-                    message: e.to_string(),
-                }
-            })?);
+            node_account_ids.push(account_id(id, || format!("network.node_account_ids[{i}]"))?);
         }
         if node_account_ids.is_empty() {
             node_account_ids = client.network().into_values().collect();

@@ -19,9 +19,10 @@ pub const MAX_CALL_BUDGET_MS: u64 = 600_000;
 /// CPython's and Go's code); past it, compiles run as without the cache.
 pub const FUNCTION_CACHE_BYTES: usize = 256 * 1024 * 1024;
 /// Least time instantiating a plugin may take (its start functions and the engine's work for
-/// a new instance; ~3-40 ms in a debug build, ~1 ms released): a per-call `deadline_ms` of
-/// 100 ms let a loaded machine refuse a new agent context's first call for instantiating
-/// slowly. A start function that never returns is still stopped.
+/// a new instance; 3-40 ms per JS, Go or Python plugin in a debug build): a per-call
+/// `deadline_ms` of 100 ms let a loaded machine refuse a new agent context's first call for
+/// instantiating slowly. A start function that never returns is still stopped, after 1 s of
+/// each new context's first call (bounded, as before, not free).
 pub const INSTANTIATE_FLOOR_MS: u64 = 1_000;
 /// Component instances the pooling allocator keeps room for (plugins × live agent contexts).
 pub const POOL_INSTANCES: u32 = 1_000;
