@@ -186,7 +186,7 @@ fn bench_calls(c: &mut Criterion) {
         let first = session.call("transfer_hbar_tool", PARAMS).unwrap();
         assert_eq!(first["raw"]["status"], "SUCCESS", "{first}");
         group.bench_function(name, |b| {
-            b.iter(|| session.call("transfer_hbar_tool", PARAMS).unwrap())
+            b.iter(|| session.call_envelope("transfer_hbar_tool", PARAMS).unwrap())
         });
     }
     group.finish();
@@ -217,7 +217,11 @@ fn bench_autonomous(c: &mut Criterion) {
         let first = session.call("transfer_hbar_tool", TO_1002).unwrap();
         assert_eq!(first["raw"]["status"], "SUCCESS", "{first}");
         group.bench_function(name, |b| {
-            b.iter(|| session.call("transfer_hbar_tool", TO_1002).unwrap())
+            b.iter(|| {
+                session
+                    .call_envelope("transfer_hbar_tool", TO_1002)
+                    .unwrap()
+            })
         });
     }
     group.finish();
@@ -260,13 +264,13 @@ fn bench_mixed(c: &mut Criterion) {
             let first = session.call(tool, params).unwrap();
             assert_eq!(first["raw"]["status"], "SUCCESS", "{tool}: {first}");
             group.bench_function(format!("{plugins}/{tool}"), |b| {
-                b.iter(|| session.call(tool, params).unwrap())
+                b.iter(|| session.call_envelope(tool, params).unwrap())
             });
         }
         group.bench_function(format!("{plugins}/all_four"), |b| {
             b.iter(|| {
                 for (tool, params) in MIX {
-                    session.call(tool, params).unwrap();
+                    session.call_envelope(tool, params).unwrap();
                 }
             })
         });
@@ -293,7 +297,7 @@ fn bench_languages(c: &mut Criterion) {
         let first = session.call("transfer_hbar_tool", PARAMS).unwrap();
         assert_eq!(first["raw"]["status"], "SUCCESS", "{first}");
         group.bench_function(format!("{lang}/warm"), |b| {
-            b.iter(|| session.call("transfer_hbar_tool", PARAMS).unwrap())
+            b.iter(|| session.call_envelope("transfer_hbar_tool", PARAMS).unwrap())
         });
         group.bench_function(format!("{lang}/new_context_first_call"), |b| {
             b.iter(|| {
@@ -401,7 +405,7 @@ fn bench_state_stores(c: &mut Criterion) {
         let first = session.call("transfer_hbar_tool", PARAMS).unwrap();
         assert_eq!(first["raw"]["status"], "SUCCESS", "{first}");
         group.bench_function(name, |b| {
-            b.iter(|| session.call("transfer_hbar_tool", PARAMS).unwrap())
+            b.iter(|| session.call_envelope("transfer_hbar_tool", PARAMS).unwrap())
         });
     }
     group.finish();

@@ -96,7 +96,7 @@ fn transfer(mut session: Session) -> Session {
     for _ in 0..COUNTED_CALLS {
         black_box(
             session
-                .call("transfer_hbar_tool", black_box(PARAMS))
+                .call_envelope("transfer_hbar_tool", black_box(PARAMS))
                 .unwrap(),
         );
     }

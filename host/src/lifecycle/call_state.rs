@@ -3,6 +3,7 @@
 //! `toolResult`). Fragments are kept as JSON text and spliced, so no stage re-serialises
 //! what an earlier stage already produced.
 
+use super::envelope::Envelope;
 use crate::model::facts::Facts;
 use crate::tools::Normalised;
 use serde_json::Value;
@@ -16,7 +17,7 @@ pub struct CallState<'a> {
     /// after a hook replaced the params).
     pub facts: Option<Facts>,
     pub core_json: Option<String>,
-    pub result: Option<Value>,
+    pub result: Option<Envelope>,
     pub result_json: Option<String>,
     /// From stage 6: what became of the transaction (`applied`, `unknown`), for stage 7.
     pub outcome: Option<&'static str>,
@@ -73,8 +74,8 @@ impl<'a> CallState<'a> {
     }
 
     /// Keep the tool result; its JSON is rendered only when a plugin will see it.
-    pub fn set_result(&mut self, result: Value, render: bool) {
-        self.result_json = render.then(|| result.to_string());
+    pub fn set_result(&mut self, result: Envelope, render: bool) {
+        self.result_json = render.then(|| result.to_json());
         self.result = Some(result);
     }
 }

@@ -185,17 +185,132 @@ pub fn executed(raw: &RawTransactionResponse, human_message: String) -> Value {
     json!({ "raw": raw, "humanMessage": human_message })
 }
 
-/// A return-bytes result, as the kit's output parser presents it to the agent.
-pub fn bytes(result: ReturnBytesResult) -> Value {
-    let mut envelope = serde_json::Map::with_capacity(2);
-    envelope.insert("raw".into(), result.into_json());
-    envelope.insert("humanMessage".into(), BYTES_READY.into());
-    envelope.into()
+/// A call's result envelope: the return-bytes result kept typed until someone needs it as a
+/// JSON value (a stage-7 plugin, a caller of [`crate::lifecycle::Session::call`]); everything
+/// else as its value. Both serialise to the same JSON text (`{"raw":{…},"humanMessage":…}`),
+/// so an agent reading the served text cannot tell them apart; the typed one is written
+/// straight from its fields, with no map built, hashed and dropped per call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Envelope {
+    /// A return-bytes result, as the kit's output parser presents it to the agent (its
+    /// `humanMessage` is [`BYTES_READY`]).
+    Bytes(ReturnBytesResult),
+    /// Any other envelope (executed, query, error, or one a hook rewrote).
+    Value(Value),
+}
+
+/// The JSON shape of [`Envelope::Bytes`]: `raw` first, as the kit writes it.
+#[derive(serde::Serialize)]
+struct BytesEnvelope<'a> {
+    raw: &'a ReturnBytesResult,
+    #[serde(rename = "humanMessage")]
+    human_message: &'static str,
+}
+
+impl serde::Serialize for Envelope {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Envelope::Bytes(raw) => BytesEnvelope {
+                raw,
+                human_message: BYTES_READY,
+            }
+            .serialize(serializer),
+            Envelope::Value(value) => value.serialize(serializer),
+        }
+    }
+}
+
+impl Envelope {
+    /// The envelope as a JSON value (the same value its text parses to).
+    pub fn into_value(self) -> Value {
+        match self {
+            Envelope::Bytes(result) => {
+                let mut envelope = serde_json::Map::with_capacity(2);
+                envelope.insert("raw".into(), result.into_json());
+                envelope.insert("humanMessage".into(), BYTES_READY.into());
+                envelope.into()
+            }
+            Envelope::Value(value) => value,
+        }
+    }
+
+    /// A string field of `raw` (`transactionId`, `error`, `errorCode`, `status`, …), if the
+    /// envelope has it.
+    pub fn raw_str(&self, key: &str) -> Option<&str> {
+        match self {
+            Envelope::Bytes(result) => match key {
+                "bytes" => Some(&result.bytes),
+                "status" => Some(&result.status),
+                "transactionId" => Some(&result.transaction_id),
+                "payerAccountId" => Some(&result.payer_account_id),
+                "type" => Some(&result.type_name),
+                "expiresAt" => Some(&result.expires_at),
+                "memo" => Some(&result.memo),
+                _ => None,
+            },
+            Envelope::Value(value) => value["raw"][key].as_str(),
+        }
+    }
+
+    /// The envelope's JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "null".into())
+    }
 }
 
 /// The kit's `result.raw.status ??= 'SUCCESS'`.
 pub fn default_status(result: &mut Value) {
     if let Some(raw) = result.get_mut("raw").and_then(Value::as_object_mut) {
         raw.entry("status").or_insert_with(|| "SUCCESS".into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes() -> ReturnBytesResult {
+        ReturnBytesResult {
+            bytes: "0x0a1b".into(),
+            status: "SUCCESS".into(),
+            transaction_id: "0.0.1001@1700000000.000000001".into(),
+            payer_account_id: "0.0.1001".into(),
+            type_name: "TransferTransaction".into(),
+            expires_at: "2023-11-14T22:15:20.000Z".into(),
+            memo: "a \"quoted\" memo\n".into(),
+        }
+    }
+
+    /// The typed envelope and its value are one JSON text, key for key and in the same order:
+    /// what `hak serve` writes does not depend on which of the two a call produced.
+    #[test]
+    fn a_typed_bytes_envelope_writes_the_text_of_its_value() {
+        let typed = Envelope::Bytes(bytes());
+        let value = typed.clone().into_value();
+        assert_eq!(typed.to_json(), value.to_string());
+        assert_eq!(
+            value,
+            json!({"raw": {"bytes": "0x0a1b", "status": "SUCCESS",
+                "transactionId": "0.0.1001@1700000000.000000001", "payerAccountId": "0.0.1001",
+                "type": "TransferTransaction", "expiresAt": "2023-11-14T22:15:20.000Z",
+                "memo": "a \"quoted\" memo\n"}, "humanMessage": BYTES_READY})
+        );
+        assert!(typed
+            .to_json()
+            .starts_with("{\"raw\":{\"bytes\":\"0x0a1b\",\"status\""));
+        let as_value = Envelope::Value(value);
+        for key in [
+            "bytes",
+            "status",
+            "transactionId",
+            "payerAccountId",
+            "type",
+            "expiresAt",
+            "memo",
+            "error",
+        ] {
+            assert_eq!(typed.raw_str(key), as_value.raw_str(key), "{key}");
+        }
+        assert_eq!(typed.raw_str("error"), None);
     }
 }

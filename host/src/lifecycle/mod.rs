@@ -29,7 +29,7 @@ use crate::tools::DynTool;
 use call_state::CallState;
 use chain::{Chain, Plan};
 pub use env::CallEnv;
-use envelope::Abort;
+use envelope::{Abort, Envelope};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -213,8 +213,20 @@ impl Session {
         self.chain.version()
     }
 
-    /// Run `method` with the agent's params (a JSON text) and return the result envelope.
+    /// Run `method` with the agent's params (a JSON text) and return the result envelope as
+    /// a JSON value ([`Session::call_envelope`] without the conversion).
     pub fn call(&mut self, method: &str, params_json: &str) -> Result<Value, UnknownTool> {
+        self.call_envelope(method, params_json)
+            .map(Envelope::into_value)
+    }
+
+    /// Run `method` with the agent's params (a JSON text) and return the result envelope,
+    /// typed where nothing needed its value (serialise it with serde for the agent).
+    pub fn call_envelope(
+        &mut self,
+        method: &str,
+        params_json: &str,
+    ) -> Result<Envelope, UnknownTool> {
         let env = self.env.clone();
         let tool = env
             .tools()
@@ -237,7 +249,6 @@ impl Session {
         self.settle_reservations();
         self.call_meters.count(tool.spec().method, outcome);
         if let Some(log) = env.decision_log() {
-            let raw = &envelope["raw"];
             log.write(&CallRecord {
                 agent: self.caller.as_deref(),
                 scope: &self.scope.scope,
@@ -249,9 +260,9 @@ impl Session {
                 decisions: &self.decisions,
                 outcome,
                 transaction_outcome: self.outcome.as_str(),
-                transaction_id: raw["transactionId"].as_str(),
-                error: raw["error"].as_str(),
-                error_code: raw["errorCode"].as_str(),
+                transaction_id: envelope.raw_str("transactionId"),
+                error: envelope.raw_str("error"),
+                error_code: envelope.raw_str("errorCode"),
                 micros: micros(started.elapsed()),
             });
         }
@@ -264,7 +275,7 @@ impl Session {
         tool: &dyn DynTool,
         plan: &Plan,
         params_json: &str,
-    ) -> (Value, CallOutcome) {
+    ) -> (Envelope, CallOutcome) {
         let method = tool.spec().method;
         match self.run(env, tool, plan, params_json) {
             Ok(result) => (result, CallOutcome::Success),
@@ -305,7 +316,7 @@ impl Session {
                     }
                     _ => tracing::debug!(method, "{}", envelope["raw"]["error"]),
                 }
-                (envelope, outcome)
+                (Envelope::Value(envelope), outcome)
             }
         }
     }
@@ -316,7 +327,7 @@ impl Session {
         tool: &dyn DynTool,
         plan: &Plan,
         params_json: &str,
-    ) -> Result<Value, Abort> {
+    ) -> Result<Envelope, Abort> {
         let raw = strict_json::parse(params_json).map_err(|e| match e {
             strict_json::ParseError::OutOfRange { ref field, .. } => Abort::Invalid {
                 message: format!("Invalid parameters: {e}"),

@@ -17,8 +17,7 @@ use crate::tools::{CoreOutput, DynTool, ToolContext, ToolSpec};
 use call_state::CallState;
 use chain::{Chain, Plan};
 pub use env::CallEnv;
-use envelope::Abort;
-use serde_json::Value;
+use envelope::{Abort, Envelope};
 use std::time::{Duration, Instant};
 
 impl Session {
@@ -28,7 +27,7 @@ impl Session {
         tool: &dyn DynTool,
         plan: &Plan,
         state: &mut CallState<'_>,
-    ) -> Result<Value, Abort> {
+    ) -> Result<Envelope, Abort> {
         let context = self.context.clone();
         let recording = self.recorded.is_some();
         let tool_ctx = env.tool_context(
@@ -70,7 +69,7 @@ impl Session {
             CoreOutput::Query(mut result) => {
                 self.outcome = TxOutcome::Applied;
                 envelope::default_status(&mut result);
-                result
+                Envelope::Value(result)
             }
             CoreOutput::Transaction(mut built) => {
                 let strategy = env.strategy(context.mode).map_err(Abort::Error)?;
@@ -103,14 +102,14 @@ impl Session {
                             envelope.extend(fields);
                         }
                         envelope::default_status(&mut result);
-                        result
+                        Envelope::Value(result)
                     }
                     Ok(SecondaryResult::Bytes(bytes)) => {
                         if commit_owed {
                             self.commit_before_bytes_leave()?;
                         }
                         // Carries its status already (`ReturnBytesResult::status`).
-                        envelope::bytes(bytes)
+                        Envelope::Bytes(bytes)
                     }
                     Err(StrategyError::Tool(e)) => return Err(Abort::Error(e.message)),
                     Err(StrategyError::Unknown {
@@ -457,8 +456,11 @@ pub(super) fn replace(
         Stage::PostSecondaryAction => {
             let value = strict_json::parse(&json)
                 .map_err(|e| format!("replacement toolResult is not valid JSON: {e}"))?;
-            let current = state.result.as_ref().map(|r| &r["raw"]);
-            if value.get("raw") != current {
+            // A hook's rewrite is rare: the typed result is compared as its value.
+            let current = state.result.take().map(Envelope::into_value);
+            let unchanged = value.get("raw") == current.as_ref().map(|r| &r["raw"]);
+            state.result = current.map(Envelope::Value);
+            if !unchanged {
                 return Err(
                     "replacement toolResult changes raw (the bytes, status, transaction id and the rest of what happened); only humanMessage may change".into(),
                 );
@@ -472,7 +474,7 @@ pub(super) fn replace(
                 ));
             }
             state.result_json = Some(json);
-            state.result = Some(value);
+            state.result = Some(Envelope::Value(value));
         }
     }
     Ok(())

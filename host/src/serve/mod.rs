@@ -152,7 +152,8 @@ async fn call_tool(
         slot.hold_during(|| {
             let mut session = app.pool.take(context);
             session.set_caller(agent.as_deref());
-            let out = session.call(&method, if body.trim().is_empty() { "{}" } else { &body });
+            let out =
+                session.call_envelope(&method, if body.trim().is_empty() { "{}" } else { &body });
             let version = session.chain_version();
             app.pool.give_back(session);
             (out, version)
@@ -181,7 +182,7 @@ async fn call_tool(
 
 /// A call's envelope as the response: written once into a buffer sized for a typical
 /// envelope (axum's `Json` starts at 128 bytes and grows it twice for a return-bytes one).
-fn envelope_response(envelope: &serde_json::Value, version: u64) -> Response {
+fn envelope_response(envelope: &crate::lifecycle::envelope::Envelope, version: u64) -> Response {
     let mut body = Vec::with_capacity(ENVELOPE_BYTES);
     if let Err(e) = serde_json::to_writer(&mut body, envelope) {
         return error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string());
