@@ -11,7 +11,11 @@ use serde_json::Value;
 pub struct CallState<'a> {
     context_json: &'a str,
     pub raw: Value,
-    pub raw_json: String,
+    /// The params text as the agent sent it.
+    params_text: &'a str,
+    /// rawParams as plugins read it, written on first use (only when a plugin reads the
+    /// stage JSON): `None` when it is the text as sent, trimmed.
+    raw_json: std::cell::OnceCell<Option<String>>,
     pub normalised: Option<Normalised>,
     /// What the normalised params do, stated by the tool once plugins need it (and again
     /// after a hook replaced the params).
@@ -24,11 +28,12 @@ pub struct CallState<'a> {
 }
 
 impl<'a> CallState<'a> {
-    pub fn new(context_json: &'a str, raw: Value, raw_json: String) -> Self {
+    pub fn new(context_json: &'a str, raw: Value, params_text: &'a str) -> Self {
         CallState {
             context_json,
             raw,
-            raw_json,
+            params_text,
+            raw_json: std::cell::OnceCell::new(),
             normalised: None,
             facts: None,
             core_json: None,
@@ -67,15 +72,72 @@ impl<'a> CallState<'a> {
             buf.push(',');
         }
         buf.push_str("\"rawParams\":");
-        buf.push_str(&self.raw_json);
+        buf.push_str(self.raw_json());
         buf.push_str(",\"context\":");
         buf.push_str(self.context_json);
         buf.push('}');
+    }
+
+    /// rawParams as plugins read it, as the kit's hooks see it: a number JavaScript reads as
+    /// an integer (`1.0`) is written as one, so typed readers (Go, Rust) take it.
+    pub fn raw_json(&self) -> &str {
+        self.raw_json
+            .get_or_init(|| crate::tools::js_number::integral_floats_as_integers(&self.raw))
+            .as_deref()
+            .unwrap_or_else(|| self.params_text.trim())
+    }
+
+    /// A hook replaced rawParams with `value`, written as `json`.
+    pub fn replace_raw(&mut self, value: Value, json: String) {
+        self.raw = value;
+        self.raw_json = std::cell::OnceCell::from(Some(json));
     }
 
     /// Keep the tool result; its JSON is rendered only when a plugin will see it.
     pub fn set_result(&mut self, result: Envelope, render: bool) {
         self.result_json = render.then(|| result.to_json());
         self.result = Some(result);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CallState;
+
+    fn raw_params(text: &str) -> String {
+        let raw = serde_json::from_str(text).unwrap();
+        let state = CallState::new("{}", raw, text);
+        let mut buf = String::new();
+        state.render(&mut buf);
+        assert!(
+            serde_json::from_str::<serde_json::Value>(&buf).is_ok(),
+            "{buf}"
+        );
+        buf.split_once("\"rawParams\":")
+            .and_then(|(_, rest)| rest.strip_suffix(",\"context\":{}}"))
+            .unwrap()
+            .to_owned()
+    }
+
+    /// rawParams is the text as sent (trimmed), unless JavaScript would read one of its
+    /// numbers as an integer that the text writes as a float: then as `JSON.stringify` writes
+    /// the parsed value. Written only when rendered, either way.
+    #[test]
+    fn raw_params_are_the_text_as_sent_or_as_javascript_rewrites_integral_floats() {
+        assert_eq!(
+            raw_params(" {\"amount\": 1.5, \"memo\": \"a\"} "),
+            "{\"amount\": 1.5, \"memo\": \"a\"}"
+        );
+        assert_eq!(
+            raw_params("{\"amount\": 1.0, \"n\": 1e3}"),
+            "{\"amount\":1,\"n\":1000}"
+        );
+    }
+
+    #[test]
+    fn a_hooks_replacement_is_kept_as_written() {
+        let mut state = CallState::new("{}", serde_json::json!({"a": 1.0}), "{\"a\": 1.0}");
+        state.replace_raw(serde_json::json!({"a": 2}), "{\"a\" : 2}".into());
+        assert_eq!(state.raw_json(), "{\"a\" : 2}");
     }
 }

@@ -338,11 +338,7 @@ impl Session {
             )),
         })?;
         let context_json = std::mem::take(&mut self.context_json);
-        // Plugins read rawParams as the kit's hooks see them: a number JavaScript reads as an
-        // integer (`1.0`) is written as one, so typed readers (Go, Rust) take it.
-        let raw_json = crate::tools::js_number::integral_floats_as_integers(&raw)
-            .unwrap_or_else(|| params_json.trim().to_owned());
-        let mut state = CallState::new(&context_json, raw, raw_json);
+        let mut state = CallState::new(&context_json, raw, params_json);
         let outcome = self.run_stages(env, tool, plan, &mut state);
         if outcome.is_err() && !plan.failure_observers().is_empty() {
             self.failed_normalised = state.normalised.as_ref().map(|n| n.json().to_owned());

@@ -438,8 +438,7 @@ pub(super) fn replace(
                 .schema
                 .validate(&value)
                 .map_err(|e| format!("replacement rawParams do not match the tool schema: {e}"))?;
-            state.raw = value;
-            state.raw_json = json;
+            state.replace_raw(value, json);
         }
         Stage::PostParamsNormalization => {
             let normalised = tool
