@@ -433,6 +433,15 @@ fn hak_serve_follows_a_tag_under_load_and_a_dead_registry_changes_nothing_loaded
     // Load: calls back to back on two threads for the whole test; each answer is either a
     // transfer done or the policy's block, never an error.
     let stop = Arc::new(AtomicBool::new(false));
+    // A failed assertion below must stop the load too: its threads hold the server, which
+    // would otherwise keep serving them for the rest of the test run.
+    struct StopOnDrop(Arc<AtomicBool>);
+    impl Drop for StopOnDrop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    let _stop_on_drop = StopOnDrop(stop.clone());
     let load: Vec<_> = (0..2)
         .map(|_| {
             let (server, stop) = (server.clone(), stop.clone());
@@ -463,10 +472,12 @@ fn hak_serve_follows_a_tag_under_load_and_a_dead_registry_changes_nothing_loaded
         .collect();
     std::thread::sleep(Duration::from_millis(500));
 
-    // v2 behind the same tag: the reject-tool policy, signed. Followed within a few polls.
+    // v2 behind the same tag: the reject-tool policy, signed. Followed within a few polls
+    // and a compile: seconds on a quiet 2-core machine, past 15 s once while a release build
+    // shared it.
     let component = std::fs::read(plugin("rust/reject-tool")).unwrap();
     let v2 = push_bytes(&tag, &component, Some(&publisher));
-    let deadline = Instant::now() + Duration::from_secs(15);
+    let deadline = Instant::now() + Duration::from_secs(40);
     while plugins()["digest"] != v2.as_str() {
         assert!(Instant::now() < deadline, "not swapped: {}", plugins());
         std::thread::sleep(Duration::from_millis(100));

@@ -5,12 +5,34 @@
 
 use super::envelope::Envelope;
 use crate::model::facts::Facts;
-use crate::tools::Normalised;
+use crate::tools::{Normalised, PlainParams};
 use serde_json::Value;
+
+/// The agent's params as the call holds them: read straight into the tool's typed raw params
+/// (the fast path, until stage 2 takes them), or parsed as a JSON value (the general path,
+/// and whatever a hook put in their place).
+pub enum RawParams {
+    Plain {
+        /// Taken by stage 2.
+        params: Option<PlainParams>,
+        /// The text writes an integral number as a float (rawParams shows it rewritten).
+        integral_float: bool,
+    },
+    Value(Value),
+}
+
+impl RawParams {
+    pub fn plain(params: PlainParams) -> Self {
+        RawParams::Plain {
+            integral_float: params.integral_float,
+            params: Some(params),
+        }
+    }
+}
 
 pub struct CallState<'a> {
     context_json: &'a str,
-    pub raw: Value,
+    pub raw: RawParams,
     /// The params text as the agent sent it.
     params_text: &'a str,
     /// rawParams as plugins read it, written on first use (only when a plugin reads the
@@ -28,7 +50,7 @@ pub struct CallState<'a> {
 }
 
 impl<'a> CallState<'a> {
-    pub fn new(context_json: &'a str, raw: Value, params_text: &'a str) -> Self {
+    pub fn new(context_json: &'a str, raw: RawParams, params_text: &'a str) -> Self {
         CallState {
             context_json,
             raw,
@@ -82,14 +104,29 @@ impl<'a> CallState<'a> {
     /// an integer (`1.0`) is written as one, so typed readers (Go, Rust) take it.
     pub fn raw_json(&self) -> &str {
         self.raw_json
-            .get_or_init(|| crate::tools::js_number::integral_floats_as_integers(&self.raw))
+            .get_or_init(|| match &self.raw {
+                RawParams::Value(value) => {
+                    crate::tools::js_number::integral_floats_as_integers(value)
+                }
+                RawParams::Plain {
+                    integral_float: false,
+                    ..
+                } => None,
+                // Rare (`"amount": 1.0`): the text is read again as a value to rewrite it.
+                RawParams::Plain {
+                    integral_float: true,
+                    ..
+                } => super::strict_json::parse(self.params_text)
+                    .ok()
+                    .and_then(|v| crate::tools::js_number::integral_floats_as_integers(&v)),
+            })
             .as_deref()
             .unwrap_or_else(|| self.params_text.trim())
     }
 
     /// A hook replaced rawParams with `value`, written as `json`.
     pub fn replace_raw(&mut self, value: Value, json: String) {
-        self.raw = value;
+        self.raw = RawParams::Value(value);
         self.raw_json = std::cell::OnceCell::from(Some(json));
     }
 
@@ -102,10 +139,10 @@ impl<'a> CallState<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::CallState;
+    use super::{CallState, RawParams};
 
     fn raw_params(text: &str) -> String {
-        let raw = serde_json::from_str(text).unwrap();
+        let raw = RawParams::Value(serde_json::from_str(text).unwrap());
         let state = CallState::new("{}", raw, text);
         let mut buf = String::new();
         state.render(&mut buf);
@@ -136,7 +173,8 @@ mod tests {
 
     #[test]
     fn a_hooks_replacement_is_kept_as_written() {
-        let mut state = CallState::new("{}", serde_json::json!({"a": 1.0}), "{\"a\": 1.0}");
+        let raw = RawParams::Value(serde_json::json!({"a": 1.0}));
+        let mut state = CallState::new("{}", raw, "{\"a\": 1.0}");
         state.replace_raw(serde_json::json!({"a": 2}), "{\"a\" : 2}".into());
         assert_eq!(state.raw_json(), "{\"a\" : 2}");
     }

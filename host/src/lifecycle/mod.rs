@@ -26,7 +26,7 @@ use crate::observe::metrics::{CallMeters, CallOutcome, PluginMeters};
 use crate::plugin::{ContextScope, PluginSession};
 use crate::state_store::CallReservations;
 use crate::tools::DynTool;
-use call_state::CallState;
+use call_state::{CallState, RawParams};
 use chain::{Chain, Plan};
 pub use env::CallEnv;
 use envelope::{Abort, Envelope};
@@ -328,6 +328,11 @@ impl Session {
         plan: &Plan,
         params_json: &str,
     ) -> Result<Envelope, Abort> {
+        // Plainly well-formed params go straight into the tool's types; anything else is
+        // parsed (refusing repeated keys) for the schema to judge and word.
+        if let Some(plain) = tool.read_plain(params_json) {
+            return self.run_on(env, tool, plan, params_json, RawParams::plain(plain));
+        }
         let raw = strict_json::parse(params_json).map_err(|e| match e {
             strict_json::ParseError::OutOfRange { ref field, .. } => Abort::Invalid {
                 message: format!("Invalid parameters: {e}"),
@@ -337,6 +342,17 @@ impl Session {
                 "Invalid parameters: the params are not valid JSON: {e}"
             )),
         })?;
+        self.run_on(env, tool, plan, params_json, RawParams::Value(raw))
+    }
+
+    fn run_on(
+        &mut self,
+        env: &dyn CallEnv,
+        tool: &dyn DynTool,
+        plan: &Plan,
+        params_json: &str,
+        raw: RawParams,
+    ) -> Result<Envelope, Abort> {
         let context_json = std::mem::take(&mut self.context_json);
         let mut state = CallState::new(&context_json, raw, params_json);
         let outcome = self.run_stages(env, tool, plan, &mut state);

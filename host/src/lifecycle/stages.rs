@@ -41,9 +41,19 @@ impl Session {
         self.stage(Stage::PreToolExecution, tool, plan, state, &tool_ctx)?;
         // 2. normalise (validation happens here, as in the kit)
         let method = tool.spec().method;
+        let plain = match &mut state.raw {
+            call_state::RawParams::Plain { params, .. } => params.take(),
+            call_state::RawParams::Value(_) => None,
+        };
         state.normalised = Some(
             guarded(method, "normalising its params", || {
-                tool.normalise(&state.raw, &tool_ctx)
+                match (plain, &state.raw) {
+                    (Some(plain), _) => tool.normalise_plain(plain, &tool_ctx),
+                    (None, call_state::RawParams::Value(raw)) => tool.normalise(raw, &tool_ctx),
+                    (None, call_state::RawParams::Plain { .. }) => Err(
+                        crate::tools::ToolError::message("internal error: params read twice"),
+                    ),
+                }
             })?
             .map_err(Abort::from)?,
         );

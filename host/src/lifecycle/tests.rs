@@ -406,3 +406,192 @@ fn a_blocked_call_is_one_decision_line_whatever_the_policy_writes() {
         "no\n{\"outcome\":\"success\",\"tool\":\"forged\"}\n"
     );
 }
+
+/// Params texts for `transfer_hbar_tool`, well-formed and not: every value the schema or the
+/// normaliser treats differently (amount spellings and ranges, id forms, nulls, wrong types),
+/// unknown, missing and repeated keys, `schedulingParams`, whitespace and escapes. Fixed seed.
+fn transfer_corpus() -> Vec<String> {
+    const AMOUNTS: [&str; 18] = [
+        "1",
+        "0.5",
+        "1.0",
+        "1e3",
+        "2E-1",
+        "-1",
+        "0",
+        "-0",
+        "1e-9",
+        "0.000000001",
+        "0.123456789",
+        "1e30",
+        "92233720368.54775807",
+        "18446744073709551615",
+        "\"1\"",
+        "null",
+        "true",
+        "1e400",
+    ];
+    const IDS: [&str; 14] = [
+        "\"0.0.2001\"",
+        "\"0.0.0\"",
+        "\"1.2.3\"",
+        "\"0.0.2001-abcde\"",
+        "\"0.0.123-vfmkw\"",
+        "\"0x000000000000000000000000000000000000abcd\"",
+        "\"\"",
+        "\"abc\"",
+        "5",
+        "null",
+        "\"0.0.18446744073709551615\"",
+        "\"0.0.\\u0032001\"",
+        "\" 0.0.2001\"",
+        "\"0.0.1001\"",
+    ];
+    const SOURCES: [&str; 8] = [
+        "",
+        ",\"sourceAccountId\":\"0.0.1001\"",
+        ",\"sourceAccountId\":\"0.0.5\"",
+        ",\"sourceAccountId\":null",
+        ",\"sourceAccountId\":\"\"",
+        ",\"sourceAccountId\":\"bad\"",
+        ",\"sourceAccountId\":1",
+        ",\"sourceAccountId\":\"0.0.2001\"",
+    ];
+    const MEMOS: [&str; 8] = [
+        "",
+        ",\"transactionMemo\":\"m\"",
+        ",\"transactionMemo\":\"\"",
+        ",\"transactionMemo\":null",
+        ",\"transactionMemo\":5",
+        ",\"transactionMemo\":\"ü \\\"q\\\" \\u00e9\\n\"",
+        ",\"transactionMemo\":\"a\",\"transactionMemo\":\"b\"",
+        ",\"transactionMemo\":[]",
+    ];
+    const EXTRAS: [&str; 8] = [
+        "",
+        "",
+        "",
+        ",\"schedulingParams\":{\"isScheduled\":false}",
+        ",\"schedulingParams\":null",
+        ",\"foo\":1",
+        ",\"transfers\":[]",
+        " ",
+    ];
+    const ITEM_EXTRAS: [&str; 6] = [
+        "",
+        "",
+        "",
+        ",\"x\":1",
+        ",\"amount\":2",
+        ",\"accountId\":\"0.0.7\"",
+    ];
+    let mut seed: u64 = 0x5eed_1234_abcd_0001;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % n
+    };
+    // Three in four values from the head of each list (strings and numbers the schema takes).
+    let mut pick = |list: &[&'static str], head: usize| -> &'static str {
+        if next(4) > 0 {
+            list[next(head)]
+        } else {
+            list[next(list.len())]
+        }
+    };
+    let mut out = vec![
+        "[]".to_owned(),
+        "null".to_owned(),
+        "{}".to_owned(),
+        "{\"transfers\":[]}".to_owned(),
+        "{\"transfers\":{}}".to_owned(),
+        "{\"transfers\":[1]}".to_owned(),
+        "{\"transfers\":[{\"accountId\":\"0.0.2001\"}]}".to_owned(),
+        "{\"transfers\":[{\"amount\":1}]}".to_owned(),
+        " {\"transfers\" : [ {\"amount\" : 1 , \"accountId\" : \"0.0.2001\" } ] } ".to_owned(),
+        "{\"transfers\":[{\"accountId\":\"0.0.2001\",\"amount\":1}]} x".to_owned(),
+    ];
+    for _ in 0..4000 {
+        let count = 1 + pick(&["0", "1", "2"], 3).parse::<usize>().unwrap_or(0);
+        let items: Vec<String> = (0..count)
+            .map(|_| {
+                format!(
+                    "{{\"accountId\":{},\"amount\":{}{}}}",
+                    pick(&IDS, 8),
+                    pick(&AMOUNTS, 14),
+                    pick(&ITEM_EXTRAS, 3)
+                )
+            })
+            .collect();
+        out.push(format!(
+            "{{\"transfers\":[{}]{}{}{}}}",
+            items.join(","),
+            pick(&SOURCES, 3),
+            pick(&MEMOS, 3),
+            pick(&EXTRAS, 3)
+        ));
+    }
+    out
+}
+
+/// The fast path of stages 1–2 (`Tool::read_plain`, `Tool::normalise_plain`) against the
+/// general one (strict parse, schema, `Tool::normalise`) on every text of the corpus: a text
+/// the plain reader takes gives the same normalised params or the same error, and plugins
+/// read the same rawParams; the texts it declines include every repeated key, null, unknown
+/// key and `schedulingParams`.
+#[test]
+fn plain_params_normalise_exactly_as_the_general_path_does() {
+    use super::call_state::{CallState, RawParams};
+    let env = PlainEnv::new(vec![]);
+    let context = AgentContext {
+        account_id: Some("0.0.1001".parse().unwrap()),
+        mode: AgentMode::ReturnBytes,
+    };
+    let ctx = env.tool_context(&context, false);
+    let tool = env.tools.get("transfer_hbar_tool").unwrap();
+    let (mut taken, mut normalised_ok) = (0, 0);
+    for text in transfer_corpus() {
+        let general_raw = super::strict_json::parse(&text);
+        let Some(plain) = tool.read_plain(&text) else {
+            continue;
+        };
+        taken += 1;
+        for refused in [
+            "\"schedulingParams\"",
+            "null",
+            "\"foo\"",
+            "\"x\"",
+            "[]}",
+            "\"1\"",
+        ] {
+            assert!(!text.contains(refused), "taken: {text}");
+        }
+        let general_raw = general_raw.unwrap_or_else(|e| panic!("{text}: {e}"));
+        let integral_float = plain.integral_float;
+        let fast = tool
+            .normalise_plain(plain, &ctx)
+            .map(|n| n.json().to_owned());
+        let general = tool
+            .normalise(&general_raw, &ctx)
+            .map(|n| n.json().to_owned());
+        assert_eq!(fast, general, "{text}");
+        normalised_ok += usize::from(fast.is_ok());
+        // rawParams, as plugins read it.
+        let plain_state = CallState::new(
+            "{}",
+            RawParams::Plain {
+                params: None,
+                integral_float,
+            },
+            &text,
+        );
+        let general_state = CallState::new("{}", RawParams::Value(general_raw), &text);
+        assert_eq!(plain_state.raw_json(), general_state.raw_json(), "{text}");
+    }
+    // The corpus exercises both paths, and both outcomes of the fast one.
+    assert!(
+        taken > 1000 && normalised_ok > 150,
+        "{taken} taken, {normalised_ok} normalised"
+    );
+}

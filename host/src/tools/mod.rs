@@ -15,6 +15,7 @@ pub mod keys;
 pub mod mirror_text;
 pub mod misc_query;
 pub mod normalise;
+pub mod plain;
 pub mod scheduling;
 pub mod schema;
 pub mod schema_fragments;
@@ -124,6 +125,28 @@ pub enum CoreOutput {
     Query(Value),
 }
 
+/// Raw params a tool read straight from their text ([`Tool::read_plain`]): its own typed
+/// value, and whether the text writes an integral number as a float (`1.0`), which rawParams
+/// then shows as JavaScript would (`1`).
+pub struct PlainParams {
+    value: Box<dyn Any + Send>,
+    pub integral_float: bool,
+}
+
+impl PlainParams {
+    pub fn new<T: Send + 'static>(value: T, integral_float: bool) -> Self {
+        PlainParams {
+            value: Box::new(value),
+            integral_float,
+        }
+    }
+
+    /// The tool's own value, if it is of type `T`.
+    pub fn into_inner<T: 'static>(self) -> Option<T> {
+        self.value.downcast::<T>().ok().map(|v| *v)
+    }
+}
+
 /// A tool, written against its own typed normalised params.
 pub trait Tool: Send + Sync + 'static {
     /// The normalised params: what stage 3 plugins see (as JSON) and may replace.
@@ -151,6 +174,29 @@ pub trait Tool: Send + Sync + 'static {
 
     /// Stage 2: raw params (already valid against [`Tool::schema`]) → normalised params.
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError>;
+
+    /// The fast path of stages 1–2 for plainly well-formed params: the text read straight
+    /// into the tool's typed raw params (no `serde_json::Value`), when it is something
+    /// [`Tool::schema`] accepts with nothing to strip, refuse or word — no unknown, repeated or
+    /// null key, no number past a double, every constraint met. `None` for anything else:
+    /// the general path (strict parse, schema, [`Tool::normalise`]) reads it and words its
+    /// error. A tool that reads plain params normalises them in [`Tool::normalise_plain`]
+    /// to exactly what [`Tool::normalise`] makes of the same text (a differential test per
+    /// tool holds it to that). Default: no fast path.
+    fn read_plain(&self, _text: &str) -> Option<PlainParams> {
+        None
+    }
+
+    /// Stage 2 for params [`Tool::read_plain`] read.
+    fn normalise_plain(
+        &self,
+        _raw: PlainParams,
+        _ctx: &ToolContext<'_>,
+    ) -> Result<Self::Normalised, ToolError> {
+        Err(ToolError::message(
+            "internal error: plain params for a tool without a reader",
+        ))
+    }
 
     /// Checks that hold for any normalised params, whether the host or a hook produced them.
     fn check_normalised(&self, _normalised: &Self::Normalised) -> Result<(), ToolError> {
@@ -284,6 +330,14 @@ pub struct ToolListing<'a> {
 pub trait DynTool: Send + Sync {
     fn spec(&self) -> &ToolSpec;
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Normalised, ToolError>;
+    /// [`Tool::read_plain`].
+    fn read_plain(&self, text: &str) -> Option<PlainParams>;
+    /// [`Tool::normalise_plain`], then the checks of [`DynTool::normalise`].
+    fn normalise_plain(
+        &self,
+        raw: PlainParams,
+        ctx: &ToolContext<'_>,
+    ) -> Result<Normalised, ToolError>;
     /// Parse and check normalised params a hook supplied.
     fn normalised_from_json(&self, json: &str) -> Result<Normalised, ToolError>;
     fn core_action(
@@ -322,6 +376,20 @@ impl<T: Tool> DynTool for Erased<T> {
             .validate_with(raw, ctx.unknown_keys)
             .map_err(ToolError::message)?;
         let value = self.tool.normalise(raw, ctx)?;
+        self.tool.check_normalised(&value)?;
+        Ok(Normalised::new(value, None))
+    }
+
+    fn read_plain(&self, text: &str) -> Option<PlainParams> {
+        self.tool.read_plain(text)
+    }
+
+    fn normalise_plain(
+        &self,
+        raw: PlainParams,
+        ctx: &ToolContext<'_>,
+    ) -> Result<Normalised, ToolError> {
+        let value = self.tool.normalise_plain(raw, ctx)?;
         self.tool.check_normalised(&value)?;
         Ok(Normalised::new(value, None))
     }

@@ -2,8 +2,10 @@
 
 use crate::model::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
+use crate::tools::plain;
 use crate::tools::scheduling::{self, Scheduling};
 use crate::tools::transfer_order::js_hbar_transfer_order;
+use crate::tools::PlainParams;
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
 };
@@ -49,6 +51,25 @@ struct Raw {
 struct RawTransfer {
     account_id: String,
     amount: f64,
+}
+
+/// [`Raw`] as the plain reader takes it from the text: the schema's keys only (no
+/// `schedulingParams`: such a call takes the general path), no nulls, amounts as written.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Plain {
+    transfers: Vec<PlainTransfer>,
+    #[serde(default, deserialize_with = "plain::present_string")]
+    source_account_id: Option<String>,
+    #[serde(default, deserialize_with = "plain::present_string")]
+    transaction_memo: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PlainTransfer {
+    account_id: String,
+    amount: serde_json::Number,
 }
 
 impl Tool for TransferHbar {
@@ -113,38 +134,47 @@ Parameters:
         let scheduling = scheduling::raw_from(raw)?;
         let raw = Raw::deserialize(raw)
             .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
-        let mut hbar_transfers = Vec::with_capacity(raw.transfers.len() + 1);
-        let mut total: i64 = 0;
-        for (i, t) in raw.transfers.iter().enumerate() {
-            let tinybars = normalise::hbar_to_tinybars(t.amount)?;
-            if tinybars <= 0 {
-                return Err(ToolError::message(format!(
-                    "Invalid transfer amount: {}",
-                    normalise::js_number(t.amount)
-                )));
-            }
-            let account_id =
-                normalise::account_id_in(|| format!("transfers.{i}.accountId"), &t.account_id)?;
-            total = total
-                .checked_add(tinybars)
-                .ok_or_else(|| ToolError::message("Total transfer amount is out of range"))?;
-            hbar_transfers.push(HbarTransfer {
-                account_id,
-                amount: tinybars,
-            });
+        normalise_raw(raw, scheduling.as_ref(), ctx)
+    }
+
+    /// The schema: `transfers` (at least one, each exactly `accountId` string and `amount`
+    /// number), optional `sourceAccountId` and `transactionMemo` strings; anything else (a
+    /// `schedulingParams`, an unknown key, a null) goes the general way.
+    fn read_plain(&self, text: &str) -> Option<PlainParams> {
+        let plain: Plain = serde_json::from_str(text).ok()?;
+        if plain.transfers.is_empty() {
+            return None; // minItems 1: the schema words it
         }
-        // The kit parses the source after checking the amounts.
-        let source =
-            normalise::resolve_account("sourceAccountId", raw.source_account_id.as_deref(), ctx)?;
-        hbar_transfers.push(HbarTransfer {
-            account_id: source,
-            amount: -total,
-        });
-        Ok(TransferHbarNormalised {
-            hbar_transfers,
-            transaction_memo: raw.transaction_memo,
-            scheduling_params: Scheduling::normalise(scheduling.as_ref(), ctx)?,
-        })
+        let mut integral_float = false;
+        let transfers = plain
+            .transfers
+            .into_iter()
+            .map(|t| {
+                let (amount, integral) = plain::number(&t.amount);
+                integral_float |= integral;
+                RawTransfer {
+                    account_id: t.account_id,
+                    amount,
+                }
+            })
+            .collect();
+        let raw = Raw {
+            transfers,
+            source_account_id: plain.source_account_id,
+            transaction_memo: plain.transaction_memo,
+        };
+        Some(PlainParams::new(raw, integral_float))
+    }
+
+    fn normalise_plain(
+        &self,
+        raw: PlainParams,
+        ctx: &ToolContext<'_>,
+    ) -> Result<Self::Normalised, ToolError> {
+        let raw = raw
+            .into_inner::<Raw>()
+            .ok_or_else(|| ToolError::message("internal error: plain params of another tool"))?;
+        normalise_raw(raw, None, ctx)
     }
 
     fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
@@ -209,4 +239,44 @@ Parameters:
             None => format!("HBAR successfully transferred.\nTransaction ID: {}", raw.transaction_id),
         }
     }
+}
+
+/// Stage 2 of either path: `raw` as the schema accepted it → the kit's normalised params.
+fn normalise_raw(
+    raw: Raw,
+    scheduling: Option<&scheduling::RawScheduling>,
+    ctx: &ToolContext<'_>,
+) -> Result<TransferHbarNormalised, ToolError> {
+    let mut hbar_transfers = Vec::with_capacity(raw.transfers.len() + 1);
+    let mut total: i64 = 0;
+    for (i, t) in raw.transfers.iter().enumerate() {
+        let tinybars = normalise::hbar_to_tinybars(t.amount)?;
+        if tinybars <= 0 {
+            return Err(ToolError::message(format!(
+                "Invalid transfer amount: {}",
+                normalise::js_number(t.amount)
+            )));
+        }
+        let account_id =
+            normalise::account_id_in(|| format!("transfers.{i}.accountId"), &t.account_id)?;
+        total = total
+            .checked_add(tinybars)
+            .ok_or_else(|| ToolError::message("Total transfer amount is out of range"))?;
+        hbar_transfers.push(HbarTransfer {
+            account_id,
+            amount: tinybars,
+        });
+    }
+    // The kit parses the source after checking the amounts.
+    let source =
+        normalise::resolve_account("sourceAccountId", raw.source_account_id.as_deref(), ctx)?;
+    hbar_transfers.push(HbarTransfer {
+        account_id: source,
+        amount: -total,
+    });
+    Ok(TransferHbarNormalised {
+        hbar_transfers,
+        transaction_memo: raw.transaction_memo,
+        scheduling_params: Scheduling::normalise(scheduling, ctx)?,
+    })
 }
