@@ -235,6 +235,31 @@ fn scaffolding_refuses_bad_names_and_existing_projects() {
     assert!(err.to_string().contains("lowercase"), "{err}");
 }
 
+/// The JS SDK's own unit tests (`guest-sdk/js/test/*.test.mjs`, node's runner with the host
+/// imports faked, as `hak-js-test` runs a plugin's).
+#[test]
+fn the_js_sdks_own_tests_pass() {
+    let dir = root().join("guest-sdk/js/test");
+    let mut tests: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".test.mjs"))
+        .collect();
+    tests.sort();
+    assert!(!tests.is_empty(), "no tests in {}", dir.display());
+    let out = Command::new("node")
+        .arg(root().join("guest-sdk/js/bin/test.js"))
+        .args(&tests)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Build `source` (a plugin module importing `@hak/guest`) with the checkout's JS SDK.
 fn build_js(dir: &Path, name: &str, source: &str) -> PathBuf {
     let src = dir.join(format!("{name}.js"));

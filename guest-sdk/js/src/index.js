@@ -89,9 +89,31 @@ export const host = Object.freeze({
   spent: (key, windowSeconds) => budgetApi.spent(key, windowSeconds),
 });
 
+/** At post-params-normalization the host writes normalisedParams first, rawParams next. */
+const NORMALISED_FIRST = '{"normalisedParams":';
+const RAW_NEXT = ',"rawParams":';
+
+/**
+ * normalisedParams read alone when the host wrote it first (about half of the stage JSON, and
+ * JSON.parse is most of what reading it costs), else `undefined`. The slice runs from its
+ * opening brace to the first `,"rawParams":` after it, which is the one the host wrote after
+ * it or one inside it; cut inside, the slice misses the closing brace of its first one and
+ * cannot parse (the whole text is parsed then), so a parsed slice is exactly the value.
+ */
+function normalisedFirst(text) {
+  if (!text.startsWith(NORMALISED_FIRST)) return undefined;
+  const end = text.indexOf(RAW_NEXT, NORMALISED_FIRST.length);
+  if (end < 0) return undefined;
+  try {
+    return JSON.parse(text.slice(NORMALISED_FIRST.length, end));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * One stage call's input: the host's facts (typed, from post-params-normalization on) and the
- * params JSON, parsed once, on first use.
+ * params JSON, parsed once, on first use (normalisedParams alone when it comes first).
  */
 export class StageInput {
   constructor(raw) {
@@ -100,6 +122,7 @@ export class StageInput {
     this.toolType = raw.toolType;
     this.paramsJson = raw.params;
     this._params = undefined;
+    this._normalised = undefined;
     this._rawFacts = raw.facts;
     this._facts = undefined;
   }
@@ -119,7 +142,11 @@ export class StageInput {
   }
   get context() { return this.params.context; }
   get rawParams() { return this.params.rawParams; }
-  get normalisedParams() { return this.params.normalisedParams; }
+  get normalisedParams() {
+    if (this._params !== undefined) return this._params.normalisedParams;
+    if (this._normalised === undefined) this._normalised = normalisedFirst(this.paramsJson) ?? null;
+    return this._normalised ?? this.params.normalisedParams;
+  }
   get coreActionResult() { return this.params.coreActionResult; }
   get toolResult() { return this.params.toolResult; }
   get isQuery() { return this.toolType === 'query'; }
