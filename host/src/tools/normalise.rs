@@ -236,6 +236,19 @@ pub fn hbar_to_tinybars(hbar: f64) -> Result<i64, ToolError> {
     })
 }
 
+/// A recipient's HBAR (the transfer tools' `amount`) → tinybars, which must be above zero:
+/// the kit's "Invalid transfer amount: <n>" otherwise.
+pub fn positive_tinybars(hbar: f64) -> Result<i64, ToolError> {
+    let tinybars = hbar_to_tinybars(hbar)?;
+    if tinybars <= 0 {
+        return Err(ToolError::message(format!(
+            "Invalid transfer amount: {}",
+            js_number(hbar)
+        )));
+    }
+    Ok(tinybars)
+}
+
 #[derive(Debug, PartialEq, Eq)]
 pub enum UnitsError {
     /// More fractional digits than the unit has.
@@ -628,6 +641,13 @@ mod tests {
             "Hbar in tinybars contains decimals"
         );
         assert!(hbar_to_tinybars(1e20).is_err());
+        assert_eq!(positive_tinybars(0.5).unwrap(), 50_000_000);
+        for (hbar, says) in [(0.0, "0"), (-0.0, "0"), (-2.5, "-2.5")] {
+            assert_eq!(
+                positive_tinybars(hbar).unwrap_err().to_string(),
+                format!("Invalid transfer amount: {says}")
+            );
+        }
     }
 
     /// The straightforward version (heap strings, `str::parse`): the fast one must agree.

@@ -250,13 +250,7 @@ fn normalise_raw(
     let mut hbar_transfers = Vec::with_capacity(raw.transfers.len() + 1);
     let mut total: i64 = 0;
     for (i, t) in raw.transfers.iter().enumerate() {
-        let tinybars = normalise::hbar_to_tinybars(t.amount)?;
-        if tinybars <= 0 {
-            return Err(ToolError::message(format!(
-                "Invalid transfer amount: {}",
-                normalise::js_number(t.amount)
-            )));
-        }
+        let tinybars = normalise::positive_tinybars(t.amount)?;
         let account_id =
             normalise::account_id_in(|| format!("transfers.{i}.accountId"), &t.account_id)?;
         total = total

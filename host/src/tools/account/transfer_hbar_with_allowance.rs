@@ -131,13 +131,7 @@ Parameters:
         let mut hbar_transfers = Vec::with_capacity(raw.transfers.len());
         let mut total: i64 = 0;
         for (i, t) in raw.transfers.iter().enumerate() {
-            let tinybars = normalise::hbar_to_tinybars(t.amount)?;
-            if tinybars <= 0 {
-                return Err(ToolError::message(format!(
-                    "Invalid transfer amount: {}",
-                    normalise::js_number(t.amount)
-                )));
-            }
+            let tinybars = normalise::positive_tinybars(t.amount)?;
             total = total
                 .checked_add(tinybars)
                 .ok_or_else(|| ToolError::message("Total transfer amount is out of range"))?;
