@@ -44,7 +44,7 @@ impl TransactionStrategy for ExecuteStrategy {
         let id = sent_id.as_ref().map(kit_transaction_id);
         let sends = match type_name {
             "TopicMessageSubmitTransaction" => cut_as_the_kit(&tx, client)?,
-            _ => vec![tx],
+            _ => vec![*tx],
         };
         let mirror = env.mirror;
         block_on(env.runtime, async move {

@@ -97,7 +97,7 @@ impl Scheduling {
             built.tx.get_transaction_memo().into(),
         );
         details.extend(built.details);
-        schedule.scheduled_transaction(built.tx);
+        schedule.scheduled_transaction(*built.tx);
         if let Some(key) = &self.admin_key {
             let key: hedera::PublicKey = key
                 .parse()

@@ -72,7 +72,7 @@ pub fn kit_transaction_id(id: &TransactionId) -> String {
 /// What a transaction tool's core action returns: the SDK transaction, its kit type name
 /// (`TransferTransaction`, …) and tool-specific summary fields.
 pub struct BuiltTransaction {
-    pub tx: AnyTransaction,
+    pub tx: Box<AnyTransaction>,
     pub type_name: &'static str,
     /// Tool-specific fields of the post-core summary (e.g. `hbarTransfers`).
     pub details: Map<String, Value>,
@@ -88,7 +88,9 @@ impl BuiltTransaction {
     where
         AnyTransaction: From<Transaction<D>>,
     {
-        let mut tx = AnyTransaction::from(tx);
+        // Boxed once: the SDK's transaction value is ~3 KB, and a built transaction is moved
+        // from the tool through scheduling and the lifecycle to the mode's strategy.
+        let mut tx = Box::new(AnyTransaction::from(tx));
         if tx.get_max_transaction_fee().is_none() {
             tx.max_transaction_fee(js_default_max_fee(type_name));
         }
