@@ -109,6 +109,12 @@ pub fn to_string(x: f64) -> String {
     out
 }
 
+/// Whether `n` is written as a float (`1.0`, `1e3`) but is an integer to JavaScript: the
+/// numbers [`integral_floats_as_integers`] rewrites.
+pub fn is_integral_float(n: &serde_json::Number) -> bool {
+    n.as_f64().is_some_and(|x| n.is_f64() && x.fract() == 0.0)
+}
+
 /// `value` as JavaScript's `JSON.stringify` writes it after `JSON.parse`, when that differs
 /// from serde_json's writing in a way a typed reader notices: an integer written as a float
 /// (`1.0`, `1e3`) is an integer to JavaScript (and to the kit's hooks, which see the parsed
@@ -117,9 +123,7 @@ pub fn to_string(x: f64) -> String {
 pub fn integral_floats_as_integers(value: &serde_json::Value) -> Option<String> {
     fn has_integral_float(v: &serde_json::Value) -> bool {
         match v {
-            serde_json::Value::Number(n) => {
-                n.as_f64().is_some_and(|x| n.is_f64() && x.fract() == 0.0)
-            }
+            serde_json::Value::Number(n) => is_integral_float(n),
             serde_json::Value::Array(items) => items.iter().any(has_integral_float),
             serde_json::Value::Object(map) => map.values().any(has_integral_float),
             _ => false,

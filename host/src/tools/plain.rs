@@ -3,6 +3,7 @@
 //! words the error) whatever it would strip, refuse or read differently. What must not live
 //! here: a tool's own fields or messages.
 
+use crate::tools::js_number::is_integral_float;
 use serde::{Deserialize, Deserializer};
 
 /// An optional string key of a plain reader (`#[serde(default, deserialize_with = …)]`):
@@ -14,10 +15,9 @@ pub fn present_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>,
 
 /// A JSON number as the general path reads it into an `f64` (serde_json's `as_f64`), and
 /// whether the text wrote it as a float although JavaScript reads it as an integer (`1.0`,
-/// `1e3`: rawParams then shows it as `JSON.stringify` would).
+/// `1e3`: rawParams then shows it as `JSON.stringify` would, [`is_integral_float`]).
 pub fn number(n: &serde_json::Number) -> (f64, bool) {
-    let x = n.as_f64().unwrap_or(f64::NAN);
-    (x, n.is_f64() && x.fract() == 0.0)
+    (n.as_f64().unwrap_or(f64::NAN), is_integral_float(n))
 }
 
 #[cfg(test)]
