@@ -86,8 +86,16 @@ fi
 # Four test threads on two cores: most end-to-end tests wait (on a Redis failover, an npm
 # client, a registry, a build), so two threads left the cores idle; the tests phase took
 # ~330 s with two threads and takes ~260 s with four.
-cargo test --workspace -- "${include[@]}" --test-threads=4 2>&1 | tee target/test-output.log
+status=0
+cargo test --workspace -- "${include[@]}" --test-threads=4 2>&1 | tee target/test-output.log || status=$?
 phase tests
+if [ "$status" -ne 0 ]; then
+  # A failing test's message can sit far above the end of a long log (behind a backtrace):
+  # repeat each panic's first lines last, where a truncated CI log still shows them.
+  echo "tests failed (exit $status); the panics, once more:"
+  grep -A4 "panicked at" target/test-output.log | cut -c1-600 | head -80 || true
+  exit "$status"
+fi
 echo "disk after: $(df -h --output=avail . | tail -1 | tr -d ' ') free; target/ holds $(du -sh target | cut -f1)"
 # One closing line for the whole workspace (cargo prints one "test result" per test target).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed;?$/) p += $i; if ($(i+1) ~ /^failed;?$/) f += $i } }

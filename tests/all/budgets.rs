@@ -591,7 +591,8 @@ fn return_bytes_whose_spend_cannot_be_recorded_are_not_handed_out() {
     let redis = RedisServer::start();
     // Bounds generous enough for a debug build on a loaded 2-core machine (at 300 ms and the
     // default 100 ms deadline, a slow reservation made the policy block before the approval:
-    // CI once saw "never held"); the frozen store still fails the commit within a second.
+    // CI once saw "never held"; both plugins get 3 s, the approval's too); the frozen store
+    // still fails the commit within a second.
     let manifest = format!(
         "{RETURN_BYTES_HEADER}{}{}\n[state]\nbackend = \"redis\"\nurl = \"{}\"\ntimeout_ms = 1000",
         plugin_entry(
@@ -602,7 +603,7 @@ fn return_bytes_whose_spend_cannot_be_recorded_are_not_handed_out() {
         plugin_entry(
             "approve",
             "rust/approval-above",
-            "[plugins.config]\napproveAboveHbar = 5"
+            "[plugins.config]\napproveAboveHbar = 5\n[plugins.limits]\ndeadline_ms = 3000"
         ),
         redis.url
     );

@@ -292,35 +292,50 @@ impl RedisServer {
     }
 
     fn start_with(persistence: &[&str]) -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let dir = root().join(format!("target/test-tmp/redis-{port}"));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let child = std::process::Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", ""])
-            .args(persistence)
-            .arg("--dir")
-            .arg(&dir)
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("redis-server runs (scripts/install-deps.sh installs Debian's redis-server)");
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "redis-server did not start"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
+        // A port found free may be taken again before redis-server binds it (by another test's
+        // server, or as a cluster node's bus port); the server then exits and whatever else
+        // listens there would answer the test. So the server is ours only once the process
+        // answering on the port gives our child's pid; otherwise another port is tried.
+        for _ in 0..5 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free port")
+                .port();
+            let dir = root().join(format!("target/test-tmp/redis-{port}"));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut child = std::process::Command::new("redis-server")
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", ""])
+                .args(persistence)
+                .arg("--dir")
+                .arg(&dir)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .expect(
+                    "redis-server runs (scripts/install-deps.sh installs Debian's redis-server)",
+                );
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            loop {
+                if redis_pid_at(port) == Some(child.id()) {
+                    return RedisServer {
+                        child,
+                        url: format!("redis://127.0.0.1:{port}/0"),
+                        dir,
+                    };
+                }
+                let exited = child.try_wait().ok().flatten().is_some();
+                if exited || std::time::Instant::now() >= deadline {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    let _ = std::fs::remove_dir_all(&dir);
+                    assert!(exited, "redis-server did not start within 10 s");
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
         }
-        RedisServer {
-            child,
-            url: format!("redis://127.0.0.1:{port}/0"),
-            dir,
-        }
+        panic!("redis-server found no free port in five tries");
     }
 
     /// Freeze (`SIGSTOP`) or thaw (`SIGCONT`) the server: it keeps its port and answers nothing.
@@ -338,6 +353,35 @@ impl Drop for RedisServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The pid of the Redis server answering on loopback `port` (`INFO server`'s `process_id`),
+/// or `None` when nothing answers as a Redis server within a second.
+pub fn redis_pid_at(port: u16) -> Option<u32> {
+    use std::io::{Read, Write};
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let second = std::time::Duration::from_secs(1);
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, second).ok()?;
+    stream.set_read_timeout(Some(second)).ok()?;
+    stream.write_all(b"INFO server\r\n").ok()?;
+    let mut reply = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let text = String::from_utf8_lossy(&reply);
+        if let Some(at) = text.find("\r\nprocess_id:") {
+            let rest = &text[at + "\r\nprocess_id:".len()..];
+            if let Some(end) = rest.find("\r\n") {
+                return rest[..end].trim().parse().ok();
+            }
+        }
+        if reply.len() > 64 * 1024 {
+            return None;
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => reply.extend_from_slice(&chunk[..n]),
+        }
     }
 }
 

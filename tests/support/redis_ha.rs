@@ -119,17 +119,25 @@ fn spawn(dir: &std::path::Path, args: &[String]) -> Node {
         .and_then(|i| args[i + 1].parse().ok())
         .expect("a --port");
     std::fs::create_dir_all(dir).unwrap();
-    let child = Command::new("redis-server")
+    let mut child = Command::new("redis-server")
         .args(args)
         .arg("--dir")
         .arg(dir)
         .stdout(Stdio::null())
         .spawn()
         .expect("redis-server runs (scripts/install-deps.sh installs Debian's redis-server)");
+    // Ours only once the server answering on the port gives our pid (another process may
+    // have taken the port since it was found free; ours then exits).
     wait_until(
-        "redis-server did not start",
+        &format!("redis-server did not start on port {port}"),
         Duration::from_secs(10),
-        || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(),
+        || {
+            assert!(
+                child.try_wait().ok().flatten().is_none(),
+                "redis-server exited at start: port {port} is taken"
+            );
+            crate::redis_pid_at(port) == Some(child.id())
+        },
     );
     Node {
         child: Some(child),
