@@ -608,6 +608,11 @@ fn return_bytes_whose_spend_cannot_be_recorded_are_not_handed_out() {
         redis.url
     );
     let (host, _) = start(&manifest);
+    // Calls park only once the host has its approvals (as `hak serve` and `hak mcp` give it
+    // at start); a session takes the approver when it opens. Taken here, before the call:
+    // asked first from the waiting loop, a fast call could open its session before, find no
+    // approver and block (CI saw "approval unavailable").
+    let approvals = host.approvals().clone();
     let out = std::thread::scope(|s| {
         let call = s.spawn(|| {
             host.session(bytes_context())
@@ -615,7 +620,7 @@ fn return_bytes_whose_spend_cannot_be_recorded_are_not_handed_out() {
                 .unwrap()
         });
         assert!(
-            within_20s(|| host.approvals().pending().len() == 1 || call.is_finished()),
+            within_20s(|| approvals.pending().len() == 1 || call.is_finished()),
             "the call was never held"
         );
         if call.is_finished() {
@@ -625,8 +630,8 @@ fn return_bytes_whose_spend_cannot_be_recorded_are_not_handed_out() {
             );
         }
         redis.signal("STOP");
-        let id = host.approvals().pending()[0].id.clone();
-        host.approvals()
+        let id = approvals.pending()[0].id.clone();
+        approvals
             .decide(&id, true, "test", "admin-api", None)
             .unwrap();
         let out = call.join().unwrap();
