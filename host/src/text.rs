@@ -24,6 +24,11 @@ pub fn push_account(out: &mut String, id: &AccountId) {
     with_display(id, |text| out.push_str(text));
 }
 
+/// Append `n` as its `Display` writes it.
+pub fn push_i64(out: &mut String, n: i64) {
+    out.push_str(itoa::Buffer::new().format(n));
+}
+
 /// `f` of `v` as its `Display` writes it: account, token, topic and schedule ids and the
 /// integers by hand on the stack, anything else through `fmt`.
 pub fn with_display<T: Display + 'static, R>(v: &T, f: impl FnOnce(&str) -> R) -> R {

@@ -5,6 +5,7 @@
 
 mod execute;
 mod return_bytes;
+mod transfer_wire;
 pub mod wire;
 
 pub use execute::ExecuteStrategy;

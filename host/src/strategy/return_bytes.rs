@@ -50,7 +50,10 @@ impl TransactionStrategy for ReturnBytesStrategy {
             ToolError::message("Account ID is required in context for RETURN_BYTES mode")
         })?;
         let BuiltTransaction {
-            mut tx, type_name, ..
+            mut tx,
+            type_name,
+            hbar_transfers,
+            ..
         } = built;
         // The lifecycle may have fixed the id already (to record it with the call's budget
         // reservations); one for another payer is replaced, as the kit does.
@@ -73,7 +76,8 @@ impl TransactionStrategy for ReturnBytesStrategy {
         }
         tx.freeze()
             .map_err(|e| ToolError::message(format!("cannot freeze transaction: {e}")))?;
-        let bytes = super::wire::wallet_bytes(&tx, type_name).map_err(ToolError::message)?;
+        let bytes = super::wire::wallet_bytes(&tx, type_name, hbar_transfers.as_deref())
+            .map_err(ToolError::message)?;
         let valid_for = tx
             .get_transaction_valid_duration()
             .unwrap_or(time::Duration::seconds(120));

@@ -20,12 +20,33 @@ use hedera::{AnyTransaction, TopicMessageSubmitTransaction};
 use hedera_proto::services;
 use prost::Message;
 
-/// Serialise a frozen transaction as the JS SDK would (see the module doc).
-///
-/// Each `SignedTransaction` the SDK encodes is kept as it is (never decoded and re-encoded);
-/// for one node the SDK builds and encodes the body exactly once. Only a topic message's
-/// bodies are read back, to lay out its chunks.
-pub fn wallet_bytes(tx: &AnyTransaction, type_name: &str) -> Result<Vec<u8>, String> {
+/// Serialise a frozen transaction as the JS SDK would (see the module doc). `hbar_transfers`,
+/// when the tool stated them ([`crate::tools::BuiltTransaction::hbar_transfers`]), are all
+/// the data of a `TransferTransaction`, in the SDK's order: for one node its bytes are then
+/// written by [`super::transfer_wire`] without the SDK's encoding (a debug build checks them
+/// against the SDK's on every call).
+pub fn wallet_bytes(
+    tx: &AnyTransaction,
+    type_name: &str,
+    hbar_transfers: Option<&[(hedera::AccountId, i64)]>,
+) -> Result<Vec<u8>, String> {
+    if let Some(transfers) = hbar_transfers.filter(|_| type_name == "TransferTransaction") {
+        if let Some(bytes) = super::transfer_wire::transaction_list(tx, transfers) {
+            debug_assert_eq!(
+                Ok(&bytes),
+                sdk_wallet_bytes(tx, type_name).as_ref(),
+                "transfer_wire and the SDK disagree"
+            );
+            return Ok(bytes);
+        }
+    }
+    sdk_wallet_bytes(tx, type_name)
+}
+
+/// [`wallet_bytes`] from the SDK's encoding of each node's `SignedTransaction`, kept as it is
+/// (never decoded and re-encoded); for one node the SDK builds and encodes the body exactly
+/// once. Only a topic message's bodies are read back, to lay out its chunks.
+pub fn sdk_wallet_bytes(tx: &AnyTransaction, type_name: &str) -> Result<Vec<u8>, String> {
     let message = if type_name == "TopicMessageSubmitTransaction" {
         tx.clone()
             .downcast::<TopicMessageSubmitTransaction>()

@@ -11,6 +11,7 @@ pub mod description;
 pub mod evm;
 pub mod evm_query;
 pub mod js_number;
+pub mod json_text;
 pub mod keys;
 pub mod mirror_text;
 pub mod misc_query;
@@ -187,6 +188,13 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// The normalised params as the JSON object plugins see: `serde_json::to_string`'s text.
+    /// A tool on the hot path may write it by hand ([`json_text`]), to the same bytes (a
+    /// differential test per tool holds it to that).
+    fn normalised_json(normalised: &Self::Normalised) -> String {
+        serde_json::to_string(normalised).unwrap_or_else(|_| "null".into())
+    }
+
     /// Stage 2 for params [`Tool::read_plain`] read.
     fn normalise_plain(
         &self,
@@ -256,7 +264,7 @@ pub struct Normalised {
 }
 
 impl Normalised {
-    fn new<T: Serialize + Send + 'static>(value: T, json: Option<String>) -> Self {
+    fn new<T: Tool>(value: T::Normalised, json: Option<String>) -> Self {
         let cell = std::cell::OnceCell::new();
         if let Some(json) = json {
             let _ = cell.set(json);
@@ -274,11 +282,10 @@ impl Normalised {
     }
 }
 
-fn to_json<T: Serialize + 'static>(value: &(dyn Any + Send)) -> String {
+fn to_json<T: Tool>(value: &(dyn Any + Send)) -> String {
     value
-        .downcast_ref::<T>()
-        .and_then(|v| serde_json::to_string(v).ok())
-        .unwrap_or_else(|| "null".into())
+        .downcast_ref::<T::Normalised>()
+        .map_or_else(|| "null".into(), T::normalised_json)
 }
 
 /// A tool's identity and schema, for listings and envelopes.
@@ -377,7 +384,7 @@ impl<T: Tool> DynTool for Erased<T> {
             .map_err(ToolError::message)?;
         let value = self.tool.normalise(raw, ctx)?;
         self.tool.check_normalised(&value)?;
-        Ok(Normalised::new(value, None))
+        Ok(Normalised::new::<T>(value, None))
     }
 
     fn read_plain(&self, text: &str) -> Option<PlainParams> {
@@ -391,7 +398,7 @@ impl<T: Tool> DynTool for Erased<T> {
     ) -> Result<Normalised, ToolError> {
         let value = self.tool.normalise_plain(raw, ctx)?;
         self.tool.check_normalised(&value)?;
-        Ok(Normalised::new(value, None))
+        Ok(Normalised::new::<T>(value, None))
     }
 
     fn normalised_from_json(&self, json: &str) -> Result<Normalised, ToolError> {
@@ -399,7 +406,7 @@ impl<T: Tool> DynTool for Erased<T> {
             ToolError::message(format!("normalisedParams do not match {}: {e}", T::METHOD))
         })?;
         self.tool.check_normalised(&value)?;
-        Ok(Normalised::new(value, Some(json.to_owned())))
+        Ok(Normalised::new::<T>(value, Some(json.to_owned())))
     }
 
     fn core_action(

@@ -79,6 +79,11 @@ pub struct BuiltTransaction {
     /// Whether an executing strategy reads the transaction's record after its receipt, for
     /// the contract call's return value ([`RawTransactionResponse::contract_output`]).
     pub reads_call_result: bool,
+    /// All the data of a `TransferTransaction` that moves only HBAR, in the order the SDK
+    /// holds it (account, tinybars), stated by the tool that built it: the return-bytes
+    /// writer then writes its bytes without the SDK's encoding (`strategy::transfer_wire`).
+    /// `None` for every other transaction (scheduling wraps a transfer in a new one).
+    pub hbar_transfers: Option<Box<[(hedera::AccountId, i64)]>>,
 }
 
 impl BuiltTransaction {
@@ -99,6 +104,7 @@ impl BuiltTransaction {
             type_name,
             details,
             reads_call_result: false,
+            hbar_transfers: None,
         }
     }
 

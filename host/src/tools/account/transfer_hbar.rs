@@ -1,6 +1,7 @@
 //! `transfer_hbar_tool`: HBAR from the source (or context / operator) account to recipients.
 
 use crate::model::facts::{Asset, Facts};
+use crate::tools::json_text;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::plain;
 use crate::tools::scheduling::{self, Scheduling};
@@ -130,6 +131,38 @@ Parameters:
         })
     }
 
+    /// By hand for the plain shape (ids without alias or EVM address, no scheduling): every
+    /// policy call of the most common tool reads this text. Anything else through serde.
+    fn normalised_json(n: &Self::Normalised) -> String {
+        let plain_ids = n
+            .hbar_transfers
+            .iter()
+            .all(|t| t.account_id.alias.is_none() && t.account_id.evm_address.is_none());
+        if !plain_ids || n.scheduling_params != Scheduling::default() {
+            return serde_json::to_string(n).unwrap_or_else(|_| "null".into());
+        }
+        let memo = n.transaction_memo.as_deref().map_or(0, str::len);
+        let mut out = String::with_capacity(64 + 56 * n.hbar_transfers.len() + memo);
+        out.push_str("{\"hbarTransfers\":[");
+        for (i, t) in n.hbar_transfers.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"accountId\":\"");
+            crate::text::push_account(&mut out, &t.account_id);
+            out.push_str("\",\"amount\":\"");
+            crate::text::push_i64(&mut out, t.amount);
+            out.push_str("\"}");
+        }
+        out.push(']');
+        if let Some(memo) = &n.transaction_memo {
+            out.push_str(",\"transactionMemo\":");
+            json_text::push_string(&mut out, memo);
+        }
+        out.push_str(",\"schedulingParams\":{\"isScheduled\":false}}");
+        out
+    }
+
     fn normalise(&self, raw: &Value, ctx: &ToolContext<'_>) -> Result<Self::Normalised, ToolError> {
         let scheduling = scheduling::raw_from(raw)?;
         let raw = Raw::deserialize(raw)
@@ -215,7 +248,11 @@ Parameters:
             .hbar_transfers
             .iter()
             .map(|t| (t.account_id, t.amount, false));
-        for (account, tinybars, _) in js_hbar_transfer_order(transfers) {
+        let ordered: Box<[(AccountId, i64)]> = js_hbar_transfer_order(transfers)
+            .into_iter()
+            .map(|(account, tinybars, _)| (account, tinybars))
+            .collect();
+        for &(account, tinybars) in &ordered {
             tx.hbar_transfer(account, Hbar::from_tinybars(tinybars));
         }
         crate::tools::transaction::set_memo(&mut tx, n.transaction_memo.as_deref());
@@ -225,7 +262,9 @@ Parameters:
             let transfers = serde_json::to_value(&n.hbar_transfers).unwrap_or_default();
             details.insert("hbarTransfers".into(), transfers);
         }
-        let built = BuiltTransaction::new(tx, "TransferTransaction", details);
+        let mut built = BuiltTransaction::new(tx, "TransferTransaction", details);
+        // The transfers just added, in the SDK's order, are all this transaction moves.
+        built.hbar_transfers = Some(ordered);
         let built = n.scheduling_params.wrap(built)?;
         Ok(CoreOutput::Transaction(Box::new(built)))
     }
@@ -273,4 +312,68 @@ fn normalise_raw(
         transaction_memo: raw.transaction_memo,
         scheduling_params: Scheduling::normalise(scheduling, ctx)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    /// The hand-written normalised JSON is serde's, byte for byte, over generated params:
+    /// plain and alias ids, extreme amounts, memos that need escaping or none, scheduled or not.
+    #[test]
+    fn normalised_json_is_serdes_text() {
+        let accounts = [
+            AccountId::new(0, 0, 2001),
+            AccountId::new(0, 0, 0),
+            AccountId::new(u64::MAX, 7, u64::MAX),
+            AccountId::from_str("0.0.302a300506032b6570032100e0c8ec2758a5879ffac226a13c0c516b799e72e35141a0dd828f94d37988a4b7").unwrap(),
+            AccountId::from_str("0x302a300506032b6570032100114e6abc371b82da").unwrap(),
+        ];
+        let amounts = [0, 1, -1, 50_000_000, -150_000_000, i64::MAX, i64::MIN];
+        let memos = [
+            None,
+            Some(""),
+            Some("bench"),
+            Some("q\"uote\\ \n é 🚀 \u{1}"),
+        ];
+        let schedules = [
+            Scheduling::default(),
+            Scheduling {
+                is_scheduled: true,
+                admin_key: Some("302a".into()),
+                payer_account_id: Some(AccountId::new(0, 0, 5)),
+                expiration_time: Some("2030-01-01T00:00:00Z".into()),
+                wait_for_expiry: Some(false),
+            },
+        ];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as usize
+        };
+        let mut written = 0;
+        for _ in 0..2_000 {
+            let transfers = (0..next() % 5)
+                .map(|_| HbarTransfer {
+                    account_id: accounts[next() % accounts.len()],
+                    amount: amounts[next() % amounts.len()],
+                })
+                .collect();
+            let n = TransferHbarNormalised {
+                hbar_transfers: transfers,
+                transaction_memo: memos[next() % memos.len()].map(str::to_owned),
+                scheduling_params: schedules[next() % 4 / 3].clone(),
+            };
+            let serde = serde_json::to_string(&n).unwrap();
+            written += usize::from(n.scheduling_params == Scheduling::default());
+            assert_eq!(TransferHbar::normalised_json(&n), serde, "{n:?}");
+        }
+        assert!(
+            written > 1_000,
+            "the hand-written path was taken {written} times"
+        );
+    }
 }
