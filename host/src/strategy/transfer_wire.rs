@@ -1,8 +1,10 @@
 //! The return-bytes `TransactionList` of an HBAR-only `TransferTransaction` for one node,
 //! written straight from the transaction's header and its ordered transfers: the same bytes,
 //! byte for byte, as the SDK's own encoding that [`super::wire`] lays out for every other
-//! transaction (proved by a differential test over generated transfers, and checked against
-//! the SDK on every call of a debug build).
+//! transaction (held to it by a differential test over generated transfers; the wallet tests
+//! have the JS and Rust SDKs read, sign and submit what it writes). Not checked per call in
+//! debug builds: the instruction gate counts a debug build, and would count the SDK's
+//! encoding on top of this one.
 //!
 //! Why by hand: `transfer_hbar_tool` is the call most agents make, and the SDK spends ~6,000
 //! instructions on its bytes (a quarter of a call without plugins): it builds the body per
