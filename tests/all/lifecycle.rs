@@ -402,3 +402,46 @@ fn each_plugin_receives_only_the_parts_of_the_stage_input_it_reads() {
         .unwrap();
     assert_eq!(result["raw"]["errorCode"], "POLICY_BLOCKED", "{result}");
 }
+
+/// A policy that reads only the params (or nothing) and asks for approval: the host states
+/// the call's facts for the approver then, though no plugin of the stage read them (they are
+/// stated lazily, only for a plugin that reads them or an approver who is shown them).
+#[test]
+fn an_approver_is_shown_the_facts_when_the_asking_policy_reads_none() {
+    for reads in ["[\"params\"]", "[]"] {
+        let manifest = format!(
+            "{RETURN_BYTES_HEADER}{}",
+            recorder(
+                "Ask",
+                &format!(
+                    "stages = [\"post-params-normalization\"]\nreads = {reads}\naskAt = \"post-params-normalization\""
+                )
+            ),
+        );
+        let (host, _logs) = start(&manifest);
+        let approvals = host.approvals().clone();
+        let out = std::thread::scope(|s| {
+            let call = s.spawn(|| {
+                host.default_session()
+                    .call("transfer_hbar_tool", &transfer(1))
+                    .unwrap()
+            });
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            while approvals.pending().is_empty() && !call.is_finished() {
+                assert!(std::time::Instant::now() < deadline, "never asked");
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            let pending = approvals.pending();
+            assert_eq!(pending.len(), 1, "reads {reads}: the call was not parked");
+            let ask = &pending[0].ask;
+            let facts = ask.facts.as_ref().expect("the approver is shown the facts");
+            assert_eq!(facts.movements.len(), 1, "reads {reads}: {facts:?}");
+            assert!(ask.normalised_params.is_some(), "reads {reads}");
+            approvals
+                .decide(&pending[0].id, false, "test", "admin-api", None)
+                .unwrap();
+            call.join().unwrap()
+        });
+        assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    }
+}

@@ -174,11 +174,14 @@ impl Session {
         }
         let spec = tool.spec();
         let chain = self.chain.clone();
-        // Policies judge facts: a tool that cannot state them refuses the call, whatever the
-        // policies read (an approver is shown them too). Hooks only observe: for them unstated
-        // facts are absent, not a refusal, and they are read only for a hook that reads them.
+        // Policies judge facts: a tool that may fail to state them (it reads them from the
+        // network) refuses the call when a policy judges, whatever the policies read. The
+        // others state them from the params without failing: read only for a plugin that
+        // reads them (and for an approver, when a policy asks: `judge`). Hooks only observe:
+        // for them unstated facts are absent, not a refusal.
         let judging = steps.iter().any(|s| s.policy);
-        if judging || steps.iter().any(|s| s.reads.facts) {
+        let read = steps.iter().any(|s| s.reads.facts) || (judging && tool.facts_from_network());
+        if read {
             read_facts(tool, state, tool_ctx, judging)?;
         }
         // The stage JSON is written only when a plugin of the stage reads it (or it is
@@ -203,7 +206,7 @@ impl Session {
                 let member = &chain.members()[step.plugin];
                 if step.policy {
                     let call = stage_call(stage, spec, &buf, state);
-                    self.judge(step.plugin, &call, step.reads, state)?;
+                    self.judge(step.plugin, &call, step.reads, state, tool)?;
                 }
                 if !step.hook {
                     continue;
@@ -275,7 +278,7 @@ impl Session {
                 match replace(member.as_ref(), stage, tool, state, json) {
                     Ok(()) => {
                         // Replaced params: their facts, read again, are what is judged.
-                        if judging || steps.iter().any(|s| s.reads.facts) {
+                        if read {
                             read_facts(tool, state, tool_ctx, judging)?;
                         }
                         if render {
@@ -283,7 +286,7 @@ impl Session {
                         }
                         for earlier in steps[..=at].iter().filter(|s| s.policy) {
                             let call = stage_call(stage, spec, &buf, state);
-                            self.judge(earlier.plugin, &call, earlier.reads, state)?;
+                            self.judge(earlier.plugin, &call, earlier.reads, state, tool)?;
                         }
                     }
                     Err(detail) => {

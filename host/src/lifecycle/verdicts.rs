@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::approvals::{Ask, Decision as Approval, Outcome as ApprovalOutcome};
+use crate::model::facts::Facts;
 use crate::model::stage::Stage;
 use crate::observe::decisions::Decision;
 use crate::observe::metrics::{Answer, StepKind};
@@ -27,13 +28,15 @@ impl Session {
     /// and the call goes on. A request for approval parks the call with the session's
     /// approver: approved, the chain goes on; anything else blocks. The member gets the
     /// parts of `call` it `reads`; an approver is shown the call's normalised params and facts
-    /// from `state`, whatever the member reads.
+    /// from `state`, whatever the member reads (`tool` states the facts then, when no plugin
+    /// of the stage read them).
     pub(super) fn judge(
         &mut self,
         index: usize,
         call: &StageCall<'_>,
         reads: Reads,
         state: &CallState<'_>,
+        tool: &dyn DynTool,
     ) -> Result<(), Abort> {
         let member = self.chain.members()[index].clone();
         let enforce = member.enforces();
@@ -82,7 +85,16 @@ impl Session {
                         },
                     })
                 } else {
-                    self.ask_approval(member.as_ref(), call, request, state)
+                    let facts = match (&state.facts, &state.normalised) {
+                        (Some(facts), _) => Some(facts.clone()),
+                        (None, Some(normalised)) => {
+                            Some(stages::guarded(call.method, "stating its facts", || {
+                                tool.facts(normalised)
+                            })?)
+                        }
+                        (None, None) => None,
+                    };
+                    self.ask_approval(member.as_ref(), call, request, state, facts)
                 };
                 match outcome {
                     Ok(outcome) if outcome.decision.approved() => {
@@ -156,6 +168,7 @@ impl Session {
         call: &StageCall<'_>,
         request: ApprovalRequest,
         state: &CallState<'_>,
+        facts: Option<Facts>,
     ) -> Result<ApprovalOutcome, PluginFailure> {
         let details = details_of(
             member,
@@ -177,7 +190,7 @@ impl Session {
                 .normalised
                 .as_ref()
                 .and_then(|n| serde_json::from_str::<Value>(n.json()).ok()),
-            facts: state.facts.clone(),
+            facts,
             timeout_seconds: request.timeout_seconds,
         };
         let outcome = match &self.approver {

@@ -225,10 +225,18 @@ pub trait Tool: Send + Sync + 'static {
         Facts::default()
     }
 
+    /// Whether [`Tool::read_facts`] reads the network and so may fail to state the facts
+    /// (signing a schedule): such a tool's facts are read whenever a policy judges the call,
+    /// so that a call whose facts cannot be stated is refused. Other tools state them from the
+    /// params alone, without failing: they are read only when a plugin reads them or an
+    /// approver is shown them.
+    const FACTS_FROM_NETWORK: bool = false;
+
     /// The facts policies judge, read when a plugin of the chain will see them (never for a
     /// call no plugin judges). Default: [`Tool::facts`]. A tool whose movements live on the
-    /// network (signing a schedule executes its body) reads them here; an error refuses the
-    /// call, since a policy cannot judge what cannot be stated.
+    /// network (signing a schedule executes its body) reads them here and sets
+    /// [`Tool::FACTS_FROM_NETWORK`]; an error refuses the call, since a policy cannot judge
+    /// what cannot be stated.
     fn read_facts(
         &self,
         normalised: &Self::Normalised,
@@ -357,6 +365,8 @@ pub trait DynTool: Send + Sync {
     fn result_fields(&self, raw: &RawTransactionResponse) -> serde_json::Map<String, Value>;
     /// [`Tool::facts`] of normalised params this tool produced or checked.
     fn facts(&self, normalised: &Normalised) -> Facts;
+    /// [`Tool::FACTS_FROM_NETWORK`].
+    fn facts_from_network(&self) -> bool;
     /// [`Tool::read_facts`] of normalised params this tool produced or checked.
     fn read_facts(
         &self,
@@ -441,6 +451,10 @@ impl<T: Tool> DynTool for Erased<T> {
             .downcast_ref::<T::Normalised>()
             .map(|value| self.tool.facts(value))
             .unwrap_or_default()
+    }
+
+    fn facts_from_network(&self) -> bool {
+        T::FACTS_FROM_NETWORK
     }
 
     fn read_facts(

@@ -66,6 +66,8 @@ Parameters:
         schedule_ref(raw)
     }
 
+    const FACTS_FROM_NETWORK: bool = true;
+
     /// The signature may execute the schedule: its facts are what the scheduled body moves,
     /// read from the network when a policy is to judge them.
     fn read_facts(&self, n: &ScheduleRef, ctx: &ToolContext<'_>) -> Result<Facts, ToolError> {
