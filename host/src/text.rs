@@ -19,9 +19,23 @@ pub fn push_padded(out: &mut String, n: u64, width: usize) {
 }
 
 /// Append `id` as its `Display` writes it (`shard.realm.num`, or the alias / EVM address
-/// form), the plain form by hand.
+/// form), the plain form by hand, straight into `out`.
 pub fn push_account(out: &mut String, id: &AccountId) {
-    with_display(id, |text| out.push_str(text));
+    if id.alias.is_some() || id.evm_address.is_some() {
+        with_display(id, |text| out.push_str(text));
+        return;
+    }
+    if id.shard == 0 && id.realm == 0 {
+        // Nearly every id: one piece instead of four.
+        out.push_str("0.0.");
+    } else {
+        let mut digits = itoa::Buffer::new();
+        out.push_str(digits.format(id.shard));
+        out.push('.');
+        out.push_str(digits.format(id.realm));
+        out.push('.');
+    }
+    out.push_str(itoa::Buffer::new().format(id.num));
 }
 
 /// Append `n` as its `Display` writes it.
@@ -63,10 +77,15 @@ impl Stack {
     }
 
     fn entity(&mut self, shard: u64, realm: u64, num: u64) {
-        self.number(shard);
-        self.push(".");
-        self.number(realm);
-        self.push(".");
+        if shard == 0 && realm == 0 {
+            // Nearly every id: one piece instead of four.
+            self.push("0.0.");
+        } else {
+            self.number(shard);
+            self.push(".");
+            self.number(realm);
+            self.push(".");
+        }
         self.number(num);
     }
 
@@ -133,5 +152,19 @@ mod tests {
         push_padded(&mut out, 7, 3);
         push_padded(&mut out, 1234, 2);
         assert_eq!(out, "0071234");
+        for id in [
+            account,
+            with_checksum,
+            evm,
+            big,
+            AccountId::new(0, 0, 0),
+            AccountId::new(0, 5, 1),
+            AccountId::new(3, 0, 1),
+            AccountId::from_str("0x302a300506032b6570032100114e6abc371b82da").unwrap(),
+        ] {
+            let mut out = String::from("x");
+            push_account(&mut out, &id);
+            assert_eq!(out, format!("x{id}"), "{id:?}");
+        }
     }
 }

@@ -550,25 +550,34 @@ pub fn iso_millis(at: time::OffsetDateTime) -> String {
     let (year, month, day) = at.to_calendar_date();
     let (hour, minute, second, milli) = at.to_hms_milli();
     if (0..=9999).contains(&year) {
-        push_padded(&mut text, u64::from(year.unsigned_abs()), 4);
+        push_fixed(&mut text, year.unsigned_abs(), 4);
     } else {
         // JS writes years outside 0..=9999 with a sign and six digits.
         text.push(if year < 0 { '-' } else { '+' });
         push_padded(&mut text, u64::from(year.unsigned_abs()), 6);
     }
     for (sep, n, width) in [
-        ('-', u16::from(u8::from(month)), 2),
-        ('-', u16::from(day), 2),
-        ('T', u16::from(hour), 2),
-        (':', u16::from(minute), 2),
-        (':', u16::from(second), 2),
-        ('.', milli, 3),
+        ('-', u32::from(u8::from(month)), 2),
+        ('-', u32::from(day), 2),
+        ('T', u32::from(hour), 2),
+        (':', u32::from(minute), 2),
+        (':', u32::from(second), 2),
+        ('.', u32::from(milli), 3),
     ] {
         text.push(sep);
-        push_padded(&mut text, u64::from(n), width);
+        push_fixed(&mut text, n, width);
     }
     text.push('Z');
     text
+}
+
+/// Append the last `width` (at most 4) decimal digits of `n`, zero-padded: the fields of a
+/// date, digit by digit (an integer formatter per field cost more than the rest).
+fn push_fixed(out: &mut String, n: u32, width: usize) {
+    const PLACES: [u32; 4] = [1, 10, 100, 1_000];
+    for place in PLACES[..width.min(4)].iter().rev() {
+        out.push(char::from(b'0' + (n / place % 10) as u8));
+    }
 }
 
 pub use crate::text::{push_account, push_padded};
@@ -610,6 +619,20 @@ mod tests {
         // JS: new Date(-62198755200000).toISOString() === "-000001-01-01T00:00:00.000Z"
         let at = time::OffsetDateTime::from_unix_timestamp(-62_198_755_200).unwrap();
         assert_eq!(iso_millis(at), "-000001-01-01T00:00:00.000Z");
+        // Every field at its widths, against `format!`, over a spread of instants.
+        let mut seconds = 0i64;
+        for step in 0..5_000i64 {
+            seconds += 7_919 * step + 3_601;
+            let at = time::OffsetDateTime::from_unix_timestamp(seconds % 253_402_300_799).unwrap()
+                + time::Duration::milliseconds(step % 1_000);
+            let (y, mo, d) = at.to_calendar_date();
+            let (h, mi, s, ms) = at.to_hms_milli();
+            let expected = format!(
+                "{y:04}-{:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}Z",
+                u8::from(mo)
+            );
+            assert_eq!(iso_millis(at), expected, "{at}");
+        }
         for (n, width, text) in [
             (0, 1, "0"),
             (7, 3, "007"),
