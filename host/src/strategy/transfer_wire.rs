@@ -20,6 +20,7 @@
 //! `basic_types.proto`, `crypto_transfer.proto`, `transaction_contents.proto`,
 //! `transaction_list.proto`), in the order prost writes them.
 
+use crate::tools::transfer_order::HbarMove;
 use hedera::{AccountId, AnyTransaction};
 
 /// Protobuf wire types used here.
@@ -27,11 +28,11 @@ const VARINT: u64 = 0;
 const LEN: u64 = 2;
 
 /// The `TransactionList` (one entry, one node) of the frozen `tx` whose data is the HBAR
-/// transfers `transfers` in the order the SDK holds them; `None` when `tx` has anything this
-/// writer does not write.
-pub fn transaction_list(tx: &AnyTransaction, transfers: &[(AccountId, i64)]) -> Option<Vec<u8>> {
+/// transfers `transfers` (account, tinybars, approved) in the order the SDK holds them;
+/// `None` when `tx` has anything this writer does not write.
+pub fn transaction_list(tx: &AnyTransaction, transfers: &[HbarMove]) -> Option<Vec<u8>> {
     let header = Header::of(tx)?;
-    if transfers.iter().any(|(account, _)| !plain(account)) {
+    if transfers.iter().any(|(account, ..)| !plain(account)) {
         return None;
     }
     let body = body(&header, transfers);
@@ -95,7 +96,7 @@ fn plain(account: &AccountId) -> bool {
 
 /// `TransactionBody`: transactionID = 1, nodeAccountID = 2, transactionFee = 3,
 /// transactionValidDuration = 4, memo = 6, cryptoTransfer = 14.
-fn body(header: &Header<'_>, transfers: &[(AccountId, i64)]) -> Vec<u8> {
+fn body(header: &Header<'_>, transfers: &[HbarMove]) -> Vec<u8> {
     let start = header.id.valid_start;
     let (seconds, nanos) = (start.unix_timestamp(), i64::from(start.nanosecond()));
     // Timestamp { seconds = 1, nanos = 2 }
@@ -109,9 +110,12 @@ fn body(header: &Header<'_>, transfers: &[(AccountId, i64)]) -> Vec<u8> {
     // Duration { seconds = 1 }
     let duration_len = int_len(1, header.valid_seconds as u64);
     // CryptoTransferTransactionBody { transfers = 1 (absent when empty) }
-    // TransferList { accountAmounts = 1 }; AccountAmount { accountID = 1, amount = 2 (sint64) }
-    let amount_len = |(account, amount): &(AccountId, i64)| {
-        field_len(1, account_len(account)) + int_len(2, zigzag(*amount))
+    // TransferList { accountAmounts = 1 };
+    // AccountAmount { accountID = 1, amount = 2 (sint64), is_approval = 3 }
+    let amount_len = |(account, amount, approved): &HbarMove| {
+        field_len(1, account_len(account))
+            + int_len(2, zigzag(*amount))
+            + int_len(3, u64::from(*approved))
     };
     let list_len: usize = transfers.iter().map(|t| field_len(1, amount_len(t))).sum();
     let transfer_len = if transfers.is_empty() {
@@ -157,6 +161,7 @@ fn body(header: &Header<'_>, transfers: &[(AccountId, i64)]) -> Vec<u8> {
             varint(&mut out, amount_len(transfer) as u64);
             account_field(&mut out, 1, &transfer.0);
             int(&mut out, 2, zigzag(transfer.1));
+            int(&mut out, 3, u64::from(transfer.2));
         }
     }
     out
@@ -304,13 +309,17 @@ mod tests {
 
     /// A frozen transfer as the tools and the return-bytes strategy build it, with its
     /// transfers in the order they were added.
-    fn generated(rng: &mut Rng) -> (AnyTransaction, Vec<(AccountId, i64)>) {
+    fn generated(rng: &mut Rng) -> (AnyTransaction, Vec<HbarMove>) {
         let mut tx = TransferTransaction::new();
-        let transfers: Vec<(AccountId, i64)> = (0..rng.next() % 12)
-            .map(|_| (account(rng), amount(rng)))
+        let transfers: Vec<HbarMove> = (0..rng.next() % 12)
+            .map(|_| (account(rng), amount(rng), rng.next().is_multiple_of(3)))
             .collect();
-        for (account, tinybars) in &transfers {
-            tx.hbar_transfer(*account, Hbar::from_tinybars(*tinybars));
+        for &(account, tinybars, approved) in &transfers {
+            if approved {
+                tx.approved_hbar_transfer(account, Hbar::from_tinybars(tinybars));
+            } else {
+                tx.hbar_transfer(account, Hbar::from_tinybars(tinybars));
+            }
         }
         let memos = ["", "bench", "é ü ✓ 🚀", "a\"b\\c\n", &"m".repeat(100)];
         tx.transaction_memo(rng.pick(&memos));
@@ -365,7 +374,7 @@ mod tests {
         let alias: AccountId = "0.0.302a300506032b6570032100e0c8ec2758a5879ffac226a13c0c516b799e72e35141a0dd828f94d37988a4b7"
             .parse()
             .unwrap();
-        assert!(transaction_list(&tx, &[(alias, 5)]).is_none());
+        assert!(transaction_list(&tx, &[(alias, 5, false)]).is_none());
         let header = |nodes: &[AccountId]| {
             let mut t = AnyTransaction::from(TransferTransaction::new());
             t.node_account_ids(nodes.iter().copied());

@@ -28,7 +28,7 @@ use prost::Message;
 pub fn wallet_bytes(
     tx: &AnyTransaction,
     type_name: &str,
-    hbar_transfers: Option<&[(hedera::AccountId, i64)]>,
+    hbar_transfers: Option<&[crate::tools::transfer_order::HbarMove]>,
 ) -> Result<Vec<u8>, String> {
     if let Some(transfers) = hbar_transfers.filter(|_| type_name == "TransferTransaction") {
         if let Some(bytes) = super::transfer_wire::transaction_list(tx, transfers) {

@@ -80,10 +80,11 @@ pub struct BuiltTransaction {
     /// the contract call's return value ([`RawTransactionResponse::contract_output`]).
     pub reads_call_result: bool,
     /// All the data of a `TransferTransaction` that moves only HBAR, in the order the SDK
-    /// holds it (account, tinybars), stated by the tool that built it: the return-bytes
-    /// writer then writes its bytes without the SDK's encoding (`strategy::transfer_wire`).
-    /// `None` for every other transaction (scheduling wraps a transfer in a new one).
-    pub hbar_transfers: Option<Box<[(hedera::AccountId, i64)]>>,
+    /// holds it (account, tinybars, approved), stated by the tool that built it: the
+    /// return-bytes writer then writes its bytes without the SDK's encoding
+    /// (`strategy::transfer_wire`). `None` for every other transaction (scheduling wraps a
+    /// transfer in a new one).
+    pub hbar_transfers: Option<Box<[crate::tools::transfer_order::HbarMove]>>,
 }
 
 impl BuiltTransaction {

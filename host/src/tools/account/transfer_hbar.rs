@@ -5,7 +5,7 @@ use crate::tools::json_text;
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::plain;
 use crate::tools::scheduling::{self, Scheduling};
-use crate::tools::transfer_order::js_hbar_transfer_order;
+use crate::tools::transfer_order::{js_hbar_transfer_order, HbarMove};
 use crate::tools::PlainParams;
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
@@ -248,11 +248,8 @@ Parameters:
             .hbar_transfers
             .iter()
             .map(|t| (t.account_id, t.amount, false));
-        let ordered: Box<[(AccountId, i64)]> = js_hbar_transfer_order(transfers)
-            .into_iter()
-            .map(|(account, tinybars, _)| (account, tinybars))
-            .collect();
-        for &(account, tinybars) in &ordered {
+        let ordered: Box<[HbarMove]> = js_hbar_transfer_order(transfers).into_boxed_slice();
+        for &(account, tinybars, _) in &ordered {
             tx.hbar_transfer(account, Hbar::from_tinybars(tinybars));
         }
         crate::tools::transaction::set_memo(&mut tx, n.transaction_memo.as_deref());

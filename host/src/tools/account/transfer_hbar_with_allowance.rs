@@ -198,7 +198,8 @@ Parameters:
             .iter()
             .map(|t| (t.account_id, t.amount, false))
             .chain([(debit.owner_account_id, debit.amount, true)]);
-        for (account, tinybars, approved) in js_hbar_transfer_order(moves) {
+        let ordered = js_hbar_transfer_order(moves).into_boxed_slice();
+        for &(account, tinybars, approved) in &ordered {
             if approved {
                 tx.approved_hbar_transfer(account, Hbar::from_tinybars(tinybars));
             } else {
@@ -218,7 +219,9 @@ Parameters:
                 serde_json::to_value(debit).unwrap_or_default(),
             );
         }
-        let built = BuiltTransaction::new(tx, "TransferTransaction", details);
+        let mut built = BuiltTransaction::new(tx, "TransferTransaction", details);
+        // The transfers just added, in the SDK's order, are all this transaction moves.
+        built.hbar_transfers = Some(ordered);
         Ok(CoreOutput::Transaction(Box::new(built)))
     }
 
