@@ -35,11 +35,12 @@ pub fn transaction_list(tx: &AnyTransaction, transfers: &[HbarMove]) -> Option<V
     if transfers.iter().any(|(account, ..)| !plain(account)) {
         return None;
     }
-    let body = body(&header, transfers);
+    let lens = Lens::of(&header, transfers);
     // SignedTransaction { bodyBytes = 1, sigMap = 2 (present, empty) }
-    let signed_len = field_len(1, body.len()) + 2;
+    let signed_len = field_len(1, lens.body) + 2;
     // Transaction { signedTransactionBytes = 5 }
     let entry_len = field_len(5, signed_len);
+    // Measured first, so the list is written once into a buffer of its exact size.
     let mut out = Vec::with_capacity(field_len(1, entry_len));
     // TransactionList { transactionList = 1 }
     key(&mut out, 1, LEN);
@@ -47,8 +48,8 @@ pub fn transaction_list(tx: &AnyTransaction, transfers: &[HbarMove]) -> Option<V
     key(&mut out, 5, LEN);
     varint(&mut out, signed_len as u64);
     key(&mut out, 1, LEN);
-    varint(&mut out, body.len() as u64);
-    out.extend_from_slice(&body);
+    varint(&mut out, lens.body as u64);
+    write_body(&mut out, &header, transfers, &lens);
     key(&mut out, 2, LEN);
     out.push(0);
     Some(out)
@@ -94,77 +95,105 @@ fn plain(account: &AccountId) -> bool {
     account.alias.is_none() && account.evm_address.is_none()
 }
 
-/// `TransactionBody`: transactionID = 1, nodeAccountID = 2, transactionFee = 3,
-/// transactionValidDuration = 4, memo = 6, cryptoTransfer = 14.
-fn body(header: &Header<'_>, transfers: &[HbarMove]) -> Vec<u8> {
-    let start = header.id.valid_start;
-    let (seconds, nanos) = (start.unix_timestamp(), i64::from(start.nanosecond()));
-    // Timestamp { seconds = 1, nanos = 2 }
-    let timestamp_len = int_len(1, seconds as u64) + int_len(2, nanos as u64);
-    // TransactionID { transactionValidStart = 1, accountID = 2, scheduled = 3, nonce = 4 }
-    let nonce = header.id.nonce.unwrap_or_default();
-    let id_len = field_len(1, timestamp_len)
-        + field_len(2, account_len(&header.id.account_id))
-        + int_len(3, u64::from(header.id.scheduled))
-        + int_len(4, i64::from(nonce) as u64);
-    // Duration { seconds = 1 }
-    let duration_len = int_len(1, header.valid_seconds as u64);
-    // CryptoTransferTransactionBody { transfers = 1 (absent when empty) }
-    // TransferList { accountAmounts = 1 };
-    // AccountAmount { accountID = 1, amount = 2 (sint64), is_approval = 3 }
-    let amount_len = |(account, amount, approved): &HbarMove| {
-        field_len(1, account_len(account))
-            + int_len(2, zigzag(*amount))
-            + int_len(3, u64::from(*approved))
-    };
-    let list_len: usize = transfers.iter().map(|t| field_len(1, amount_len(t))).sum();
-    let transfer_len = if transfers.is_empty() {
-        0
-    } else {
-        field_len(1, list_len)
-    };
+/// The lengths of the body's nested messages (protobuf writes each one's length first).
+struct Lens {
+    timestamp: usize,
+    id: usize,
+    duration: usize,
+    /// `TransferList`.
+    list: usize,
+    /// `CryptoTransferTransactionBody`.
+    transfer: usize,
+    body: usize,
+}
 
-    let mut out = Vec::with_capacity(
-        field_len(1, id_len)
+impl Lens {
+    fn of(header: &Header<'_>, transfers: &[HbarMove]) -> Lens {
+        let start = header.id.valid_start;
+        // Timestamp { seconds = 1, nanos = 2 }
+        let timestamp =
+            int_len(1, start.unix_timestamp() as u64) + int_len(2, u64::from(start.nanosecond()));
+        // TransactionID { transactionValidStart = 1, accountID = 2, scheduled = 3, nonce = 4 }
+        let id = field_len(1, timestamp)
+            + field_len(2, account_len(&header.id.account_id))
+            + int_len(3, u64::from(header.id.scheduled))
+            + int_len(4, nonce(header) as u64);
+        // Duration { seconds = 1 }
+        let duration = int_len(1, header.valid_seconds as u64);
+        // CryptoTransferTransactionBody { transfers = 1 (absent when empty) }
+        let list: usize = transfers.iter().map(|t| field_len(1, amount_len(t))).sum();
+        let transfer = if transfers.is_empty() {
+            0
+        } else {
+            field_len(1, list)
+        };
+        // TransactionBody: transactionID = 1, nodeAccountID = 2, transactionFee = 3,
+        // transactionValidDuration = 4, memo = 6, cryptoTransfer = 14.
+        let body = field_len(1, id)
             + field_len(2, account_len(&header.node))
             + int_len(3, header.fee)
-            + field_len(4, duration_len)
+            + field_len(4, duration)
             + bytes_len(6, header.memo.len())
-            + field_len(14, transfer_len),
-    );
-    key(&mut out, 1, LEN);
-    varint(&mut out, id_len as u64);
-    key(&mut out, 1, LEN);
-    varint(&mut out, timestamp_len as u64);
-    int(&mut out, 1, seconds as u64);
-    int(&mut out, 2, nanos as u64);
-    account_field(&mut out, 2, &header.id.account_id);
-    int(&mut out, 3, u64::from(header.id.scheduled));
-    int(&mut out, 4, i64::from(nonce) as u64);
-    account_field(&mut out, 2, &header.node);
-    int(&mut out, 3, header.fee);
-    key(&mut out, 4, LEN);
-    varint(&mut out, duration_len as u64);
-    int(&mut out, 1, header.valid_seconds as u64);
-    if !header.memo.is_empty() {
-        key(&mut out, 6, LEN);
-        varint(&mut out, header.memo.len() as u64);
-        out.extend_from_slice(header.memo.as_bytes());
-    }
-    key(&mut out, 14, LEN);
-    varint(&mut out, transfer_len as u64);
-    if !transfers.is_empty() {
-        key(&mut out, 1, LEN);
-        varint(&mut out, list_len as u64);
-        for transfer in transfers {
-            key(&mut out, 1, LEN);
-            varint(&mut out, amount_len(transfer) as u64);
-            account_field(&mut out, 1, &transfer.0);
-            int(&mut out, 2, zigzag(transfer.1));
-            int(&mut out, 3, u64::from(transfer.2));
+            + field_len(14, transfer);
+        Lens {
+            timestamp,
+            id,
+            duration,
+            list,
+            transfer,
+            body,
         }
     }
-    out
+}
+
+/// The transaction id's nonce as written (`int32`, sign-extended like every protobuf int).
+fn nonce(header: &Header<'_>) -> i64 {
+    i64::from(header.id.nonce.unwrap_or_default())
+}
+
+/// TransferList { accountAmounts = 1 };
+/// AccountAmount { accountID = 1, amount = 2 (sint64), is_approval = 3 }
+fn amount_len((account, amount, approved): &HbarMove) -> usize {
+    field_len(1, account_len(account))
+        + int_len(2, zigzag(*amount))
+        + int_len(3, u64::from(*approved))
+}
+
+/// `TransactionBody` (field numbers in [`Lens::of`]), `lens` measured from the same values.
+fn write_body(out: &mut Vec<u8>, header: &Header<'_>, transfers: &[HbarMove], lens: &Lens) {
+    let start = header.id.valid_start;
+    key(out, 1, LEN);
+    varint(out, lens.id as u64);
+    key(out, 1, LEN);
+    varint(out, lens.timestamp as u64);
+    int(out, 1, start.unix_timestamp() as u64);
+    int(out, 2, u64::from(start.nanosecond()));
+    account_field(out, 2, &header.id.account_id);
+    int(out, 3, u64::from(header.id.scheduled));
+    int(out, 4, nonce(header) as u64);
+    account_field(out, 2, &header.node);
+    int(out, 3, header.fee);
+    key(out, 4, LEN);
+    varint(out, lens.duration as u64);
+    int(out, 1, header.valid_seconds as u64);
+    if !header.memo.is_empty() {
+        key(out, 6, LEN);
+        varint(out, header.memo.len() as u64);
+        out.extend_from_slice(header.memo.as_bytes());
+    }
+    key(out, 14, LEN);
+    varint(out, lens.transfer as u64);
+    if !transfers.is_empty() {
+        key(out, 1, LEN);
+        varint(out, lens.list as u64);
+        for transfer in transfers {
+            key(out, 1, LEN);
+            varint(out, amount_len(transfer) as u64);
+            account_field(out, 1, &transfer.0);
+            int(out, 2, zigzag(transfer.1));
+            int(out, 3, u64::from(transfer.2));
+        }
+    }
 }
 
 /// `AccountID { shardNum = 1, realmNum = 2, accountNum = 3 }`: the number is a oneof member,

@@ -546,37 +546,39 @@ pub mod serde_as {
 /// Digits are written by hand: every return-bytes call writes one (`write!` cost ~10× more).
 pub fn iso_millis(at: time::OffsetDateTime) -> String {
     let at = at.to_offset(time::UtcOffset::UTC);
-    let mut text = String::with_capacity(27);
     let (year, month, day) = at.to_calendar_date();
     let (hour, minute, second, milli) = at.to_hms_milli();
+    // The fixed part, filled digit by digit in place and copied once.
+    let mut tail = *b"-00-00T00:00:00.000Z";
+    for (at, n, width) in [
+        (1, u32::from(u8::from(month)), 2),
+        (4, u32::from(day), 2),
+        (7, u32::from(hour), 2),
+        (10, u32::from(minute), 2),
+        (13, u32::from(second), 2),
+        (16, u32::from(milli), 3),
+    ] {
+        put_digits(&mut tail[at..at + width], n);
+    }
+    let mut text = String::with_capacity(27);
     if (0..=9999).contains(&year) {
-        push_fixed(&mut text, year.unsigned_abs(), 4);
+        let mut digits = *b"0000";
+        put_digits(&mut digits, year.unsigned_abs());
+        text.push_str(std::str::from_utf8(&digits).unwrap_or_default());
     } else {
         // JS writes years outside 0..=9999 with a sign and six digits.
         text.push(if year < 0 { '-' } else { '+' });
         push_padded(&mut text, u64::from(year.unsigned_abs()), 6);
     }
-    for (sep, n, width) in [
-        ('-', u32::from(u8::from(month)), 2),
-        ('-', u32::from(day), 2),
-        ('T', u32::from(hour), 2),
-        (':', u32::from(minute), 2),
-        (':', u32::from(second), 2),
-        ('.', u32::from(milli), 3),
-    ] {
-        text.push(sep);
-        push_fixed(&mut text, n, width);
-    }
-    text.push('Z');
+    text.push_str(std::str::from_utf8(&tail).unwrap_or_default());
     text
 }
 
-/// Append the last `width` (at most 4) decimal digits of `n`, zero-padded: the fields of a
-/// date, digit by digit (an integer formatter per field cost more than the rest).
-fn push_fixed(out: &mut String, n: u32, width: usize) {
-    const PLACES: [u32; 4] = [1, 10, 100, 1_000];
-    for place in PLACES[..width.min(4)].iter().rev() {
-        out.push(char::from(b'0' + (n / place % 10) as u8));
+/// The last `into.len()` decimal digits of `n`, zero-padded, into `into`.
+fn put_digits(into: &mut [u8], mut n: u32) {
+    for digit in into.iter_mut().rev() {
+        *digit = b'0' + (n % 10) as u8;
+        n /= 10;
     }
 }
 
