@@ -297,10 +297,7 @@ impl RedisServer {
         // listens there would answer the test. So the server is ours only once the process
         // answering on the port gives our child's pid; otherwise another port is tried.
         for _ in 0..5 {
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .expect("a free port")
-                .port();
+            let port = free_port();
             let dir = root().join(format!("target/test-tmp/redis-{port}"));
             let _ = std::fs::remove_dir_all(&dir);
             std::fs::create_dir_all(&dir).unwrap();
@@ -354,6 +351,16 @@ impl Drop for RedisServer {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// A loopback port free when asked (the kernel's pick for port 0). Another process may take
+/// it before the caller binds it: a server started on it must check that it is the one that
+/// answers (see [`RedisServer`]).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
 }
 
 /// The pid of the Redis server answering on loopback `port` (`INFO server`'s `process_id`),
@@ -536,10 +543,7 @@ impl OciRegistry {
     /// A registry that takes only `user` with `password` (HTTP basic, an htpasswd file with a
     /// bcrypt hash, as Distribution requires).
     pub fn start_with_auth(credentials: Option<(&str, &str)>) -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = free_port();
         let dir = root().join(format!("target/test-tmp/oci-registry-{port}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("data")).unwrap();

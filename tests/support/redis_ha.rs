@@ -92,12 +92,9 @@ fn replica_online(port: u16) -> bool {
 }
 
 /// A free loopback port whose cluster bus port (+10000) is free too.
-fn free_port() -> u16 {
+fn free_cluster_port() -> u16 {
     loop {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = crate::free_port();
         if port < 55_000 && std::net::TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok() {
             return port;
         }
@@ -171,12 +168,12 @@ pub struct RedisCluster {
 
 impl RedisCluster {
     pub fn start() -> Self {
-        let first = free_port();
+        let first = free_cluster_port();
         let dir = root().join(format!("target/test-tmp/redis-cluster-{first}"));
         let _ = std::fs::remove_dir_all(&dir);
         let mut ports = vec![first];
         while ports.len() < 6 {
-            let port = free_port();
+            let port = free_cluster_port();
             if !ports.contains(&port) {
                 ports.push(port);
             }
@@ -303,11 +300,11 @@ pub struct RedisSentinelSet {
 
 impl RedisSentinelSet {
     pub fn start() -> Self {
-        let primary_port = free_port();
+        let primary_port = free_cluster_port();
         let dir = root().join(format!("target/test-tmp/redis-sentinel-{primary_port}"));
         let _ = std::fs::remove_dir_all(&dir);
         let primary = spawn(&dir.join("primary"), &node_args(primary_port));
-        let replica_port = free_port();
+        let replica_port = free_cluster_port();
         let mut args = node_args(replica_port);
         args.extend([
             "--replicaof".into(),
@@ -321,7 +318,7 @@ impl RedisSentinelSet {
         let service = "hakstate".to_owned();
         let sentinels = (0..3)
             .map(|i| {
-                let port = free_port();
+                let port = free_cluster_port();
                 let sdir = dir.join(format!("sentinel-{i}"));
                 std::fs::create_dir_all(&sdir).unwrap();
                 let conf = sdir.join("sentinel.conf");
