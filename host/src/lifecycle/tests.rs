@@ -536,20 +536,38 @@ fn transfer_corpus() -> Vec<String> {
 }
 
 /// The fast path of stages 1–2 (`Tool::read_plain`, `Tool::normalise_plain`) against the
-/// general one (strict parse, schema, `Tool::normalise`) on every text of the corpus: a text
+/// general one (strict parse, schema, `Tool::normalise`) on every text of the corpus, for
+/// both HBAR transfer tools (one reader, two schemas and normalisers): a text
 /// the plain reader takes gives the same normalised params or the same error, and plugins
 /// read the same rawParams; the texts it declines include every repeated key, null, unknown
 /// key and `schedulingParams`.
 #[test]
 fn plain_params_normalise_exactly_as_the_general_path_does() {
-    use super::call_state::{CallState, RawParams};
     let env = PlainEnv::new(vec![]);
     let context = AgentContext {
         account_id: Some("0.0.1001".parse().unwrap()),
         mode: AgentMode::ReturnBytes,
     };
     let ctx = env.tool_context(&context, false);
-    let tool = env.tools.get("transfer_hbar_tool").unwrap();
+    // Both HBAR transfer tools read the same shape with one reader.
+    for method in ["transfer_hbar_tool", "transfer_hbar_with_allowance_tool"] {
+        let tool = env.tools.get(method).unwrap();
+        let (taken, normalised_ok) = plain_against_general(tool, &ctx);
+        // The corpus exercises both paths, and both outcomes of the fast one.
+        assert!(
+            taken > 1000 && normalised_ok > 150,
+            "{method}: {taken} taken, {normalised_ok} normalised"
+        );
+    }
+}
+
+/// Every text of the corpus through `tool`'s plain reader and its general path: (texts the
+/// reader took, of those normalised without error).
+fn plain_against_general(
+    tool: &dyn crate::tools::DynTool,
+    ctx: &ToolContext<'_>,
+) -> (usize, usize) {
+    use super::call_state::{CallState, RawParams};
     let (mut taken, mut normalised_ok) = (0, 0);
     for text in transfer_corpus() {
         let general_raw = super::strict_json::parse(&text);
@@ -570,12 +588,12 @@ fn plain_params_normalise_exactly_as_the_general_path_does() {
         let general_raw = general_raw.unwrap_or_else(|e| panic!("{text}: {e}"));
         let integral_float = plain.integral_float;
         let fast = tool
-            .normalise_plain(plain, &ctx)
+            .normalise_plain(plain, ctx)
             .map(|n| n.json().to_owned());
         let general = tool
-            .normalise(&general_raw, &ctx)
+            .normalise(&general_raw, ctx)
             .map(|n| n.json().to_owned());
-        assert_eq!(fast, general, "{text}");
+        assert_eq!(fast, general, "{}: {text}", tool.spec().method);
         normalised_ok += usize::from(fast.is_ok());
         // rawParams, as plugins read it.
         let plain_state = CallState::new(
@@ -589,9 +607,5 @@ fn plain_params_normalise_exactly_as_the_general_path_does() {
         let general_state = CallState::new("{}", RawParams::Value(general_raw), &text);
         assert_eq!(plain_state.raw_json(), general_state.raw_json(), "{text}");
     }
-    // The corpus exercises both paths, and both outcomes of the fast one.
-    assert!(
-        taken > 1000 && normalised_ok > 150,
-        "{taken} taken, {normalised_ok} normalised"
-    );
+    (taken, normalised_ok)
 }

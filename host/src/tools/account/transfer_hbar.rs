@@ -39,19 +39,21 @@ pub struct TransferHbarNormalised {
     pub scheduling_params: Scheduling,
 }
 
+/// The raw params as the schema accepted them: `transfer_hbar_with_allowance_tool` takes the
+/// same shape (its `sourceAccountId` names the allowance's owner).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Raw {
-    transfers: Vec<RawTransfer>,
-    source_account_id: Option<String>,
-    transaction_memo: Option<String>,
+pub(super) struct Raw {
+    pub transfers: Vec<RawTransfer>,
+    pub source_account_id: Option<String>,
+    pub transaction_memo: Option<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct RawTransfer {
-    account_id: String,
-    amount: f64,
+pub(super) struct RawTransfer {
+    pub account_id: String,
+    pub amount: f64,
 }
 
 /// [`Raw`] as the plain reader takes it from the text: the schema's keys only (no
@@ -170,33 +172,9 @@ Parameters:
         normalise_raw(raw, scheduling.as_ref(), ctx)
     }
 
-    /// The schema: `transfers` (at least one, each exactly `accountId` string and `amount`
-    /// number), optional `sourceAccountId` and `transactionMemo` strings; anything else (a
-    /// `schedulingParams`, an unknown key, a null) goes the general way.
+    /// [`read_plain_raw`].
     fn read_plain(&self, text: &str) -> Option<PlainParams> {
-        let plain: Plain = serde_json::from_str(text).ok()?;
-        if plain.transfers.is_empty() {
-            return None; // minItems 1: the schema words it
-        }
-        let mut integral_float = false;
-        let transfers = plain
-            .transfers
-            .into_iter()
-            .map(|t| {
-                let (amount, integral) = plain::number(&t.amount);
-                integral_float |= integral;
-                RawTransfer {
-                    account_id: t.account_id,
-                    amount,
-                }
-            })
-            .collect();
-        let raw = Raw {
-            transfers,
-            source_account_id: plain.source_account_id,
-            transaction_memo: plain.transaction_memo,
-        };
-        Some(PlainParams::new(raw, integral_float))
+        read_plain_raw(text)
     }
 
     fn normalise_plain(
@@ -275,6 +253,36 @@ Parameters:
             None => format!("HBAR successfully transferred.\nTransaction ID: {}", raw.transaction_id),
         }
     }
+}
+
+/// [`Tool::read_plain`] of the shape both HBAR transfer tools take ([`Raw`]): `transfers` (at
+/// least one, each exactly `accountId` string and `amount` number), optional
+/// `sourceAccountId` and `transactionMemo` strings; anything else (a `schedulingParams`, an
+/// unknown key, a null) goes the general way.
+pub(super) fn read_plain_raw(text: &str) -> Option<PlainParams> {
+    let plain: Plain = serde_json::from_str(text).ok()?;
+    if plain.transfers.is_empty() {
+        return None; // minItems 1: the schema words it
+    }
+    let mut integral_float = false;
+    let transfers = plain
+        .transfers
+        .into_iter()
+        .map(|t| {
+            let (amount, integral) = plain::number(&t.amount);
+            integral_float |= integral;
+            RawTransfer {
+                account_id: t.account_id,
+                amount,
+            }
+        })
+        .collect();
+    let raw = Raw {
+        transfers,
+        source_account_id: plain.source_account_id,
+        transaction_memo: plain.transaction_memo,
+    };
+    Some(PlainParams::new(raw, integral_float))
 }
 
 /// Stage 2 of either path: `raw` as the schema accepted it → the kit's normalised params.

@@ -4,9 +4,11 @@
 //! The kit's schema offers `schedulingParams` here but its normaliser ignores them, so the
 //! transfer is never scheduled; hak does the same.
 
+use super::transfer_hbar::{read_plain_raw, Raw};
 use crate::model::facts::{Asset, Facts};
 use crate::tools::normalise::{self, serde_as};
 use crate::tools::transfer_order::js_hbar_transfer_order;
+use crate::tools::PlainParams;
 use crate::tools::{
     BuiltTransaction, CoreOutput, RawTransactionResponse, Tool, ToolContext, ToolError, ToolType,
 };
@@ -47,21 +49,6 @@ pub struct TransferHbarWithAllowanceNormalised {
     pub hbar_approved_transfer: ApprovedDebit,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transaction_memo: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Raw {
-    transfers: Vec<RawTransfer>,
-    source_account_id: Option<String>,
-    transaction_memo: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawTransfer {
-    account_id: String,
-    amount: f64,
 }
 
 impl Tool for TransferHbarWithAllowance {
@@ -128,40 +115,24 @@ Parameters:
     ) -> Result<Self::Normalised, ToolError> {
         let raw = Raw::deserialize(raw)
             .map_err(|e| ToolError::message(format!("Invalid parameters: {e}")))?;
-        let mut hbar_transfers = Vec::with_capacity(raw.transfers.len());
-        let mut total: i64 = 0;
-        for (i, t) in raw.transfers.iter().enumerate() {
-            let tinybars = normalise::positive_tinybars(t.amount)?;
-            total = total
-                .checked_add(tinybars)
-                .ok_or_else(|| ToolError::message("Total transfer amount is out of range"))?;
-            hbar_transfers.push(HbarCredit {
-                account_id: normalise::account_id(
-                    &format!("transfers.{i}.accountId"),
-                    &t.account_id,
-                )?,
-                amount: tinybars,
-            });
-        }
-        // The kit reads the owner after the amounts: an empty one fails to parse, an absent one
-        // reaches the SDK, which throws; hak names the field for that one.
-        let owner = match raw.source_account_id.as_deref() {
-            Some(owner) => normalise::account_id("sourceAccountId", owner)?,
-            None => {
-                return Err(ToolError::invalid_field(
-                    "sourceAccountId",
-                    "Required: the account that granted the allowance",
-                ))
-            }
-        };
-        Ok(TransferHbarWithAllowanceNormalised {
-            hbar_transfers,
-            hbar_approved_transfer: ApprovedDebit {
-                owner_account_id: owner,
-                amount: -total,
-            },
-            transaction_memo: raw.transaction_memo,
-        })
+        normalise_raw(raw)
+    }
+
+    /// `transfer_hbar_tool`'s reader: the same shape (`schedulingParams`, which this tool's
+    /// schema offers and its normaliser ignores, goes the general way).
+    fn read_plain(&self, text: &str) -> Option<PlainParams> {
+        read_plain_raw(text)
+    }
+
+    fn normalise_plain(
+        &self,
+        raw: PlainParams,
+        _ctx: &ToolContext<'_>,
+    ) -> Result<Self::Normalised, ToolError> {
+        let raw = raw
+            .into_inner::<Raw>()
+            .ok_or_else(|| ToolError::message("internal error: plain params of another tool"))?;
+        normalise_raw(raw)
     }
 
     fn check_normalised(&self, n: &Self::Normalised) -> Result<(), ToolError> {
@@ -231,4 +202,39 @@ Parameters:
             raw.transaction_id
         )
     }
+}
+
+/// Stage 2 of either path: `raw` as the schema accepted it → the kit's normalised params.
+fn normalise_raw(raw: Raw) -> Result<TransferHbarWithAllowanceNormalised, ToolError> {
+    let mut hbar_transfers = Vec::with_capacity(raw.transfers.len());
+    let mut total: i64 = 0;
+    for (i, t) in raw.transfers.iter().enumerate() {
+        let tinybars = normalise::positive_tinybars(t.amount)?;
+        total = total
+            .checked_add(tinybars)
+            .ok_or_else(|| ToolError::message("Total transfer amount is out of range"))?;
+        hbar_transfers.push(HbarCredit {
+            account_id: normalise::account_id(&format!("transfers.{i}.accountId"), &t.account_id)?,
+            amount: tinybars,
+        });
+    }
+    // The kit reads the owner after the amounts: an empty one fails to parse, an absent one
+    // reaches the SDK, which throws; hak names the field for that one.
+    let owner = match raw.source_account_id.as_deref() {
+        Some(owner) => normalise::account_id("sourceAccountId", owner)?,
+        None => {
+            return Err(ToolError::invalid_field(
+                "sourceAccountId",
+                "Required: the account that granted the allowance",
+            ))
+        }
+    };
+    Ok(TransferHbarWithAllowanceNormalised {
+        hbar_transfers,
+        hbar_approved_transfer: ApprovedDebit {
+            owner_account_id: owner,
+            amount: -total,
+        },
+        transaction_memo: raw.transaction_memo,
+    })
 }
