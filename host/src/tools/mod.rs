@@ -142,9 +142,12 @@ impl PlainParams {
         }
     }
 
-    /// The tool's own value, if it is of type `T`.
-    pub fn into_inner<T: 'static>(self) -> Option<T> {
-        self.value.downcast::<T>().ok().map(|v| *v)
+    /// The tool's own value: of type `T`, or an internal error (params another tool read).
+    pub fn into_inner<T: 'static>(self) -> Result<T, ToolError> {
+        self.value
+            .downcast::<T>()
+            .map(|v| *v)
+            .map_err(|_| ToolError::message("internal error: plain params of another tool"))
     }
 }
 

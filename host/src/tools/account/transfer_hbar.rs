@@ -182,9 +182,7 @@ Parameters:
         raw: PlainParams,
         ctx: &ToolContext<'_>,
     ) -> Result<Self::Normalised, ToolError> {
-        let raw = raw
-            .into_inner::<Raw>()
-            .ok_or_else(|| ToolError::message("internal error: plain params of another tool"))?;
+        let raw = raw.into_inner::<Raw>()?;
         normalise_raw(raw, None, ctx)
     }
 
