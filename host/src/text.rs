@@ -23,19 +23,23 @@ pub fn push_padded(out: &mut String, n: u64, width: usize) {
 pub fn push_account(out: &mut String, id: &AccountId) {
     if id.alias.is_some() || id.evm_address.is_some() {
         with_display(id, |text| out.push_str(text));
-        return;
-    }
-    if id.shard == 0 && id.realm == 0 {
-        // Nearly every id: one piece instead of four.
-        out.push_str("0.0.");
     } else {
-        let mut digits = itoa::Buffer::new();
-        out.push_str(digits.format(id.shard));
-        out.push('.');
-        out.push_str(digits.format(id.realm));
-        out.push('.');
+        entity(id.shard, id.realm, id.num, |piece| out.push_str(piece));
     }
-    out.push_str(itoa::Buffer::new().format(id.num));
+}
+
+/// `shard.realm.num`, piece by piece into `push`: `0.0.` as one piece (nearly every id).
+fn entity(shard: u64, realm: u64, num: u64, mut push: impl FnMut(&str)) {
+    let mut digits = itoa::Buffer::new();
+    if shard == 0 && realm == 0 {
+        push("0.0.");
+    } else {
+        push(digits.format(shard));
+        push(".");
+        push(digits.format(realm));
+        push(".");
+    }
+    push(digits.format(num));
 }
 
 /// Append `n` as its `Display` writes it.
@@ -77,16 +81,7 @@ impl Stack {
     }
 
     fn entity(&mut self, shard: u64, realm: u64, num: u64) {
-        if shard == 0 && realm == 0 {
-            // Nearly every id: one piece instead of four.
-            self.push("0.0.");
-        } else {
-            self.number(shard);
-            self.push(".");
-            self.number(realm);
-            self.push(".");
-        }
-        self.number(num);
+        entity(shard, realm, num, |piece| self.push(piece));
     }
 
     /// Write `v` if it is one of the types written by hand.

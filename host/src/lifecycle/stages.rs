@@ -206,7 +206,7 @@ impl Session {
                 let member = &chain.members()[step.plugin];
                 if step.policy {
                     let call = stage_call(stage, spec, &buf, state);
-                    self.judge(step.plugin, &call, step.reads, state, tool)?;
+                    self.judge(step.plugin, &call, step.reads, state, tool, tool_ctx)?;
                 }
                 if !step.hook {
                     continue;
@@ -286,7 +286,14 @@ impl Session {
                         }
                         for earlier in steps[..=at].iter().filter(|s| s.policy) {
                             let call = stage_call(stage, spec, &buf, state);
-                            self.judge(earlier.plugin, &call, earlier.reads, state, tool)?;
+                            self.judge(
+                                earlier.plugin,
+                                &call,
+                                earlier.reads,
+                                state,
+                                tool,
+                                tool_ctx,
+                            )?;
                         }
                     }
                     Err(detail) => {

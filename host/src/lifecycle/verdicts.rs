@@ -28,8 +28,8 @@ impl Session {
     /// and the call goes on. A request for approval parks the call with the session's
     /// approver: approved, the chain goes on; anything else blocks. The member gets the
     /// parts of `call` it `reads`; an approver is shown the call's normalised params and facts
-    /// from `state`, whatever the member reads (`tool` states the facts then, when no plugin
-    /// of the stage read them).
+    /// from `state`, whatever the member reads (`tool` reads the facts then, when no plugin
+    /// of the stage read them; facts that cannot be read refuse the call).
     pub(super) fn judge(
         &mut self,
         index: usize,
@@ -37,6 +37,7 @@ impl Session {
         reads: Reads,
         state: &CallState<'_>,
         tool: &dyn DynTool,
+        tool_ctx: &crate::tools::ToolContext<'_>,
     ) -> Result<(), Abort> {
         let member = self.chain.members()[index].clone();
         let enforce = member.enforces();
@@ -87,10 +88,12 @@ impl Session {
                 } else {
                     let facts = match (&state.facts, &state.normalised) {
                         (Some(facts), _) => Some(facts.clone()),
+                        // The tool's own reader, as for a plugin that reads them: a
+                        // schedule's facts come from the network, and a failure refuses.
                         (None, Some(normalised)) => {
                             Some(stages::guarded(call.method, "stating its facts", || {
-                                tool.facts(normalised)
-                            })?)
+                                tool.read_facts(normalised, tool_ctx)
+                            })??)
                         }
                         (None, None) => None,
                     };

@@ -16,6 +16,9 @@
 //! nodes, custom fee limits, a batch key — which then takes the SDK's
 //! path. Nothing here signs: return-bytes transactions carry an empty signature map.
 //!
+//! The varint, key and ZigZag helpers are written here too: prost has them, but in its
+//! `encoding` module, which it hides from its documentation as not part of its API.
+//!
 //! Field numbers are those of the Hedera protobufs (`transaction.proto`,
 //! `basic_types.proto`, `crypto_transfer.proto`, `transaction_contents.proto`,
 //! `transaction_list.proto`), in the order prost writes them.

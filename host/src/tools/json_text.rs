@@ -11,7 +11,7 @@
 pub fn push_string(out: &mut String, text: &str) {
     if text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
         // Rare (a memo with quotes or a newline): serde_json's own escaping.
-        out.push_str(&serde_json::Value::from(text).to_string());
+        out.push_str(&serde_json::to_string(text).unwrap_or_default());
     } else {
         out.push('"');
         out.push_str(text);

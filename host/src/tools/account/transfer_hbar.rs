@@ -133,14 +133,11 @@ Parameters:
         })
     }
 
-    /// By hand for the plain shape (ids without alias or EVM address, no scheduling): every
-    /// policy call of the most common tool reads this text. Anything else through serde.
+    /// By hand when not scheduled: every policy call of the most common tool reads this
+    /// text (ids as their `Display` writes them, which serde writes too and which never needs
+    /// escaping). A scheduled call's through serde.
     fn normalised_json(n: &Self::Normalised) -> String {
-        let plain_ids = n
-            .hbar_transfers
-            .iter()
-            .all(|t| t.account_id.alias.is_none() && t.account_id.evm_address.is_none());
-        if !plain_ids || n.scheduling_params != Scheduling::default() {
+        if n.scheduling_params != Scheduling::default() {
             return serde_json::to_string(n).unwrap_or_else(|_| "null".into());
         }
         let memo = n.transaction_memo.as_deref().map_or(0, str::len);
