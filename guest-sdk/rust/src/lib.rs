@@ -4,8 +4,8 @@
 //! policy only writes the stage it decides at. [`export_plugin!`] wires the type to the
 //! `hedera:agent-kit/plugin` world (contract 0.2.1). What lives here: the trait, the stage
 //! input with the host's typed [`Facts`] (who gets what, tokens, changes) and typed views of
-//! the stage JSON ([`StageInput`]), the [`block`] and [`needs_approval`] helpers and thin
-//! wrappers over the host imports ([`host`]).
+//! the stage JSON ([`StageInput`]), the [`block`] and [`needs_approval`] helpers, thin
+//! wrappers over the host imports ([`host`]) and the plugins' allocator ([`heap`]).
 //! What must not: any policy logic (that belongs in plugins).
 //!
 //! ```no_run
@@ -37,8 +37,15 @@ pub mod bindings {
 mod amount;
 pub mod audit;
 pub mod facts;
+pub mod heap;
 mod input;
 pub mod scan;
+
+/// Every Rust plugin allocates through [`heap::ClassCache`] (see there for why), unless it
+/// turns off the default `heap` feature to install its own.
+#[cfg(all(target_arch = "wasm32", feature = "heap"))]
+#[global_allocator]
+static HEAP: heap::ClassCache = heap::ClassCache::new();
 
 pub use amount::Amount;
 pub use bindings::exports::hedera::agent_kit::inputs::{Parts, ToolReads};
