@@ -67,7 +67,8 @@ pub struct PluginLimits {
     pub capability_timeout_ms: u64,
     /// Network capability calls one guest call may make; the next ones fail.
     pub max_capability_calls: u32,
-    /// Network capability calls the plugin may make per agent context per minute.
+    /// Network capability calls the plugin may make per agent context in any 60 s (a sliding
+    /// window: `capabilities::quota::MinuteWindow`).
     pub capability_calls_per_minute: u32,
 }
 
