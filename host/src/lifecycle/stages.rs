@@ -346,6 +346,7 @@ pub(super) fn budget_at(now: Instant, left: Duration, total: Duration) -> Option
     (!left.is_zero()).then(|| CallBudget {
         until: now + left,
         total_ms: total.as_millis() as u64,
+        started: now,
     })
 }
 

@@ -371,11 +371,12 @@ impl PluginInstance {
     }
 
     /// Reset fuel, deadline and per-call budgets; the deadline is the plugin's own or the end
-    /// of the tool call's `budget`, whichever comes first. A budget already spent refuses the
-    /// guest call before it starts.
+    /// of the tool call's `budget`, whichever comes first, counted from when the caller
+    /// started the call (`budget.started`; the clock is read here only without a budget). A
+    /// budget already spent refuses the guest call before it starts.
     fn arm(&mut self, phase: &str, budget: Option<CallBudget>) -> Result<(), PluginFailure> {
         let mut ticks = self.deadline_ticks;
-        let now = std::time::Instant::now();
+        let now = budget.map_or_else(std::time::Instant::now, |b| b.started);
         if let Some(budget) = budget {
             let left = budget.left(now);
             if left.is_zero() {

@@ -8,6 +8,7 @@ use crate::capabilities::CapabilityQuota;
 use crate::model::limits::{PluginLimits, MAX_LOG_MESSAGE_BYTES};
 use crate::plugin::CallBudget;
 use crate::state_store::StateHandle;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use wasmtime::component::ResourceTable;
@@ -104,12 +105,30 @@ impl wasmtime::ResourceLimiter for MemoryGuard {
 
 /// Captured guest stdout/stderr, capped; what does not fit is dropped, never an error.
 #[derive(Clone, Default)]
-pub struct CapturedOutput(Arc<Mutex<Vec<u8>>>);
+pub struct CapturedOutput(Arc<Captured>);
+
+#[derive(Default)]
+struct Captured {
+    bytes: Mutex<Vec<u8>>,
+    /// Set with the first byte written since the last [`CapturedOutput::take`]: a guest call
+    /// that printed nothing (nearly all of them) is settled without taking the lock.
+    written: AtomicBool,
+}
 
 impl CapturedOutput {
     /// Take what was written since the last call.
     pub fn take(&self) -> Vec<u8> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+        if !self.0.written.swap(false, Ordering::Acquire) {
+            return Vec::new();
+        }
+        std::mem::take(&mut *self.0.bytes.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn push(&self, bytes: &[u8]) {
+        let mut buf = self.0.bytes.lock().unwrap_or_else(|e| e.into_inner());
+        let room = CAPTURE_CAP.saturating_sub(buf.len());
+        buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        self.0.written.store(true, Ordering::Release);
     }
 }
 
@@ -133,9 +152,7 @@ impl StdoutStream for CapturedOutput {
 #[wasmtime_wasi::async_trait]
 impl OutputStream for CapturedOutput {
     fn write(&mut self, bytes: bytes::Bytes) -> StreamResult<()> {
-        let mut buf = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let room = CAPTURE_CAP.saturating_sub(buf.len());
-        buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        self.push(&bytes);
         Ok(())
     }
     fn flush(&mut self) -> StreamResult<()> {
@@ -157,8 +174,7 @@ impl tokio::io::AsyncWrite for CapturedOutput {
         _cx: &mut std::task::Context<'_>,
         bytes: &[u8],
     ) -> std::task::Poll<std::io::Result<usize>> {
-        let mut this = self.get_mut().clone();
-        let _ = OutputStream::write(&mut this, bytes::Bytes::copy_from_slice(bytes));
+        self.push(bytes);
         std::task::Poll::Ready(Ok(bytes.len()))
     }
     fn poll_flush(
