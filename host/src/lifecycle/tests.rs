@@ -553,9 +553,11 @@ fn plain_params_normalise_exactly_as_the_general_path_does() {
     for method in ["transfer_hbar_tool", "transfer_hbar_with_allowance_tool"] {
         let tool = env.tools.get(method).unwrap();
         let (taken, normalised_ok) = plain_against_general(tool, &ctx);
-        // The corpus exercises both paths, and both outcomes of the fast one.
+        // The corpus exercises both paths, and both outcomes of the fast one (the reader
+        // declines exponents, integral fractions, `-0`, long numbers and escapes: about half
+        // the corpus's amounts and some of its ids).
         assert!(
-            taken > 1000 && normalised_ok > 150,
+            taken > 300 && normalised_ok > 30,
             "{method}: {taken} taken, {normalised_ok} normalised"
         );
     }

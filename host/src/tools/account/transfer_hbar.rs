@@ -56,25 +56,6 @@ pub(super) struct RawTransfer {
     pub amount: f64,
 }
 
-/// [`Raw`] as the plain reader takes it from the text: the schema's keys only (no
-/// `schedulingParams`: such a call takes the general path), no nulls, amounts as written.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Plain {
-    transfers: Vec<PlainTransfer>,
-    #[serde(default, deserialize_with = "plain::present_string")]
-    source_account_id: Option<String>,
-    #[serde(default, deserialize_with = "plain::present_string")]
-    transaction_memo: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct PlainTransfer {
-    account_id: String,
-    amount: serde_json::Number,
-}
-
 impl Tool for TransferHbar {
     type Normalised = TransferHbarNormalised;
 
@@ -252,32 +233,73 @@ Parameters:
 
 /// [`Tool::read_plain`] of the shape both HBAR transfer tools take ([`Raw`]): `transfers` (at
 /// least one, each exactly `accountId` string and `amount` number), optional
-/// `sourceAccountId` and `transactionMemo` strings; anything else (a `schedulingParams`, an
-/// unknown key, a null) goes the general way.
+/// `sourceAccountId` and `transactionMemo` strings, each key once; anything else (a
+/// `schedulingParams`, an unknown key, a null, a form [`plain::Text`] declines) goes the
+/// general way. Read by hand: it runs on every call of both tools.
 pub(super) fn read_plain_raw(text: &str) -> Option<PlainParams> {
-    let plain: Plain = serde_json::from_str(text).ok()?;
-    if plain.transfers.is_empty() {
-        return None; // minItems 1: the schema words it
-    }
-    let mut integral_float = false;
-    let transfers = plain
-        .transfers
-        .into_iter()
-        .map(|t| {
-            let (amount, integral) = plain::number(&t.amount);
-            integral_float |= integral;
-            RawTransfer {
-                account_id: t.account_id,
-                amount,
+    let mut p = plain::Text::new(text);
+    p.eat(b'{')?;
+    let (mut transfers, mut source_account_id, mut transaction_memo) = (None, None, None);
+    loop {
+        let key = p.string()?;
+        p.eat(b':')?;
+        match key {
+            "transfers" if transfers.is_none() => transfers = Some(read_plain_transfers(&mut p)?),
+            "sourceAccountId" if source_account_id.is_none() => {
+                source_account_id = Some(p.string()?.to_owned());
             }
-        })
-        .collect();
+            "transactionMemo" if transaction_memo.is_none() => {
+                transaction_memo = Some(p.string()?.to_owned());
+            }
+            _ => return None,
+        }
+        match p.next_byte()? {
+            b',' => {}
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    p.end()?;
+    let transfers = transfers?; // required; minItems 1 (the schema words both)
     let raw = Raw {
         transfers,
-        source_account_id: plain.source_account_id,
-        transaction_memo: plain.transaction_memo,
+        source_account_id,
+        transaction_memo,
     };
-    Some(PlainParams::new(raw, integral_float))
+    Some(PlainParams::new(raw, false))
+}
+
+/// `[{"accountId": "…", "amount": n}, …]`, at least one, each key exactly once.
+fn read_plain_transfers(p: &mut plain::Text<'_>) -> Option<Vec<RawTransfer>> {
+    p.eat(b'[')?;
+    let mut transfers = Vec::with_capacity(4);
+    loop {
+        p.eat(b'{')?;
+        let (mut account_id, mut amount) = (None, None);
+        loop {
+            let key = p.string()?;
+            p.eat(b':')?;
+            match key {
+                "accountId" if account_id.is_none() => account_id = Some(p.string()?),
+                "amount" if amount.is_none() => amount = Some(p.number()?),
+                _ => return None,
+            }
+            match p.next_byte()? {
+                b',' => {}
+                b'}' => break,
+                _ => return None,
+            }
+        }
+        transfers.push(RawTransfer {
+            account_id: account_id?.to_owned(),
+            amount: amount?,
+        });
+        match p.next_byte()? {
+            b',' => {}
+            b']' => return Some(transfers),
+            _ => return None,
+        }
+    }
 }
 
 /// Stage 2 of either path: `raw` as the schema accepted it → the kit's normalised params.
@@ -317,7 +339,243 @@ fn normalise_raw(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::plain::Text;
     use std::str::FromStr;
+
+    /// The reader the hand-written one replaced: serde's, the schema's keys only, no nulls.
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct SerdePlain {
+        transfers: Vec<SerdeTransfer>,
+        #[serde(default, deserialize_with = "plain::present_string")]
+        source_account_id: Option<String>,
+        #[serde(default, deserialize_with = "plain::present_string")]
+        transaction_memo: Option<String>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct SerdeTransfer {
+        account_id: String,
+        amount: serde_json::Number,
+    }
+
+    /// (account, amount bits) of each transfer, source, memo, integral float.
+    type Read = (Vec<(String, u64)>, Option<String>, Option<String>, bool);
+
+    fn serde_read(text: &str) -> Option<Read> {
+        let p: SerdePlain = serde_json::from_str(text).ok()?;
+        if p.transfers.is_empty() {
+            return None;
+        }
+        let mut integral = false;
+        let transfers = p
+            .transfers
+            .into_iter()
+            .map(|t| {
+                let (amount, i) = plain::number(&t.amount);
+                integral |= i;
+                (t.account_id, amount.to_bits())
+            })
+            .collect();
+        Some((transfers, p.source_account_id, p.transaction_memo, integral))
+    }
+
+    fn hand_read(text: &str) -> Option<Read> {
+        let plain = read_plain_raw(text)?;
+        let integral = plain.integral_float;
+        let raw = plain.into_inner::<Raw>().ok()?;
+        let transfers = raw
+            .transfers
+            .into_iter()
+            .map(|t| (t.account_id, t.amount.to_bits()))
+            .collect();
+        Some((
+            transfers,
+            raw.source_account_id,
+            raw.transaction_memo,
+            integral,
+        ))
+    }
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+
+        fn pick<'a>(&mut self, list: &[&'a str]) -> &'a str {
+            list[self.below(list.len())]
+        }
+
+        /// Whitespace, mostly none.
+        fn ws(&mut self) -> &'static str {
+            self.pick(&["", "", "", " ", "\n", "\t ", "\r\n  "])
+        }
+
+        /// A number: one of the edge cases, or a random decimal of 1–19 digits.
+        fn number(&mut self) -> String {
+            const EDGES: [&str; 25] = [
+                "1",
+                "0",
+                "-0",
+                "0.5",
+                "-0.25",
+                "1.0",
+                "1e3",
+                "01",
+                "1.",
+                ".5",
+                "-",
+                "0.1",
+                "0.30000000000000004",
+                "123456789012345678",
+                "1234567890123456789",
+                "-123456789012345678",
+                "9007199254740993",
+                "12345678.123456789",
+                "1E2",
+                "-0.0",
+                "00.5",
+                "5x",
+                "1.5e-3",
+                "99999999999999999",
+                "0.00000000000000001",
+            ];
+            if self.below(3) > 0 {
+                return self.pick(&EDGES).to_owned();
+            }
+            let len = 1 + self.below(19);
+            let digits: String = (0..len)
+                .map(|i| char::from(b'0' + (self.below(9) + usize::from(i > 0)) as u8))
+                .collect();
+            let sign = if self.below(2) == 0 { "-" } else { "" };
+            if self.below(3) == 0 || len == 1 {
+                return format!("{sign}{digits}");
+            }
+            let (int, frac) = digits.split_at(1 + self.below(len - 1));
+            format!("{sign}{int}.{frac}")
+        }
+    }
+
+    /// What the hand-written reader takes, serde's reader takes too and reads to the same
+    /// values, bit for bit (the sign of zero included); and it takes every text of the plain
+    /// shape whose numbers it reads (no exponent, `-0`, integral fraction or more than 17
+    /// digits), whatever the whitespace and key order. 20,000 generated texts: random
+    /// numbers, strings with escapes and control characters, whitespace, and (one in four)
+    /// repeated, unknown or missing keys, nulls, trailing bytes.
+    #[test]
+    fn the_hand_reader_takes_only_what_serde_takes_and_reads_it_the_same() {
+        const STRINGS: [&str; 10] = [
+            "\"0.0.2001\"",
+            "\"\"",
+            "\"é ü\"",
+            "\"a\\\"b\"",
+            "\"\\u0041\"",
+            "\"a\u{1}b\"",
+            "\"0.0.1001\"",
+            "null",
+            "5",
+            "\"x\u{7f}y\"",
+        ];
+        let mut rng = Rng(0x0123_4567_89AB_CDEF);
+        let (mut taken, mut plain_shape) = (0, 0);
+        for _ in 0..20_000 {
+            let perturb = rng.below(4) == 0;
+            let mut plain_numbers = true;
+            let mut items = Vec::new();
+            for _ in 0..1 + rng.below(3) {
+                let id = if perturb {
+                    rng.pick(&STRINGS)
+                } else {
+                    rng.pick(&STRINGS[..3])
+                };
+                let amount = rng.number();
+                plain_numbers &= Text::new(&amount).number().is_some_and(|_| {
+                    let mut t = Text::new(&amount);
+                    t.number().is_some() && t.end().is_some()
+                });
+                let mut members = vec![
+                    format!("{}\"accountId\"{}:{}{}", rng.ws(), rng.ws(), rng.ws(), id),
+                    format!(
+                        "{}\"amount\"{}:{}{}{}",
+                        rng.ws(),
+                        rng.ws(),
+                        rng.ws(),
+                        amount,
+                        rng.ws()
+                    ),
+                ];
+                if perturb && rng.below(5) == 0 {
+                    members.push(
+                        rng.pick(&["\"x\":1", "\"amount\":2", "\"accountId\":\"0.0.7\""])
+                            .to_owned(),
+                    );
+                }
+                if rng.below(2) == 0 {
+                    members.reverse();
+                }
+                items.push(format!("{{{}}}", members.join(",")));
+            }
+            let comma = format!("{},{}", rng.ws(), rng.ws());
+            let mut keys = vec![format!(
+                "\"transfers\"{}:{}[{}]",
+                rng.ws(),
+                rng.ws(),
+                items.join(&comma)
+            )];
+            if rng.below(2) == 0 {
+                let memo = if perturb {
+                    rng.pick(&STRINGS)
+                } else {
+                    "\"bench\""
+                };
+                keys.push(format!("\"transactionMemo\":{memo}"));
+            }
+            if rng.below(3) == 0 {
+                keys.push(format!(
+                    "\"sourceAccountId\"{}:{}\"0.0.1001\"",
+                    rng.ws(),
+                    rng.ws()
+                ));
+            }
+            if perturb && rng.below(4) == 0 {
+                keys.push(
+                    rng.pick(&[
+                        "\"schedulingParams\":{}",
+                        "\"foo\":1",
+                        "\"transfers\":[]",
+                        "\"transactionMemo\":\"b\"",
+                    ])
+                    .to_owned(),
+                );
+            }
+            let first = rng.below(keys.len());
+            keys.swap(0, first);
+            let mut text = format!("{}{{{}{}}}{}", rng.ws(), keys.join(","), rng.ws(), rng.ws());
+            if perturb && rng.below(6) == 0 {
+                text.push_str(rng.pick(&["x", "}", ",", "{}"]));
+            }
+            let hand = hand_read(&text);
+            let serde = serde_read(&text);
+            if let Some(hand) = &hand {
+                taken += 1;
+                assert_eq!(Some(hand), serde.as_ref(), "{text}");
+            }
+            if !perturb && plain_numbers {
+                plain_shape += 1;
+                assert!(hand.is_some(), "declined: {text}");
+            }
+        }
+        assert!(
+            taken > 5_000 && plain_shape > 5_000,
+            "{taken} taken, {plain_shape} of the plain shape"
+        );
+    }
 
     /// The hand-written normalised JSON is serde's, byte for byte, over generated params:
     /// plain and alias ids, extreme amounts, memos that need escaping or none, scheduled or not.
