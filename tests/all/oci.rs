@@ -388,6 +388,76 @@ fn a_manifest_names_a_plugin_by_reference_and_starts_offline_from_the_cache() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A publisher pushes a manifest, then its signature: a follower that polls between the two
+/// sees the new digest unsigned. It must swap once the signature is there (it used to refuse
+/// that digest for good, until the tag moved on: a run of the test below hit the window).
+#[test]
+#[ignore = "needs docker-registry (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn a_tag_followed_before_its_signature_arrives_is_swapped_once_it_is_signed() {
+    let registry = OciRegistry::start();
+    let dir = scratch("late-signature");
+    let (publisher, trusted) = keys();
+    let tag = registry.reference("gates/late:prod");
+    let v1 = push_bytes(
+        &tag,
+        &std::fs::read(plugin("rust/tx-timing-hook")).unwrap(),
+        Some(&publisher),
+    );
+    let manifest = dir.join("hak.toml");
+    std::fs::write(
+        &manifest,
+        manifest_with_source(
+            &tag,
+            Some(&trusted),
+            &dir.join("cache"),
+            "config = { relevantTools = [\"transfer_hbar_tool\"] }",
+        ),
+    )
+    .unwrap();
+    let log = dir.join("serve.log");
+    let server = ServeProcess::start(&manifest, &log);
+    let digest = || {
+        let (status, _, body) = http(server.addr, "GET", "/v1/plugins", &[], "");
+        assert_eq!(status, 200, "{body}");
+        body["plugins"][0]["digest"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(digest(), v1);
+    // v2's manifest, its signature not yet pushed: the follower says so and keeps v1.
+    let v2 = push_bytes(
+        &tag,
+        &std::fs::read(plugin("rust/reject-tool")).unwrap(),
+        None,
+    );
+    let deadline = Instant::now() + Duration::from_secs(40);
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("unsigned")
+    {
+        assert!(Instant::now() < deadline, "never polled v2");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(digest(), v1);
+    // The signature arrives; the tag still names v2.
+    let key = hak_host::signing::signing_key(&publisher).unwrap();
+    OciClient::new(Vec::new())
+        .sign(&OciRef::parse(&tag).unwrap().at_digest(&v2), &key)
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(40);
+    while digest() != v2 {
+        assert!(
+            Instant::now() < deadline,
+            "not swapped once signed: {}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 #[ignore = "needs docker-registry (scripts/install-deps.sh); scripts/test.sh runs it"]
 fn hak_serve_follows_a_tag_under_load_and_a_dead_registry_changes_nothing_loaded() {
