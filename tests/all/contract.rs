@@ -515,3 +515,67 @@ fn a_plugin_built_for_contract_0_2_0_still_gets_the_whole_stage_input() {
         .unwrap();
     assert!(bytes > 100, "{out}");
 }
+
+/// The `hak:fast/judge` extension (`wit/ext/judge.wit`): for a tool the plugin names in its
+/// relevant tools and reads no facts of, the host calls `judge` with flat arguments instead
+/// of `policy`; the plugin then gets the same method and params (none when it reads none).
+/// A tool it reaches only through `"*"`, or whose facts it reads, goes through `policy`. The
+/// fixture's two exports answer differently, so the block reason names the one called.
+#[test]
+fn named_tools_without_facts_are_judged_through_flat_arguments() {
+    let reason = |tools: &str, reads: &str| {
+        let entry = plugin_entry(
+            "two-faced",
+            "fixtures/two-faced",
+            &format!("[plugins.config]\nrelevantTools = {tools}\n{reads}"),
+        );
+        let (host, _logs) = start(&format!("{RETURN_BYTES_HEADER}{entry}"));
+        let out = host
+            .default_session()
+            .call("transfer_hbar_tool", &transfer(2))
+            .unwrap();
+        assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+        out["raw"]["policyBlock"]["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let named = r#"["create_topic_tool", "transfer_hbar_tool"]"#;
+    let judged = reason(named, "reads = [\"params\"]");
+    let policed = reason(r#"["*"]"#, "reads = [\"params\"]");
+    let bytes = |r: &str| -> usize {
+        r.split("params=")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        judged.starts_with("judge saw transfer_hbar_tool params="),
+        "{judged}"
+    );
+    assert!(judged.ends_with(" facts=none"), "{judged}");
+    assert!(
+        policed.starts_with("policy saw transfer_hbar_tool params="),
+        "{policed}"
+    );
+    assert!(bytes(&judged) > 100, "{judged}");
+    assert_eq!(bytes(&judged), bytes(&policed), "{judged} / {policed}");
+    // Reading nothing: no params sent at all.
+    assert_eq!(
+        reason(named, "reads = []"),
+        "judge saw transfer_hbar_tool params=0 facts=none"
+    );
+    // Facts are only in `policy`'s input: a plugin that reads them is called there.
+    let with_facts = reason(named, "reads = [\"params\", \"facts\"]");
+    assert!(
+        with_facts.starts_with("policy saw transfer_hbar_tool params="),
+        "{with_facts}"
+    );
+    assert!(with_facts.ends_with(" facts=2"), "{with_facts}");
+    // Saying nothing about what it reads means reading everything, facts included.
+    assert!(reason(named, "").starts_with("policy saw "));
+}

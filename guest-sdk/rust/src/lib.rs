@@ -2,7 +2,9 @@
 //!
 //! A plugin is a type implementing [`Plugin`]; every stage method has a no-op default, so a
 //! policy only writes the stage it decides at. [`export_plugin!`] wires the type to the
-//! `hedera:agent-kit/plugin` world (contract 0.2.1). What lives here: the trait, the stage
+//! `hedera:agent-kit/plugin` world (contract 0.2.1) and to the `hak:fast/judge` extension
+//! (`wit/ext/judge.wit`: the host calls a policy stage with flat arguments when it can; both
+//! ways in reach the same trait methods). What lives here: the trait, the stage
 //! input with the host's typed [`Facts`] (who gets what, tokens, changes) and typed views of
 //! the stage JSON ([`StageInput`]), the [`block`] and [`needs_approval`] helpers, thin
 //! wrappers over the host imports ([`host`]) and the plugins' allocator ([`heap`]).
@@ -25,8 +27,9 @@
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../../wit",
-        world: "agent-plugin",
+        path: ["../../wit", "../../wit/ext"],
+        world: "hak:fast/fast-plugin",
+        generate_all,
         pub_export_macro: true,
         default_bindings_module: "hak_guest::bindings",
         export_macro_name: "export_world",
@@ -323,14 +326,22 @@ macro_rules! export_plugin {
 
 #[doc(hidden)]
 pub mod __private {
+    use super::bindings::exports::hak::fast::judge;
     pub use super::bindings::exports::hedera::agent_kit::plugin::Guest as DescribeGuest;
     use super::bindings::exports::hedera::agent_kit::{events, hooks, inputs, plugin, policy};
     use super::*;
     use std::cell::RefCell;
 
-    /// Per-instance storage of the plugin value built by `describe`. Wasm components are
-    /// single-threaded, so interior mutability without locking is sound here.
-    pub struct Slot<P>(RefCell<Option<P>>);
+    /// What `describe` built: the plugin value and the relevant tools it returned, in order
+    /// (`judge` names a tool by its index there).
+    pub struct Described<P> {
+        plugin: P,
+        tools: Vec<String>,
+    }
+
+    /// Per-instance storage of what `describe` built. Wasm components are single-threaded, so
+    /// interior mutability without locking is sound here.
+    pub struct Slot<P>(RefCell<Option<Described<P>>>);
     // SAFETY: a component instance runs on one thread; the slot is never shared across threads.
     unsafe impl<P> Sync for Slot<P> {}
     impl<P> Slot<P> {
@@ -354,15 +365,50 @@ pub mod __private {
         f: impl FnOnce(&A::Plugin, &StageInput) -> Result<R, String>,
     ) -> Result<R, String> {
         let slot = A::slot().0.borrow();
-        let plugin = slot.as_ref().ok_or("plugin called before describe")?;
-        f(plugin, &StageInput::from(input))
+        let described = slot.as_ref().ok_or("plugin called before describe")?;
+        f(&described.plugin, &StageInput::from(input))
     }
 
     impl<A: Adapter> plugin::Guest for A {
         fn describe(config: String) -> Result<PluginInfo, String> {
-            let (value, info) = A::Plugin::describe(&config)?;
-            *A::slot().0.borrow_mut() = Some(value);
+            let (plugin, info) = A::Plugin::describe(&config)?;
+            let tools = info.relevant_tools.clone();
+            *A::slot().0.borrow_mut() = Some(Described { plugin, tools });
             Ok(info)
+        }
+    }
+
+    /// `hak:fast/judge`: the same policy stages with flat arguments (see `wit/ext/judge.wit`).
+    impl<A: Adapter> judge::Guest for A {
+        fn should_block(
+            stage: Stage,
+            tool_type: ToolType,
+            tool: u32,
+            params: Option<String>,
+        ) -> PolicyOutcome {
+            let slot = A::slot().0.borrow();
+            let described = slot.as_ref().ok_or("plugin called before describe")?;
+            let method = described
+                .tools
+                .get(tool as usize)
+                .ok_or_else(|| format!("judge: no relevant tool at index {tool}"))?
+                .clone();
+            let input = StageInput {
+                stage,
+                method,
+                tool_type,
+                params_json: params.unwrap_or_default(),
+                facts: None,
+            };
+            let plugin = &described.plugin;
+            match stage {
+                Stage::PreToolExecution => plugin.should_block_pre_tool_execution(&input),
+                Stage::PostParamsNormalization => {
+                    plugin.should_block_post_params_normalization(&input)
+                }
+                Stage::PostCoreAction => plugin.should_block_post_core_action(&input),
+                Stage::PostSecondaryAction => plugin.should_block_post_secondary_action(&input),
+            }
         }
     }
 
@@ -383,8 +429,10 @@ pub mod __private {
 
     impl<A: Adapter> events::Guest for A {
         fn on_tool_failure(input: String) {
-            if let Some(plugin) = A::slot().0.borrow().as_ref() {
-                plugin.on_tool_failure(&ToolFailure { json: input });
+            if let Some(described) = A::slot().0.borrow().as_ref() {
+                described
+                    .plugin
+                    .on_tool_failure(&ToolFailure { json: input });
             }
         }
     }
@@ -392,7 +440,7 @@ pub mod __private {
     impl<A: Adapter> inputs::Guest for A {
         fn reads() -> Vec<ToolReads> {
             match A::slot().0.borrow().as_ref() {
-                Some(plugin) => plugin.reads(),
+                Some(described) => described.plugin.reads(),
                 None => vec![super::reads("*", Parts::PARAMS | Parts::FACTS)],
             }
         }

@@ -58,6 +58,20 @@ const POLICY_0_2: &str = "hedera:agent-kit/policy@0.2.1";
 pub const INPUTS_INTERFACE: &str = "hedera:agent-kit/inputs@0.2.1";
 /// The function in [`INPUTS_INTERFACE`] the host asks once, after `describe`.
 pub const READS: &str = "reads";
+/// `hak:fast/judge` (`wit/ext/judge.wit`): the policy stages with flat arguments, which a
+/// plugin may export beside `policy` (the Rust SDK's plugins do). Looked up per plugin.
+pub const JUDGE_INTERFACE: &str = "hak:fast/judge@0.1.0";
+/// The function in [`JUDGE_INTERFACE`].
+pub const SHOULD_BLOCK: &str = "should-block";
+
+/// `judge.should-block`'s parameters and results, with the 0.2 types.
+pub type JudgeParams<'a> = (
+    v0_2::hedera::agent_kit::types::Stage,
+    v0_2::hedera::agent_kit::types::ToolType,
+    u32,
+    Option<&'a str>,
+);
+pub type JudgeResults = (Result<v0_2::hedera::agent_kit::types::Verdict, String>,);
 
 // `inputs.parts`.
 wasmtime::component::flags! {

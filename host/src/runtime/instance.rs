@@ -2,7 +2,10 @@
 //! (epoch ticks, minus time spent in host calls), fuel and the memory guard, its output is
 //! size-checked, and any failure is classified. The caller discards an instance that failed.
 
-use super::bindings::{call_hook, call_policy, v0_2, Exports, PluginInfo, WitParts, WitToolReads};
+use super::bindings::{
+    call_hook, call_policy, v0_2, Exports, JudgeParams, JudgeResults, PluginInfo, WitParts,
+    WitToolReads,
+};
 use super::compat_0_1;
 use super::plugin::LoadedPlugin;
 use super::sandbox::PluginState;
@@ -61,6 +64,13 @@ pub struct PluginInstance {
     store: Store<PluginState>,
     bindings: Exports,
     on_tool_failure: Option<wasmtime::component::TypedFunc<(String,), ()>>,
+    /// `hak:fast/judge.should-block`, type-checked at instantiation ([`JudgeParams`],
+    /// [`JudgeResults`]), when the plugin exports it.
+    judge: Option<wasmtime::component::Func>,
+    /// The relevant tools this instance's own `describe` returned, in its order: `judge`
+    /// names a tool by its index there, as the plugin holds it (a `describe` that answers
+    /// differently in another instance cannot make an index name another tool).
+    tools: Vec<String>,
     /// The instance itself, for exports looked up once (`inputs.reads`, at load).
     instance: wasmtime::component::Instance,
     plugin: Arc<str>,
@@ -148,10 +158,31 @@ impl PluginInstance {
                 .get_typed_func::<(String,), ()>(&mut store, index)
                 .ok()
         });
+        // A judge of another type than the extension's is the plugin's error: refused.
+        let judge = match &plugin.judge_func {
+            None => None,
+            Some(index) => {
+                match instance.get_typed_func::<JudgeParams<'_>, JudgeResults>(&mut store, index) {
+                    Ok(typed) => Some(*typed.func()),
+                    Err(e) => {
+                        return Err(failure_at_start(
+                            &name,
+                            &e.context(format!(
+                                "{}.{} differs from wit/ext/judge.wit",
+                                super::bindings::JUDGE_INTERFACE,
+                                super::bindings::SHOULD_BLOCK
+                            )),
+                        ))
+                    }
+                }
+            }
+        };
         let mut this = PluginInstance {
             _live: Live::new(),
             store,
             bindings,
+            judge,
+            tools: Vec::new(),
             on_tool_failure,
             instance,
             plugin: name,
@@ -166,6 +197,9 @@ impl PluginInstance {
             Exports::V0_2(b) => b.hedera_agent_kit_plugin().call_describe(s, config),
             Exports::V0_1(b) => compat_0_1::describe(b, s, config),
         })?;
+        if let Ok(info) = &info {
+            this.tools.clone_from(&info.relevant_tools);
+        }
         Ok((this, info))
     }
 
@@ -219,28 +253,39 @@ impl PluginInstance {
     ) -> Result<Result<Verdict, String>, PluginFailure> {
         let stage = call.stage;
         self.check_input(stage.as_str(), input_size(call))?;
-        let answer = self.run(stage.as_str(), call.budget, |b, s| match b {
-            Exports::V0_2(b) => {
-                use v0_2::hedera::agent_kit::types::Verdict as V;
+        // A tool the plugin names and reads no facts of goes through `judge` when it has one:
+        // the same answer, for one allocation in the guest instead of three.
+        let judged = match (self.judge, call.facts) {
+            (Some(judge), None) => self
+                .tools
+                .iter()
+                .position(|t| t == call.method)
+                .and_then(|i| u32::try_from(i).ok())
+                .map(|tool| (judge, tool)),
+            _ => None,
+        };
+        let answer = self.run(stage.as_str(), call.budget, |b, s| match (b, judged) {
+            (Exports::V0_2(_), Some((judge, tool))) => {
+                let (stage, tool_type) = wit_stage_and_type(call);
+                let params = (!call.input.is_empty()).then_some(call.input);
+                // SAFETY: `judge` was type-checked against exactly these parameter and result
+                // types when this instance was made (`instantiate`), as wasmtime's bindgen
+                // does for the exports it binds.
+                let typed = unsafe {
+                    wasmtime::component::TypedFunc::<JudgeParams<'_>, JudgeResults>::new_unchecked(
+                        judge,
+                    )
+                };
+                let (answer,) = typed.call(&mut *s, (stage, tool_type, tool, params))?;
+                Ok(answer.map(verdict_0_2))
+            }
+            (Exports::V0_2(b), None) => {
                 let facts = call.facts.map(WitFacts::new);
                 let input = stage_input_0_2(call, facts.as_ref());
                 let answer = call_policy!(b.hedera_agent_kit_policy(), s, stage, input)?;
-                Ok(answer.map(|v| match v {
-                    V::Allow => Verdict::Allow,
-                    V::Block(b) => Verdict::Block(BlockReason {
-                        message: b.message,
-                        code: b.code,
-                        details_json: b.details_json,
-                    }),
-                    V::NeedsApproval(a) => Verdict::NeedsApproval(ApprovalRequest {
-                        message: a.message,
-                        code: a.code,
-                        details_json: a.details_json,
-                        timeout_seconds: a.timeout_seconds,
-                    }),
-                }))
+                Ok(answer.map(verdict_0_2))
             }
-            Exports::V0_1(b) => compat_0_1::policy(b, s, call),
+            (Exports::V0_1(b), _) => compat_0_1::policy(b, s, call),
         })?;
         let size = match &answer {
             Ok(Verdict::Block(b)) => {
@@ -506,22 +551,54 @@ fn stage_input_0_2<'a>(
     call: &StageCall<'a>,
     facts: Option<&'a WitFacts<'a>>,
 ) -> v0_2::hedera::agent_kit::types::StageInput<'a> {
-    use v0_2::hedera::agent_kit::types::{Stage as S, ToolType as T};
+    let (stage, tool_type) = wit_stage_and_type(call);
     v0_2::hedera::agent_kit::types::StageInput {
-        stage: match call.stage {
-            Stage::PreToolExecution => S::PreToolExecution,
-            Stage::PostParamsNormalization => S::PostParamsNormalization,
-            Stage::PostCoreAction => S::PostCoreAction,
-            Stage::PostSecondaryAction => S::PostSecondaryAction,
-        },
+        stage,
         method: call.method,
-        tool_type: match call.tool_type {
-            ToolType::Query => T::Query,
-            ToolType::Transaction => T::Transaction,
-            ToolType::Other => T::Other,
-        },
+        tool_type,
         params: call.input,
         facts: facts.map(WitFacts::wit),
+    }
+}
+
+/// The call's stage and tool type as the 0.2 contract writes them.
+fn wit_stage_and_type(
+    call: &StageCall<'_>,
+) -> (
+    v0_2::hedera::agent_kit::types::Stage,
+    v0_2::hedera::agent_kit::types::ToolType,
+) {
+    use v0_2::hedera::agent_kit::types::{Stage as S, ToolType as T};
+    let stage = match call.stage {
+        Stage::PreToolExecution => S::PreToolExecution,
+        Stage::PostParamsNormalization => S::PostParamsNormalization,
+        Stage::PostCoreAction => S::PostCoreAction,
+        Stage::PostSecondaryAction => S::PostSecondaryAction,
+    };
+    let tool_type = match call.tool_type {
+        ToolType::Query => T::Query,
+        ToolType::Transaction => T::Transaction,
+        ToolType::Other => T::Other,
+    };
+    (stage, tool_type)
+}
+
+/// A 0.2 verdict as the host holds it.
+fn verdict_0_2(v: v0_2::hedera::agent_kit::types::Verdict) -> Verdict {
+    use v0_2::hedera::agent_kit::types::Verdict as V;
+    match v {
+        V::Allow => Verdict::Allow,
+        V::Block(b) => Verdict::Block(BlockReason {
+            message: b.message,
+            code: b.code,
+            details_json: b.details_json,
+        }),
+        V::NeedsApproval(a) => Verdict::NeedsApproval(ApprovalRequest {
+            message: a.message,
+            code: a.code,
+            details_json: a.details_json,
+            timeout_seconds: a.timeout_seconds,
+        }),
     }
 }
 

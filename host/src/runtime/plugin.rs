@@ -227,6 +227,8 @@ pub struct LoadedPlugin {
     pub(crate) on_tool_failure: Option<wasmtime::component::ComponentExportIndex>,
     /// `inputs.reads`, when the component exports it (contract 0.2.1).
     pub(crate) reads_func: Option<wasmtime::component::ComponentExportIndex>,
+    /// `hak:fast/judge.should-block`, when the component exports it.
+    pub(crate) judge_func: Option<wasmtime::component::ComponentExportIndex>,
     /// What the plugin reads of the stage input, per tool (everything when it does not say).
     pub reads: ReadsTable,
     pub stats: Arc<PluginStats>,
@@ -364,6 +366,11 @@ impl LoadedPlugin {
         let reads_func = component
             .get_export_index(None, super::bindings::INPUTS_INTERFACE)
             .and_then(|inputs| component.get_export_index(Some(&inputs), super::bindings::READS));
+        let judge_func = component
+            .get_export_index(None, super::bindings::JUDGE_INTERFACE)
+            .and_then(|judge| {
+                component.get_export_index(Some(&judge), super::bindings::SHOULD_BLOCK)
+            });
         let config_json = spec.config_json();
         let mut loaded = LoadedPlugin {
             spec,
@@ -382,6 +389,7 @@ impl LoadedPlugin {
             pre,
             on_tool_failure,
             reads_func,
+            judge_func,
             reads: ReadsTable::default(),
             stats: Arc::default(),
             quota_windows: QuotaWindows::default(),
