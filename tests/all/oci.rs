@@ -388,6 +388,24 @@ fn a_manifest_names_a_plugin_by_reference_and_starts_offline_from_the_cache() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `hak serve` following `tag` (signatures by `trusted`) as the plugin "gate", relevant to
+/// `transfer_hbar_tool`, its files in `dir`; and its log's path.
+fn serve_following(tag: &str, trusted: &str, dir: &Path) -> (ServeProcess, PathBuf) {
+    let manifest = dir.join("hak.toml");
+    std::fs::write(
+        &manifest,
+        manifest_with_source(
+            tag,
+            Some(trusted),
+            &dir.join("cache"),
+            "config = { relevantTools = [\"transfer_hbar_tool\"] }",
+        ),
+    )
+    .unwrap();
+    let log = dir.join("serve.log");
+    (ServeProcess::start(&manifest, &log), log)
+}
+
 /// A publisher pushes a manifest, then its signature: a follower that polls between the two
 /// sees the new digest unsigned. It must swap once the signature is there (it used to refuse
 /// that digest for good, until the tag moved on: a run of the test below hit the window).
@@ -403,19 +421,7 @@ fn a_tag_followed_before_its_signature_arrives_is_swapped_once_it_is_signed() {
         &std::fs::read(plugin("rust/tx-timing-hook")).unwrap(),
         Some(&publisher),
     );
-    let manifest = dir.join("hak.toml");
-    std::fs::write(
-        &manifest,
-        manifest_with_source(
-            &tag,
-            Some(&trusted),
-            &dir.join("cache"),
-            "config = { relevantTools = [\"transfer_hbar_tool\"] }",
-        ),
-    )
-    .unwrap();
-    let log = dir.join("serve.log");
-    let server = ServeProcess::start(&manifest, &log);
+    let (server, log) = serve_following(&tag, &trusted, &dir);
     let digest = || {
         let (status, _, body) = http(server.addr, "GET", "/v1/plugins", &[], "");
         assert_eq!(status, 200, "{body}");
@@ -479,19 +485,8 @@ fn hak_serve_follows_a_tag_under_load_and_a_dead_registry_changes_nothing_loaded
     )
     .unwrap();
     let v1 = pushed["digest"].as_str().unwrap().to_owned();
-    let manifest = dir.join("hak.toml");
-    std::fs::write(
-        &manifest,
-        manifest_with_source(
-            &tag,
-            Some(&trusted),
-            &dir.join("cache"),
-            "config = { relevantTools = [\"transfer_hbar_tool\"] }",
-        ),
-    )
-    .unwrap();
-    let log = dir.join("serve.log");
-    let server = Arc::new(ServeProcess::start(&manifest, &log));
+    let (server, log) = serve_following(&tag, &trusted, &dir);
+    let server = Arc::new(server);
     let plugins = || {
         let (status, _, body) = http(server.addr, "GET", "/v1/plugins", &[], "");
         assert_eq!(status, 200, "{body}");
