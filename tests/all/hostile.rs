@@ -304,6 +304,26 @@ fn garbage_files_core_modules_and_wrong_worlds_are_refused_clearly() {
     );
 }
 
+/// A plugin whose `hak:fast/judge` export has another type than `wit/ext/judge.wit`'s is
+/// never called through it (with arguments it does not take): it loads (the load warns), and
+/// it is judged through `policy`, which every plugin has.
+#[test]
+fn a_judge_export_of_another_type_is_not_called_and_policy_judges() {
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}{}",
+        plugin_entry("wrongjudge", "fixtures/wrong-judge", "")
+    );
+    let (host, _logs) = start(&manifest);
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", &transfer(1))
+        .unwrap();
+    assert_eq!(
+        out["raw"]["policyBlock"]["reason"], "judged through policy",
+        "{out}"
+    );
+}
+
 #[test]
 fn a_sha256_pin_mismatch_is_refused() {
     let pin = "0".repeat(64);

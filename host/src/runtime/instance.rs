@@ -158,25 +158,14 @@ impl PluginInstance {
                 .get_typed_func::<(String,), ()>(&mut store, index)
                 .ok()
         });
-        // A judge of another type than the extension's is the plugin's error: refused.
-        let judge = match &plugin.judge_func {
-            None => None,
-            Some(index) => {
-                match instance.get_typed_func::<JudgeParams<'_>, JudgeResults>(&mut store, index) {
-                    Ok(typed) => Some(*typed.func()),
-                    Err(e) => {
-                        return Err(failure_at_start(
-                            &name,
-                            &e.context(format!(
-                                "{}.{} differs from wit/ext/judge.wit",
-                                super::bindings::JUDGE_INTERFACE,
-                                super::bindings::SHOULD_BLOCK
-                            )),
-                        ))
-                    }
-                }
-            }
-        };
+        // A judge of another type than the extension's is not called (the load says so once):
+        // the plugin is judged through `policy`, the contract every plugin has.
+        let judge = plugin.judge_func.as_ref().and_then(|index| {
+            instance
+                .get_typed_func::<JudgeParams<'_>, JudgeResults>(&mut store, index)
+                .ok()
+                .map(|typed| *typed.func())
+        });
         let mut this = PluginInstance {
             _live: Live::new(),
             store,
@@ -303,6 +292,11 @@ impl PluginInstance {
         };
         self.check_output(stage, size)?;
         Ok(answer)
+    }
+
+    /// Whether this instance is judged through `hak:fast/judge` where it can be.
+    pub(crate) fn has_judge(&self) -> bool {
+        self.judge.is_some()
     }
 
     /// Tell the plugin a call ended blocked or failed (`events.on-tool-failure`); a no-op for

@@ -400,6 +400,14 @@ impl LoadedPlugin {
         // Describe in a throw-away instance with a throw-away scratchpad.
         let pad = StateHandle::scratch(&loaded.spec.name, loaded.spec.limits.max_state_bytes);
         let (mut instance, info) = PluginInstance::instantiate(&loaded, pad)?;
+        if loaded.judge_func.is_some() && !instance.has_judge() {
+            tracing::warn!(
+                plugin = loaded.spec.name,
+                "its {} export does not fit wit/ext/judge.wit: not called; the plugin is judged through policy",
+                super::bindings::JUDGE_INTERFACE
+            );
+            loaded.judge_func = None;
+        }
         let info = info.map_err(|message| LoadError::Config {
             plugin: plugin.clone(),
             message,
