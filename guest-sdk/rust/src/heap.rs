@@ -65,12 +65,13 @@ fn class(layout: Layout) -> Option<usize> {
     Some((shift - MIN_SHIFT) as usize)
 }
 
-/// The layout a class's blocks are taken from the system allocator with.
+/// The layout a class's blocks are taken from the system allocator with (`class` below
+/// [`CLASSES`]).
 #[inline(always)]
 fn class_layout(class: usize) -> Layout {
-    // Both values are powers of two within `isize`: the layout is always valid.
-    Layout::from_size_align(1 << (class + MIN_SHIFT as usize), CLASS_ALIGN)
-        .unwrap_or_else(|_| Layout::new::<u128>())
+    // SAFETY: the size is a power of two of at most `MAX_CLASS_SIZE` and the alignment 16, a
+    // power of two: a valid layout (a fallback of another size would hand out short blocks).
+    unsafe { Layout::from_size_align_unchecked(1 << (class + MIN_SHIFT as usize), CLASS_ALIGN) }
 }
 
 // SAFETY: every block handed out is either a system block of the caller's layout or a class

@@ -12,21 +12,15 @@ use serde_json::Value;
 /// (the fast path, until stage 2 takes them), or parsed as a JSON value (the general path,
 /// and whatever a hook put in their place).
 pub enum RawParams {
-    Plain {
-        /// Taken by stage 2.
-        params: Option<PlainParams>,
-        /// The text writes an integral number as a float (rawParams shows it rewritten).
-        integral_float: bool,
-    },
+    /// Taken by stage 2; rawParams is the text as sent (a plain reader declines any number
+    /// JavaScript would rewrite).
+    Plain(Option<PlainParams>),
     Value(Value),
 }
 
 impl RawParams {
     pub fn plain(params: PlainParams) -> Self {
-        RawParams::Plain {
-            integral_float: params.integral_float,
-            params: Some(params),
-        }
+        RawParams::Plain(Some(params))
     }
 }
 
@@ -108,17 +102,7 @@ impl<'a> CallState<'a> {
                 RawParams::Value(value) => {
                     crate::tools::js_number::integral_floats_as_integers(value)
                 }
-                RawParams::Plain {
-                    integral_float: false,
-                    ..
-                } => None,
-                // Rare (`"amount": 1.0`): the text is read again as a value to rewrite it.
-                RawParams::Plain {
-                    integral_float: true,
-                    ..
-                } => super::strict_json::parse(self.params_text)
-                    .ok()
-                    .and_then(|v| crate::tools::js_number::integral_floats_as_integers(&v)),
+                RawParams::Plain(_) => None,
             })
             .as_deref()
             .unwrap_or_else(|| self.params_text.trim())

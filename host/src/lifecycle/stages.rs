@@ -42,7 +42,7 @@ impl Session {
         // 2. normalise (validation happens here, as in the kit)
         let method = tool.spec().method;
         let plain = match &mut state.raw {
-            call_state::RawParams::Plain { params, .. } => params.take(),
+            call_state::RawParams::Plain(params) => params.take(),
             call_state::RawParams::Value(_) => None,
         };
         state.normalised = Some(
@@ -50,7 +50,7 @@ impl Session {
                 match (plain, &state.raw) {
                     (Some(plain), _) => tool.normalise_plain(plain, &tool_ctx),
                     (None, call_state::RawParams::Value(raw)) => tool.normalise(raw, &tool_ctx),
-                    (None, call_state::RawParams::Plain { .. }) => Err(
+                    (None, call_state::RawParams::Plain(_)) => Err(
                         crate::tools::ToolError::message("internal error: params read twice"),
                     ),
                 }

@@ -588,7 +588,6 @@ fn plain_against_general(
             assert!(!text.contains(refused), "taken: {text}");
         }
         let general_raw = general_raw.unwrap_or_else(|e| panic!("{text}: {e}"));
-        let integral_float = plain.integral_float;
         let fast = tool
             .normalise_plain(plain, ctx)
             .map(|n| n.json().to_owned());
@@ -598,14 +597,7 @@ fn plain_against_general(
         assert_eq!(fast, general, "{}: {text}", tool.spec().method);
         normalised_ok += usize::from(fast.is_ok());
         // rawParams, as plugins read it.
-        let plain_state = CallState::new(
-            "{}",
-            RawParams::Plain {
-                params: None,
-                integral_float,
-            },
-            &text,
-        );
+        let plain_state = CallState::new("{}", RawParams::Plain(None), &text);
         let general_state = CallState::new("{}", RawParams::Value(general_raw), &text);
         assert_eq!(plain_state.raw_json(), general_state.raw_json(), "{text}");
     }

@@ -127,18 +127,16 @@ pub enum CoreOutput {
 }
 
 /// Raw params a tool read straight from their text ([`Tool::read_plain`]): its own typed
-/// value, and whether the text writes an integral number as a float (`1.0`), which rawParams
-/// then shows as JavaScript would (`1`).
+/// value. The text is what rawParams shows, as sent (a plain reader declines a number that
+/// JavaScript would rewrite, such as `1.0`).
 pub struct PlainParams {
     value: Box<dyn Any + Send>,
-    pub integral_float: bool,
 }
 
 impl PlainParams {
-    pub fn new<T: Send + 'static>(value: T, integral_float: bool) -> Self {
+    pub fn new<T: Send + 'static>(value: T) -> Self {
         PlainParams {
             value: Box::new(value),
-            integral_float,
         }
     }
 
@@ -182,7 +180,9 @@ pub trait Tool: Send + Sync + 'static {
     /// The fast path of stages 1–2 for plainly well-formed params: the text read straight
     /// into the tool's typed raw params (no `serde_json::Value`), when it is something
     /// [`Tool::schema`] accepts with nothing to strip, refuse or word — no unknown, repeated or
-    /// null key, no number past a double, every constraint met. `None` for anything else:
+    /// null key, no number past a double or written as a float JavaScript reads as an integer
+    /// (`1.0`, `1e3`, `-0`: rawParams shows those rewritten), every constraint met. `None` for
+    /// anything else:
     /// the general path (strict parse, schema, [`Tool::normalise`]) reads it and words its
     /// error. A tool that reads plain params normalises them in [`Tool::normalise_plain`]
     /// to exactly what [`Tool::normalise`] makes of the same text (a differential test per

@@ -1,22 +1,27 @@
-//! What the tools' plain-params readers ([`crate::tools::Tool::read_plain`]) share: serde
-//! helpers that accept exactly what a tool's schema accepts, and refuse (so the general path
-//! words the error) whatever it would strip, refuse or read differently; and [`Text`], a
-//! strict reader of the JSON subset plain params are written in, for the tools whose reader
-//! runs on every call. What must not live here: a tool's own fields or messages.
+//! What the tools' plain-params readers ([`crate::tools::Tool::read_plain`]) share: [`Text`],
+//! a strict reader of the JSON subset plain params are written in, which declines (so the
+//! general path reads the text and words any error) whatever the schema would strip, refuse
+//! or read differently; and, for tests, the serde reading a hand reader is held to. What must
+//! not live here: a tool's own fields or messages.
 
+#[cfg(test)]
 use crate::tools::js_number::is_integral_float;
+#[cfg(test)]
 use serde::{Deserialize, Deserializer};
 
-/// An optional string key of a plain reader (`#[serde(default, deserialize_with = …)]`):
+/// An optional string key as serde reads it (`#[serde(default, deserialize_with = …)]`):
 /// absent is `None`, a string is `Some`, and `null` — which the schema refuses as "Expected
-/// string, received null" — is an error, so the general path reports it.
+/// string, received null" — is an error. The reference a hand reader's test compares with.
+#[cfg(test)]
 pub fn present_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     String::deserialize(d).map(Some)
 }
 
 /// A JSON number as the general path reads it into an `f64` (serde_json's `as_f64`), and
 /// whether the text wrote it as a float although JavaScript reads it as an integer (`1.0`,
-/// `1e3`: rawParams then shows it as `JSON.stringify` would, [`is_integral_float`]).
+/// `1e3`: rawParams then shows it as `JSON.stringify` would, [`is_integral_float`]). The
+/// reference a hand reader's test compares with.
+#[cfg(test)]
 pub fn number(n: &serde_json::Number) -> (f64, bool) {
     (n.as_f64().unwrap_or(f64::NAN), is_integral_float(n))
 }
@@ -25,7 +30,8 @@ pub fn number(n: &serde_json::Number) -> (f64, bool) {
 /// (`None`) everything else, so the general path (serde and the schema) reads it: strings
 /// without escapes or control characters, numbers without exponents, leading zeros or an
 /// integral value written as a fraction (`1.0`, `-0`, which the general path shows as
-/// JavaScript would), at most 18 integer or 17 significant digits. What it accepts it reads exactly as serde_json does.
+/// JavaScript would), at most 18 integer or 17 significant digits. What it accepts it reads
+/// exactly as serde_json does.
 ///
 /// Why by hand: serde's derived reader of `transfer_hbar_tool`'s params (~120 bytes) counted
 /// ~3,500 instructions, a fifth of a call without plugins (visitor dispatch per key, a

@@ -266,7 +266,7 @@ pub(super) fn read_plain_raw(text: &str) -> Option<PlainParams> {
         source_account_id,
         transaction_memo,
     };
-    Some(PlainParams::new(raw, false))
+    Some(PlainParams::new(raw))
 }
 
 /// `[{"accountId": "…", "amount": n}, …]`, at least one, each key exactly once.
@@ -382,9 +382,9 @@ mod tests {
     }
 
     fn hand_read(text: &str) -> Option<Read> {
-        let plain = read_plain_raw(text)?;
-        let integral = plain.integral_float;
-        let raw = plain.into_inner::<Raw>().ok()?;
+        let raw = read_plain_raw(text)?.into_inner::<Raw>().ok()?;
+        // The plain path shows rawParams as sent: it takes no integral float.
+        let integral = false;
         let transfers = raw
             .transfers
             .into_iter()
