@@ -326,3 +326,87 @@ fn js_stage_functions_answer_synchronously_and_an_async_one_is_refused_by_name()
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The JS build reads a stage record without facts on its own fast path and one with facts
+/// through componentize-js's generated lifting; it writes `allow` / `proceed` itself and
+/// every other answer through the generated lowering (bin/fast-stages.js). Each way must give
+/// the plugin the same fields and the host the same answers: stage, method and tool type
+/// arrive, params only when read, facts only when read, a hook's replacement reaches the
+/// policy, a block carries its words, a throw fails the call with its message.
+#[test]
+fn js_stage_inputs_and_answers_are_the_same_on_the_fast_path_and_the_generated_one() {
+    let dir = fresh("js-fast-stages");
+    let source = |reads: &str| {
+        format!(
+            "import {{ definePlugin, Stage, allow, block, proceed, replace }} from '@hak/guest';\n\
+             export default definePlugin({{\n\
+               describe(config) {{ return {{ name: 'Echo', relevantTools: ['transfer_hbar_tool'],\n\
+                 hookStages: [Stage.PRE_TOOL_EXECUTION], policyStages: [Stage.POST_PARAMS_NORMALIZATION],\n\
+                 state: config, reads: {{ '*': {reads} }} }}; }},\n\
+               hooks: {{ preToolExecution(input, config) {{\n\
+                 if (!config.memo) return proceed;\n\
+                 return replace({{ ...input.rawParams, transactionMemo: config.memo }});\n\
+               }} }},\n\
+               policy: {{ postParamsNormalization(input, config) {{\n\
+                 if (config.fail) throw 'failing as asked';\n\
+                 if (config.allow) return allow;\n\
+                 return block(JSON.stringify({{ stage: input.stage, method: input.method, toolType: input.toolType,\n\
+                   memo: input.paramsJson === '' ? null : input.normalisedParams.transactionMemo,\n\
+                   movements: input.facts === undefined ? null : input.movements.map((m) => `${{m.to}}:${{m.amount}}`) }}));\n\
+               }} }},\n\
+             }});\n"
+        )
+    };
+    let none = build_js(&dir, "none", &source("[]"));
+    let params = build_js(&dir, "params", &source("['params']"));
+    let facts = build_js(&dir, "facts", &source("['params', 'facts']"));
+    let call = |wasm: &Path, config: &str| {
+        let manifest = format!(
+            "{RETURN_BYTES_HEADER}\n[[plugins]]\nname = \"echo\"\npath = {:?}\ncapabilities = [\"params:replace\"]\nconfig = {config}\n",
+            wasm.display().to_string()
+        );
+        let (host, _) = start(&manifest);
+        host.default_session()
+            .call(
+                "transfer_hbar_tool",
+                r#"{"transfers":[{"accountId":"0.0.1002","amount":1},{"accountId":"0.0.1003","amount":2}],"transactionMemo":"sent"}"#,
+            )
+            .unwrap()
+    };
+    let echo = |wasm: &Path, config: &str| -> Value {
+        let out = call(wasm, config);
+        let reason = out["raw"]["policyBlock"]["reason"].as_str();
+        serde_json::from_str(reason.unwrap_or_else(|| panic!("{out}"))).unwrap()
+    };
+    let seen = |memo: Value, movements: Value| {
+        serde_json::json!({"stage": "post-params-normalization", "method": "transfer_hbar_tool",
+            "toolType": "transaction", "memo": memo, "movements": movements})
+    };
+    // Fast path: nothing read, then params (a hook that proceeds, then one that replaces).
+    assert_eq!(echo(&none, "{}"), seen(Value::Null, Value::Null));
+    assert_eq!(echo(&params, "{}"), seen("sent".into(), Value::Null));
+    assert_eq!(
+        echo(&params, "{ memo = \"swapped\" }"),
+        seen("swapped".into(), Value::Null)
+    );
+    // Generated lifting: the facts (both recipients, in tinybars).
+    let movements = serde_json::json!(["0.0.1002:100000000", "0.0.1003:200000000"]);
+    assert_eq!(
+        echo(&facts, "{ memo = \"swapped\" }"),
+        seen("swapped".into(), movements)
+    );
+    // `allow` written by the fast path, an error by the generated lowering, on both paths.
+    for wasm in [&none, &facts] {
+        let allowed = call(wasm, "{ allow = true }");
+        assert_eq!(allowed["raw"]["status"], "SUCCESS", "{allowed}");
+        let failed = call(wasm, "{ fail = true }");
+        assert_eq!(failed["raw"]["status"], "ERROR", "{failed}");
+        assert!(
+            failed["raw"]["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("failing as asked")),
+            "{failed}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

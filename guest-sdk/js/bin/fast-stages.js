@@ -1,0 +1,153 @@
+// Fast stage exports for componentize-js 0.23's generated bindings (used by build.js, after
+// sync-exports.js).
+//
+// A stage export (the four `hooks` and four `policy` functions) lifts its `stage-input` record
+// in generated JavaScript that StarlingMonkey interprets: every field read calls
+// `dataView($memory)` (two getters and a comparison) and names top-level bindings of the
+// bindings script, which the interpreter looks up by name each time. For a plugin that reads
+// no facts (the host sends `facts: none`) that lifting was a third of a warm JS policy's
+// time. This rewrite gives each stage export a path that reads the record through one cached
+// `DataView` and closure-held bindings:
+// - `facts: none`: stage, method, tool type and params are read here; with facts, the
+//   generated function runs as it was (renamed `…$lifted`);
+// - the answer `ok(allow)` / `ok(proceed)` (the variant's case 0, no payload) is written
+//   here (two bytes); any other answer — a block, a replacement, an error — goes through the
+//   generated lowering (kept as `…$lower`).
+// The record's layout, the enums' cases and the lowering's shape are read from the generated
+// text, and any difference from what this expects refuses the build, naming the export: a
+// newer componentize-js must be looked at, not half-rewritten.
+//
+// Reading through a view made once per call is sound because the host lowers the record and
+// its strings, and componentize-js allocates the return area, before the call: all of them
+// lie below the memory's size when the call starts, which the view covers even if the guest's
+// allocator grows the memory meanwhile (wasm memory grows in place). The view is made again
+// before the answer is written.
+
+const STAGE_EXPORT = /^function (export_(?:hooks|policy)_0_2_1\$[\w$]+)\(arg0, arg1\) \{\n/gm;
+const ANCHOR = 'const TEXT_ENCODER_UTF8 = new TextEncoder();';
+
+/** The bindings with fast stage exports; throws if an export has an unexpected shape. */
+export function fastStageExports(bindings) {
+  const starts = [...bindings.matchAll(STAGE_EXPORT)];
+  if (starts.length !== 8) {
+    throw new Error(`componentize-js bindings: expected 8 stage exports (hooks, policy), found ${starts.length} (has the generator changed?)`);
+  }
+  let out = '';
+  let at = 0;
+  let enums;
+  for (const start of starts) {
+    const name = start[1];
+    const end = bindings.indexOf('\n}\n', start.index);
+    if (end < 0) throw new Error(`componentize-js bindings: ${name} has no end`);
+    const text = bindings.slice(start.index, end + 3);
+    const shape = readShape(name, text);
+    const key = JSON.stringify([shape.stages, shape.toolTypes]);
+    if (enums !== undefined && enums !== key) fail(name, 'its stage or tool-type cases differ from the other exports\'');
+    enums = key;
+    out += bindings.slice(at, start.index);
+    out += text.replace(`function ${name}(`, `function ${name}$lifted(`);
+    out += `function ${name}$lower(ret, arg1) {${shape.lowering}\n}\n`;
+    out += `function ${name}(arg0, arg1) {\n  return $hakStage(arg0, arg1, ${shape.callee}, '${shape.first}', ${name}$lower, ${name}$lifted);\n}\n`;
+    at = end + 3;
+  }
+  out += bindings.slice(at);
+  if (!out.includes(ANCHOR)) {
+    throw new Error(`componentize-js bindings: \`${ANCHOR}\` not found (has the generator changed?)`);
+  }
+  const [stages, toolTypes] = JSON.parse(enums);
+  return out.replace(ANCHOR, `${ANCHOR}\n${runtime(stages, toolTypes)}`);
+}
+
+function fail(name, what) {
+  throw new Error(`componentize-js bindings: ${name}: ${what} (has the generator changed?)`);
+}
+
+/** What the fast path needs from one generated stage export, checked against its text. */
+function readShape(name, text) {
+  const expect = (snippet, what) => {
+    if (!text.includes(snippet)) fail(name, `${what} is not read as expected`);
+  };
+  const cases = (variable, what) => {
+    const open = text.indexOf(`let ${variable};\n  switch (`);
+    if (open < 0) fail(name, `no switch for ${what}`);
+    const close = text.indexOf('\n  }\n', open);
+    const found = [...text.slice(open, close).matchAll(/case (\d+): \{\n\s*\w+ = '([\w-]+)';/g)];
+    if (found.length === 0 || found.some((m, i) => Number(m[1]) !== i)) fail(name, `the cases of ${what} are not 0, 1, …`);
+    return found.map((m) => m[2]);
+  };
+  const string = (ptr, len, offset, what) => {
+    expect(`var ${ptr} = dataView($memory).getUint32(arg0 + ${offset}, true);\n  var ${len} = dataView($memory).getUint32(arg0 + ${offset + 4}, true);`, what);
+    expect(`TEXT_DECODER_UTF8.decode(new Uint8Array($memory.buffer, ${ptr}, ${len}));\n  if (${len} !== 0) $dealloc(${ptr}, ${len}, 1);`, what);
+  };
+  expect('let enum0;\n  switch (dataView($memory).getUint8(arg0 + 0, true)) {', 'the stage');
+  const stages = cases('enum0', 'the stage');
+  string('ptr1', 'len1', 4, 'the method');
+  expect('let enum2;\n  switch (dataView($memory).getUint8(arg0 + 12, true)) {', 'the tool type');
+  const toolTypes = cases('enum2', 'the tool type');
+  string('ptr3', 'len3', 16, 'the params');
+  expect('let variant21;\n  if (dataView($memory).getUint8(arg0 + 24, true)) {', 'the facts');
+  const call = text.match(/const hostRet\d+ = ([\w$]+)\(\{\n\s*stage: enum0,\n\s*method: result1,\n\s*toolType: enum2,\n\s*params: result3,\n\s*facts: variant21,\n\s*\}\);\n\s*ret = hostRet\d+ !== null && typeof hostRet\d+ === 'object' && \(hostRet\d+\.tag === 'ok' \|\| hostRet\d+\.tag === 'err'\)\n\s*\? hostRet\d+\n\s*: \{ tag: 'ok', val: hostRet\d+\};\n\s*\} catch \(e\) \{\n\s*ret = \{ tag: 'err', val: getErrorPayload\(e\) \};\n\s*\}\n/);
+  if (!call) fail(name, 'the plugin\'s function is not called as expected');
+  const lowerAt = text.search(/\n {2}var variant\d+ = ret;\n/);
+  const returnAt = text.lastIndexOf('\n  return ');
+  if (lowerAt < 0 || returnAt < lowerAt || lowerAt < call.index) fail(name, 'its answer is not lowered from `ret`');
+  const lowering = text.slice(lowerAt, returnAt);
+  if (!/case 'ok': \{\n\s*const e = variant\d+\.val;\n\s*dataView\(\$memory\)\.setInt8\(arg1 \+ 0, 0, true\);/.test(lowering)) {
+    fail(name, '`ok` is not written as byte 0 at the return area');
+  }
+  const first = lowering.match(/case '([\w-]+)': \{\n\s*dataView\(\$memory\)\.setInt8\(arg1 \+ 4, 0, true\);\n\s*break;\n/);
+  if (!first) fail(name, 'its answer\'s first case is not written as byte 0 with no payload');
+  return { stages, toolTypes, callee: call[1], lowering, first: first[1] };
+}
+
+/** The shared fast path, its bindings held in a closure (no lookups by name per call). */
+function runtime(stages, toolTypes) {
+  return `const $hakStage = (() => {
+  const memory = $memory, dealloc = $dealloc, decoder = TEXT_DECODER_UTF8, settled = $hakSettled;
+  const stages = ${JSON.stringify(stages)};
+  const toolTypes = ${JSON.stringify(toolTypes)};
+  let buffer, view;
+  const refresh = () => {
+    const current = memory.buffer;
+    if (current !== buffer) {
+      buffer = current;
+      view = new DataView(current);
+    }
+  };
+  const string = (at) => {
+    const ptr = view.getUint32(at, true);
+    const len = view.getUint32(at + 4, true);
+    if (len === 0) return '';
+    const text = decoder.decode(new Uint8Array(buffer, ptr, len));
+    dealloc(ptr, len, 1);
+    return text;
+  };
+  return (arg0, arg1, fn, first, lower, lifted) => {
+    refresh();
+    if (view.getUint8(arg0 + 24) !== 0) return lifted(arg0, arg1);
+    const input = {
+      stage: stages[view.getUint8(arg0)],
+      method: string(arg0 + 4),
+      toolType: toolTypes[view.getUint8(arg0 + 12)],
+      params: string(arg0 + 16),
+      facts: undefined,
+    };
+    let ret;
+    try {
+      const out = fn(input);
+      ret = out !== null && typeof out === 'object' && (out.tag === 'ok' || out.tag === 'err') ? out : { tag: 'ok', val: out };
+    } catch (e) {
+      ret = { tag: 'err', val: getErrorPayload(e) };
+    }
+    const val = ret.val;
+    if (ret.tag === 'ok' && val !== null && typeof val === 'object' && val.tag === first) {
+      refresh();
+      view.setUint8(arg1, 0);
+      view.setUint8(arg1 + 4, 0);
+      return settled;
+    }
+    lower(ret, arg1);
+    return settled;
+  };
+})();`;
+}
