@@ -9,7 +9,8 @@
 // time. This rewrite gives each stage export a path that reads the record through one cached
 // `DataView` and closure-held bindings:
 // - `facts: none`: stage, method, tool type and params are read here; with facts, the
-//   generated function runs as it was (renamed `…$lifted`);
+//   generated function runs (renamed `…$lifted`), its lifting reading the view, the decoder
+//   and `$dealloc` from locals set once rather than by name per field;
 // - the answer `ok(allow)` / `ok(proceed)` (the variant's case 0, no payload) is written
 //   here (two bytes); any other answer — a block, a replacement, an error — goes through the
 //   generated lowering (kept as `…$lower`).
@@ -45,7 +46,7 @@ export function fastStageExports(bindings) {
     if (enums !== undefined && enums !== key) fail(name, 'its stage or tool-type cases differ from the other exports\'');
     enums = key;
     out += bindings.slice(at, start.index);
-    out += text.replace(`function ${name}(`, `function ${name}$lifted(`);
+    out += localised(text.replace(`function ${name}(`, `function ${name}$lifted(`), shape.liftEnd);
     out += `function ${name}$lower(ret, arg1) {${shape.lowering}\n}\n`;
     out += `function ${name}(arg0, arg1) {\n  return $hakStage(arg0, arg1, ${shape.callee}, '${shape.first}', ${name}$lower, ${name}$lifted);\n}\n`;
     at = end + 3;
@@ -97,7 +98,27 @@ function readShape(name, text) {
   }
   const first = lowering.match(/case '([\w-]+)': \{\n\s*dataView\(\$memory\)\.setInt8\(arg1 \+ 4, 0, true\);\n\s*break;\n/);
   if (!first) fail(name, 'its answer\'s first case is not written as byte 0 with no payload');
-  return { stages, toolTypes, callee: call[1], lowering, first: first[1] };
+  return { stages, toolTypes, callee: call[1], lowering, first: first[1], liftEnd: call.index };
+}
+
+/**
+ * The generated lifting (everything before the plugin's function is called) with its view of
+ * the memory, its decoder and its `$dealloc` read once into locals instead of by name per
+ * field; the lowering after it is left as generated (it allocates, so it must see the memory
+ * as it is then).
+ */
+function localised(text, liftEnd) {
+  const open = text.indexOf('{\n') + 2;
+  const lifting = text
+    .slice(open, liftEnd)
+    .replaceAll('dataView($memory)', '$hakView')
+    .replaceAll('$memory.buffer', '$hakBuffer')
+    .replaceAll('TEXT_DECODER_UTF8.', '$hakDecoder.')
+    .replaceAll('$dealloc(', '$hakFree(')
+    // A u64 read as signed, made a BigInt and wrapped to 64 bits unsigned: read unsigned.
+    .replace(/BigInt\.asUintN\(64, BigInt\(\$hakView\.getBigInt64\(([^()]+), true\)\)\)/g, '$hakView.getBigUint64($1, true)');
+  const locals = '  const $hakView = dataView($memory), $hakBuffer = $hakView.buffer, $hakDecoder = TEXT_DECODER_UTF8, $hakFree = $dealloc;\n';
+  return text.slice(0, open) + locals + lifting + text.slice(liftEnd);
 }
 
 /** The shared fast path, its bindings held in a closure (no lookups by name per call). */
