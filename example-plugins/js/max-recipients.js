@@ -17,17 +17,32 @@ const FIELD = {
   transfer_non_fungible_token_with_allowance_tool: 'transfers',
 };
 
-/** The Rust SDK's `Amount`: a decimal string or a number; anything else is unreadable. */
-function readAmount(v, method) {
-  if (typeof v === 'string' && /^[+-]?\d+$/.test(v)) return BigInt(v);
-  if (typeof v === 'number') return v > 0 ? 1n : v < 0 ? -1n : 0n;
+// A decimal integer above zero, and any decimal integer (an optional sign, digits).
+const POSITIVE = /^\+?0*[1-9][0-9]*$/;
+const INTEGER = /^[+-]?[0-9]+$/;
+
+/**
+ * Whether an amount is above zero: the Rust SDK's `Amount` (a decimal string or a number;
+ * anything else is unreadable). Decided by the text's shape, without making a BigInt: this
+ * runs once per entry on every call.
+ */
+function isPositive(v, method) {
+  if (typeof v === 'string') {
+    if (POSITIVE.test(v)) return true;
+    if (INTEGER.test(v)) return false;
+  } else if (typeof v === 'number') {
+    return v > 0;
+  }
   throw `cannot read stage params for ${method}: bad amount ${JSON.stringify(v)}`;
 }
 /** The kit's `_isRecipient`: no amount (an NFT) counts; otherwise it must be above zero. */
-const isRecipient = (e, method) => e?.amount === undefined || e.amount === null || readAmount(e.amount, method) > 0n;
+function isRecipient(e, method) {
+  const amount = e?.amount;
+  return amount === undefined || amount === null || isPositive(amount, method);
+}
 
 // Counted from the host's facts when listed in additionalTools (not among the kit's defaults).
-const FACT_COUNTED = ['transfer_erc20_tool', 'transfer_erc721_tool', 'mint_erc721_tool'];
+const FACT_COUNTED = new Set(['transfer_erc20_tool', 'transfer_erc721_tool', 'mint_erc721_tool']);
 
 function countWithRule(rule, normalised, method) {
   if (rule.count !== undefined) return rule.count;
@@ -39,7 +54,7 @@ function countWithRule(rule, normalised, method) {
     const v = item?.[rule.amountField];
     if (v === undefined || v === null) return true;
     try {
-      return readAmount(v, method) > 0n;
+      return isPositive(v, method);
     } catch {
       return false;
     }
@@ -73,28 +88,31 @@ export default definePlugin({
       // (EVM tools), or nothing (a fixed count).
       reads: {
         ...Object.fromEntries(Object.entries(custom).map(([tool, rule]) => [tool, rule.count === undefined ? ['params'] : []])),
-        ...Object.fromEntries(FACT_COUNTED.filter((tool) => !custom[tool]).map((tool) => [tool, ['facts']])),
+        ...Object.fromEntries([...FACT_COUNTED].filter((tool) => !custom[tool]).map((tool) => [tool, ['facts']])),
         '*': ['params'],
       },
     };
   },
   policy: {
     postParamsNormalization(input, { max, custom }) {
-      let count;
-      if (custom[input.method]) {
-        count = countWithRule(custom[input.method], input.normalisedParams, input.method);
-      } else if (FACT_COUNTED.includes(input.method)) {
+      const method = input.method;
+      let count = 0;
+      if (custom[method]) {
+        count = countWithRule(custom[method], input.normalisedParams, method);
+      } else if (FACT_COUNTED.has(method)) {
         count = input.movements.length;
       } else {
-        const field = FIELD[input.method];
+        const field = FIELD[method];
         if (!field) {
-          throw `MaxRecipientsPolicy: Unhandled tool '${input.method}'. Provide a custom strategy in the constructor.`;
+          throw `MaxRecipientsPolicy: Unhandled tool '${method}'. Provide a custom strategy in the constructor.`;
         }
         const entries = input.normalisedParams?.[field];
-        count = Array.isArray(entries) ? entries.filter((e) => isRecipient(e, input.method)).length : 0;
+        if (Array.isArray(entries)) {
+          for (let i = 0; i < entries.length; i++) if (isRecipient(entries[i], method)) count++;
+        }
       }
       if (count <= max) return allow;
-      host.warn(`MaxRecipientsPolicy: ${input.method} tool call rejected, expected max ${max} recipients, got ${count}`);
+      host.warn(`MaxRecipientsPolicy: ${method} tool call rejected, expected max ${max} recipients, got ${count}`);
       return block(`${count} recipients exceed the maximum of ${max}`, {
         code: 'MAX_RECIPIENTS_EXCEEDED',
         details: { recipientCount: count, maxRecipients: max },
