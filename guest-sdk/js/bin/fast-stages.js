@@ -146,28 +146,35 @@ function runtime(stages, toolTypes) {
   return (arg0, arg1, fn, first, lower, lifted) => {
     refresh();
     if (view.getUint8(arg0 + 24) !== 0) return lifted(arg0, arg1);
-    const input = {
-      stage: stages[view.getUint8(arg0)],
-      method: string(arg0 + 4),
-      toolType: toolTypes[view.getUint8(arg0 + 12)],
-      params: string(arg0 + 16),
-      facts: undefined,
-    };
-    let ret;
+    const stage = stages[view.getUint8(arg0)];
+    const method = string(arg0 + 4);
+    const toolType = toolTypes[view.getUint8(arg0 + 12)];
+    const params = string(arg0 + 16);
+    const direct = fn.$hakDirect;
+    let out;
     try {
-      const out = fn(input);
-      ret = out !== null && typeof out === 'object' && (out.tag === 'ok' || out.tag === 'err') ? out : { tag: 'ok', val: out };
+      out = direct !== undefined
+        ? direct(stage, method, toolType, params)
+        : fn({ stage, method, toolType, params, facts: undefined });
     } catch (e) {
-      ret = { tag: 'err', val: getErrorPayload(e) };
-    }
-    const val = ret.val;
-    if (ret.tag === 'ok' && val !== null && typeof val === 'object' && val.tag === first) {
-      refresh();
-      view.setUint8(arg1, 0);
-      view.setUint8(arg1 + 4, 0);
+      lower({ tag: 'err', val: getErrorPayload(e) }, arg1);
       return settled;
     }
-    lower(ret, arg1);
+    // As generated: an answer tagged \`ok\` or \`err\` is the result, anything else is \`ok(answer)\`.
+    if (out !== null && typeof out === 'object') {
+      const tag = out.tag;
+      if (tag === first) {
+        refresh();
+        view.setUint8(arg1, 0);
+        view.setUint8(arg1 + 4, 0);
+        return settled;
+      }
+      if (tag === 'ok' || tag === 'err') {
+        lower(out, arg1);
+        return settled;
+      }
+    }
+    lower({ tag: 'ok', val: out }, arg1);
     return settled;
   };
 })();`;

@@ -121,10 +121,9 @@ export class StageInput {
     this.method = raw.method;
     this.toolType = raw.toolType;
     this.paramsJson = raw.params;
-    this._params = undefined;
-    this._normalised = undefined;
     this._rawFacts = raw.facts;
-    this._facts = undefined;
+    // `_params`, `_normalised` and `_facts` are added on first use: each property set here
+    // is paid on every call, read or not.
   }
   /** What the call does, as the host states it (`undefined` at pre-tool-execution). */
   get facts() {
@@ -204,11 +203,10 @@ function fail(error) {
 export function definePlugin({ describe, hooks = {}, policy = {}, onToolFailure }) {
   let state;
   let reads = [{ tool: '*', reads: { params: true, facts: true } }];
-  const wrap = (fn, fallback) => (raw) => {
-    if (!fn) return fallback;
+  const answer = (fn, fallback, input) => {
     let out;
     try {
-      out = fn(new StageInput(raw), state);
+      out = fn(input, state);
     } catch (e) {
       fail(e);
     }
@@ -217,6 +215,25 @@ export function definePlugin({ describe, hooks = {}, policy = {}, onToolFailure 
       fail('a stage function must return its verdict, not a promise (it may not be async)');
     }
     return out === undefined ? fallback : out;
+  };
+  const wrap = (fn, fallback) => {
+    if (!fn) {
+      const none = () => fallback;
+      none.$hakDirect = none;
+      return none;
+    }
+    const exported = (raw) => answer(fn, fallback, new StageInput(raw));
+    // The build's fast path (bin/fast-stages.js) calls this with the fields, without facts.
+    exported.$hakDirect = (stage, method, toolType, paramsJson) => {
+      const input = Object.create(StageInput.prototype);
+      input.stage = stage;
+      input.method = method;
+      input.toolType = toolType;
+      input.paramsJson = paramsJson;
+      input._rawFacts = undefined;
+      return answer(fn, fallback, input);
+    };
+    return exported;
   };
   const hookExports = {};
   for (const [exported, name] of Object.entries(HOOKS)) hookExports[exported] = wrap(hooks[name], proceed);
