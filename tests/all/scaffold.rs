@@ -332,7 +332,8 @@ fn js_stage_functions_answer_synchronously_and_an_async_one_is_refused_by_name()
 /// every other answer through the generated lowering (bin/fast-stages.js). Each way must give
 /// the plugin the same fields and the host the same answers: stage, method and tool type
 /// arrive, params only when read, facts only when read, a hook's replacement reaches the
-/// policy, a block carries its words, a throw fails the call with its message.
+/// policy, a block carries its words, a throw fails the call with its message; a plugin made
+/// without the SDK gets the record as componentize-js gives it.
 #[test]
 fn js_stage_inputs_and_answers_are_the_same_on_the_fast_path_and_the_generated_one() {
     let dir = fresh("js-fast-stages");
@@ -408,5 +409,24 @@ fn js_stage_inputs_and_answers_are_the_same_on_the_fast_path_and_the_generated_o
             "{failed}"
         );
     }
+    // A plugin written without the SDK gets the record itself on the fast path.
+    let bare = build_js(
+        &dir,
+        "bare",
+        "const none = () => ({ tag: 'proceed' });\n\
+         const allow = () => ({ tag: 'allow' });\n\
+         export default {\n\
+           plugin: { describe: () => ({ name: 'Bare', description: '', relevantTools: ['transfer_hbar_tool'],\n\
+             hookStages: [], policyStages: ['post-params-normalization'] }) },\n\
+           hooks: { preToolExecution: none, postParamsNormalization: none, postCoreAction: none, postToolExecution: none },\n\
+           policy: { shouldBlockPreToolExecution: allow, shouldBlockPostCoreAction: allow, shouldBlockPostSecondaryAction: allow,\n\
+             shouldBlockPostParamsNormalization: (input) => ({ tag: 'block', val: { message: JSON.stringify({ stage: input.stage,\n\
+               method: input.method, toolType: input.toolType, memo: input.params === '' ? null : JSON.parse(input.params).normalisedParams.transactionMemo,\n\
+               movements: input.facts === undefined ? null : input.facts.movements.length }) } }) },\n\
+           events: { onToolFailure() {} },\n\
+           inputs: { reads: () => [{ tool: '*', reads: { params: true, facts: false } }] },\n\
+         };\n",
+    );
+    assert_eq!(echo(&bare, "{}"), seen("sent".into(), Value::Null));
     let _ = std::fs::remove_dir_all(&dir);
 }

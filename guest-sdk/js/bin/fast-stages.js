@@ -11,6 +11,8 @@
 // - `facts: none`: stage, method, tool type and params are read here; with facts, the
 //   generated function runs (renamed `…$lifted`), its lifting reading the view, the decoder
 //   and `$dealloc` from locals set once rather than by name per field;
+// - the fields go to the SDK's `$hakDirect` entry of the plugin's function when it has one
+//   (src/index.js: no record object in between), else as the generated record;
 // - the answer `ok(allow)` / `ok(proceed)` (the variant's case 0, no payload) is written
 //   here (two bytes); any other answer — a block, a replacement, an error — goes through the
 //   generated lowering (kept as `…$lower`).
