@@ -327,21 +327,21 @@ fn js_stage_functions_answer_synchronously_and_an_async_one_is_refused_by_name()
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The JS build reads a stage record without facts on its own fast path and one with facts
-/// through componentize-js's generated lifting; it writes `allow` / `proceed` itself and
-/// every other answer through the generated lowering (bin/fast-stages.js). Each way must give
-/// the plugin the same fields and the host the same answers: stage, method and tool type
-/// arrive, params only when read, facts only when read, a hook's replacement reaches the
-/// policy, a block carries its words, a throw fails the call with its message; a plugin made
-/// without the SDK gets the record as componentize-js gives it.
+/// A JS policy is reached three ways: `hak:fast/judge` (a tool it names, no facts read: the
+/// SDK's `judge`, or the build's for a plugin made without the SDK), `policy` without facts
+/// (the build's short path, bin/fast-stages.js) and `policy` with facts (componentize-js's
+/// generated lifting); hooks take the last two. Each way must give the plugin the same fields
+/// and the host the same answers: stage, method and tool type arrive, params only when read,
+/// facts only when read, a hook's replacement reaches the policy, a block carries its words, a
+/// throw fails the call with its message.
 #[test]
 fn js_stage_inputs_and_answers_are_the_same_on_the_fast_path_and_the_generated_one() {
     let dir = fresh("js-fast-stages");
-    let source = |reads: &str| {
+    let source = |tools: &str, reads: &str| {
         format!(
             "import {{ definePlugin, Stage, allow, block, proceed, replace }} from '@hak/guest';\n\
              export default definePlugin({{\n\
-               describe(config) {{ return {{ name: 'Echo', relevantTools: ['transfer_hbar_tool'],\n\
+               describe(config) {{ return {{ name: 'Echo', relevantTools: [{tools}],\n\
                  hookStages: [Stage.PRE_TOOL_EXECUTION], policyStages: [Stage.POST_PARAMS_NORMALIZATION],\n\
                  state: config, reads: {{ '*': {reads} }} }}; }},\n\
                hooks: {{ preToolExecution(input, config) {{\n\
@@ -358,9 +358,11 @@ fn js_stage_inputs_and_answers_are_the_same_on_the_fast_path_and_the_generated_o
              }});\n"
         )
     };
-    let none = build_js(&dir, "none", &source("[]"));
-    let params = build_js(&dir, "params", &source("['params']"));
-    let facts = build_js(&dir, "facts", &source("['params', 'facts']"));
+    let named = "'transfer_hbar_tool'";
+    let none = build_js(&dir, "none", &source(named, "[]"));
+    let params = build_js(&dir, "params", &source(named, "['params']"));
+    let every = build_js(&dir, "every", &source("'*'", "['params']"));
+    let facts = build_js(&dir, "facts", &source(named, "['params', 'facts']"));
     let call = |wasm: &Path, config: &str| {
         let manifest = format!(
             "{RETURN_BYTES_HEADER}\n[[plugins]]\nname = \"echo\"\npath = {:?}\ncapabilities = [\"params:replace\"]\nconfig = {config}\n",
@@ -383,11 +385,16 @@ fn js_stage_inputs_and_answers_are_the_same_on_the_fast_path_and_the_generated_o
         serde_json::json!({"stage": "post-params-normalization", "method": "transfer_hbar_tool",
             "toolType": "transaction", "memo": memo, "movements": movements})
     };
-    // Fast path: nothing read, then params (a hook that proceeds, then one that replaces).
+    // judge: nothing read, then params (a hook that proceeds, then one that replaces).
     assert_eq!(echo(&none, "{}"), seen(Value::Null, Value::Null));
     assert_eq!(echo(&params, "{}"), seen("sent".into(), Value::Null));
     assert_eq!(
         echo(&params, "{ memo = \"swapped\" }"),
+        seen("swapped".into(), Value::Null)
+    );
+    // policy's short path: every tool ("*"), params read.
+    assert_eq!(
+        echo(&every, "{ memo = \"swapped\" }"),
         seen("swapped".into(), Value::Null)
     );
     // Generated lifting: the facts (both recipients, in tinybars).
@@ -396,8 +403,8 @@ fn js_stage_inputs_and_answers_are_the_same_on_the_fast_path_and_the_generated_o
         echo(&facts, "{ memo = \"swapped\" }"),
         seen("swapped".into(), movements)
     );
-    // `allow` written by the fast path, an error by the generated lowering, on both paths.
-    for wasm in [&none, &facts] {
+    // `allow` written by the short paths, an error by the generated lowering, on all three.
+    for wasm in [&none, &every, &facts] {
         let allowed = call(wasm, "{ allow = true }");
         assert_eq!(allowed["raw"]["status"], "SUCCESS", "{allowed}");
         let failed = call(wasm, "{ fail = true }");
@@ -409,7 +416,7 @@ fn js_stage_inputs_and_answers_are_the_same_on_the_fast_path_and_the_generated_o
             "{failed}"
         );
     }
-    // A plugin written without the SDK gets the record itself on the fast path.
+    // A plugin written without the SDK, judged through its policy function with the record.
     let bare = build_js(
         &dir,
         "bare",

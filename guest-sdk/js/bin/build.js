@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // hak-js-build <plugin.js> -o <plugin.wasm>: bundle a plugin module (its `export default
 // definePlugin(...)`, the SDK, anything it imports) with esbuild, then make a component of
-// `hedera:agent-kit/agent-plugin@0.2.1` with componentize-js 0.23. Every WASI feature is
+// `hak:fast/fast-plugin` (`hedera:agent-kit/agent-plugin@0.2.1` and the `hak:fast/judge`
+// extension, wit/ext/judge.wit) with componentize-js 0.23. The SDK answers `judge` from the
+// plugin's policy functions; a module without a `judge` export gets one here that does the
+// same through its `policy` export (so a plugin made without the SDK builds and is judged
+// as before). Every WASI feature is
 // disabled but the clocks and random (so `Date` and `Math.random` read the host's clock and
 // random source at call time, not values frozen when the component was built); the host
 // links those, bounded (no sleep outlasts a call's deadline). Its generated bindings get
@@ -10,7 +14,7 @@
 // record without facts through one cached view (fast-stages.js), which was a third.
 import { build } from 'esbuild';
 import { componentize } from '@bytecodealliance/componentize-js';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, copyFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -40,16 +44,46 @@ if (args.length < 3 || outAt < 0) {
 }
 const entry = resolve(args.find((a, i) => i !== outAt && i !== outAt + 1));
 const out = resolve(args[outAt + 1]);
-const wit = resolve(here, '../../../wit');
+const contract = resolve(here, '../../../wit');
 const work = mkdtempSync(join(tmpdir(), 'hak-js-'));
 try {
+  // componentize-js reads one WIT directory: the extension's package, the contract as its
+  // dependency (the contract's own files only, not the frozen wit/0.1 copy).
+  const wit = join(work, 'wit');
+  mkdirSync(join(wit, 'deps', 'agent-kit'), { recursive: true });
+  for (const file of readdirSync(contract)) {
+    if (file.endsWith('.wit')) copyFileSync(join(contract, file), join(wit, 'deps', 'agent-kit', file));
+  }
+  copyFileSync(join(contract, 'ext', 'judge.wit'), join(wit, 'judge.wit'));
   const shim = join(work, 'entry.js');
   writeFileSync(shim, `import p from ${JSON.stringify(entry)};
-export const plugin = p.plugin;
 export const hooks = p.hooks;
 export const policy = p.policy;
 export const events = p.events;
 export const inputs = p.inputs;
+// A module without \`judge\` (made without the SDK) is judged through its policy functions,
+// with the record \`policy\` would get; \`tool\` indexes the relevant tools describe returned.
+const judged = {
+  'pre-tool-execution': 'shouldBlockPreToolExecution',
+  'post-params-normalization': 'shouldBlockPostParamsNormalization',
+  'post-core-action': 'shouldBlockPostCoreAction',
+  'post-secondary-action': 'shouldBlockPostSecondaryAction',
+};
+let tools = [];
+export const plugin = p.judge || !p.plugin ? p.plugin : {
+  describe(config) {
+    const described = p.plugin.describe(config);
+    tools = described?.relevantTools ?? [];
+    return described;
+  },
+};
+export const judge = p.judge ?? {
+  shouldBlock(stage, toolType, tool, params) {
+    const method = tools[tool];
+    if (method === undefined) throw \`judge: no relevant tool at index \${tool}\`;
+    return p.policy[judged[stage]]({ stage, method, toolType, params: params ?? '', facts: undefined });
+  },
+};
 `);
   const bundle = join(work, 'bundle.js');
   await build({
@@ -66,7 +100,7 @@ export const inputs = p.inputs;
   const { component } = await componentize({
     sourcePath: bundle,
     witPath: wit,
-    worldName: 'agent-plugin',
+    worldName: 'fast-plugin',
     disableFeatures: ['stdio', 'http', 'fetch-event'],
   });
   writeFileSync(out, component);

@@ -54,11 +54,33 @@ export function fastStageExports(bindings) {
     at = end + 3;
   }
   out += bindings.slice(at);
+  out = fastJudge(out);
   if (!out.includes(ANCHOR)) {
     throw new Error(`componentize-js bindings: \`${ANCHOR}\` not found (has the generator changed?)`);
   }
   const [stages, toolTypes] = JSON.parse(enums);
   return out.replace(ANCHOR, `${ANCHOR}\n${runtime(stages, toolTypes)}`);
+}
+
+/**
+ * `hak:fast/judge`'s export (when the world has it): its arguments are lifted as generated
+ * (flat values, no record), its answer written as for the stage exports.
+ */
+function fastJudge(bindings) {
+  const name = 'export_judge_0_1_0$shouldBlock';
+  const head = `function ${name}(arg0, arg1, arg2, arg3, arg4, arg5, arg6) {\n`;
+  const start = bindings.indexOf(head);
+  if (start < 0) return bindings;
+  const end = bindings.indexOf('\n}\n', start);
+  if (end < 0) throw new Error(`componentize-js bindings: ${name} has no end`);
+  const text = bindings.slice(start, end + 3);
+  const answer = readAnswer(name, text, /([\w$]+)\(enum0, enum1, arg2 >>> 0, variant3\)/, 'arg6');
+  const fast = `function ${name}$lower(ret, arg6) {${answer.lowering}\n}\n`
+    + text.slice(0, answer.liftEnd)
+    + `let out;\n  try {\n    out = ${answer.expression};\n  } catch (e) {\n`
+    + `    ${name}$lower({ tag: 'err', val: getErrorPayload(e) }, arg6);\n    return $hakSettled;\n  }\n`
+    + `  return $hakAnswer(out, arg6, '${answer.first}', ${name}$lower);\n}\n`;
+  return bindings.slice(0, start) + fast + bindings.slice(end + 3);
 }
 
 function fail(name, what) {
@@ -89,18 +111,30 @@ function readShape(name, text) {
   const toolTypes = cases('enum2', 'the tool type');
   string('ptr3', 'len3', 16, 'the params');
   expect('let variant21;\n  if (dataView($memory).getUint8(arg0 + 24, true)) {', 'the facts');
-  const call = text.match(/const hostRet\d+ = ([\w$]+)\(\{\n\s*stage: enum0,\n\s*method: result1,\n\s*toolType: enum2,\n\s*params: result3,\n\s*facts: variant21,\n\s*\}\);\n\s*ret = hostRet\d+ !== null && typeof hostRet\d+ === 'object' && \(hostRet\d+\.tag === 'ok' \|\| hostRet\d+\.tag === 'err'\)\n\s*\? hostRet\d+\n\s*: \{ tag: 'ok', val: hostRet\d+\};\n\s*\} catch \(e\) \{\n\s*ret = \{ tag: 'err', val: getErrorPayload\(e\) \};\n\s*\}\n/);
-  if (!call) fail(name, 'the plugin\'s function is not called as expected');
+  const answer = readAnswer(name, text, /([\w$]+)\(\{\n\s*stage: enum0,\n\s*method: result1,\n\s*toolType: enum2,\n\s*params: result3,\n\s*facts: variant21,\n\s*\}\)/, 'arg1');
+  return { stages, toolTypes, ...answer, callee: answer.call[1] };
+}
+
+/**
+ * How a generated export calls the plugin's function (`call`, a pattern of the call
+ * expression) and lowers its answer into the return area `area`: the call's match, where the
+ * call statement starts (`liftEnd`: all before it is lifting), the lowering, and the name of
+ * the answer's first case (written as byte 0 with no payload).
+ */
+function readAnswer(name, text, call, area) {
+  const called = text.match(new RegExp(`let ret;\\n\\s*\\n?\\s*try \\{\\n\\s*const hostRet(\\d+) = (${call.source});\\n\\s*ret = hostRet\\1 !== null && typeof hostRet\\1 === 'object' && \\(hostRet\\1\\.tag === 'ok' \\|\\| hostRet\\1\\.tag === 'err'\\)\\n\\s*\\? hostRet\\1\\n\\s*: \\{ tag: 'ok', val: hostRet\\1\\};\\n\\s*\\} catch \\(e\\) \\{\\n\\s*ret = \\{ tag: 'err', val: getErrorPayload\\(e\\) \\};\\n\\s*\\}\\n`));
+  if (!called) fail(name, 'the plugin\'s function is not called as expected');
   const lowerAt = text.search(/\n {2}var variant\d+ = ret;\n/);
   const returnAt = text.lastIndexOf('\n  return ');
-  if (lowerAt < 0 || returnAt < lowerAt || lowerAt < call.index) fail(name, 'its answer is not lowered from `ret`');
+  if (lowerAt < 0 || returnAt < lowerAt || lowerAt < called.index) fail(name, 'its answer is not lowered from `ret`');
   const lowering = text.slice(lowerAt, returnAt);
-  if (!/case 'ok': \{\n\s*const e = variant\d+\.val;\n\s*dataView\(\$memory\)\.setInt8\(arg1 \+ 0, 0, true\);/.test(lowering)) {
+  if (!new RegExp(`case 'ok': \\{\\n\\s*const e = variant\\d+\\.val;\\n\\s*dataView\\(\\$memory\\)\\.setInt8\\(${area} \\+ 0, 0, true\\);`).test(lowering)) {
     fail(name, '`ok` is not written as byte 0 at the return area');
   }
-  const first = lowering.match(/case '([\w-]+)': \{\n\s*dataView\(\$memory\)\.setInt8\(arg1 \+ 4, 0, true\);\n\s*break;\n/);
+  const first = lowering.match(new RegExp(`case '([\\w-]+)': \\{\\n\\s*dataView\\(\\$memory\\)\\.setInt8\\(${area} \\+ 4, 0, true\\);\\n\\s*break;\\n`));
   if (!first) fail(name, 'its answer\'s first case is not written as byte 0 with no payload');
-  return { stages, toolTypes, callee: call[1], lowering, first: first[1], liftEnd: call.index };
+  const expression = called[2];
+  return { call: expression.match(call), expression, lowering, first: first[1], liftEnd: called.index };
 }
 
 /**
@@ -125,7 +159,7 @@ function localised(text, liftEnd) {
 
 /** The shared fast path, its bindings held in a closure (no lookups by name per call). */
 function runtime(stages, toolTypes) {
-  return `const $hakStage = (() => {
+  return `const [$hakStage, $hakAnswer] = (() => {
   const memory = $memory, dealloc = $dealloc, decoder = TEXT_DECODER_UTF8, settled = $hakSettled;
   const stages = ${JSON.stringify(stages)};
   const toolTypes = ${JSON.stringify(toolTypes)};
@@ -145,7 +179,26 @@ function runtime(stages, toolTypes) {
     dealloc(ptr, len, 1);
     return text;
   };
-  return (arg0, arg1, fn, first, lower, lifted) => {
+  // As generated: an answer tagged \`ok\` or \`err\` is the result, anything else is
+  // \`ok(answer)\`; \`ok(first case)\` is written here, everything else by the generated lowering.
+  const answer = (out, area, first, lower) => {
+    if (out !== null && typeof out === 'object') {
+      const tag = out.tag;
+      if (tag === first) {
+        refresh();
+        view.setUint8(area, 0);
+        view.setUint8(area + 4, 0);
+        return settled;
+      }
+      if (tag === 'ok' || tag === 'err') {
+        lower(out, area);
+        return settled;
+      }
+    }
+    lower({ tag: 'ok', val: out }, area);
+    return settled;
+  };
+  const stage = (arg0, arg1, fn, first, lower, lifted) => {
     refresh();
     if (view.getUint8(arg0 + 24) !== 0) return lifted(arg0, arg1);
     const stage = stages[view.getUint8(arg0)];
@@ -162,22 +215,8 @@ function runtime(stages, toolTypes) {
       lower({ tag: 'err', val: getErrorPayload(e) }, arg1);
       return settled;
     }
-    // As generated: an answer tagged \`ok\` or \`err\` is the result, anything else is \`ok(answer)\`.
-    if (out !== null && typeof out === 'object') {
-      const tag = out.tag;
-      if (tag === first) {
-        refresh();
-        view.setUint8(arg1, 0);
-        view.setUint8(arg1 + 4, 0);
-        return settled;
-      }
-      if (tag === 'ok' || tag === 'err') {
-        lower(out, arg1);
-        return settled;
-      }
-    }
-    lower({ tag: 'ok', val: out }, arg1);
-    return settled;
+    return answer(out, arg1, first, lower);
   };
+  return [stage, answer];
 })();`;
 }

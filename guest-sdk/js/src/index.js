@@ -153,11 +153,29 @@ export class StageInput {
   paramsFor(method) { return this.method === method ? this.params : undefined; }
 }
 
+/** A stage input from its fields, without facts (the fast path's and `judge`'s calls). */
+function fieldsInput(stage, method, toolType, paramsJson) {
+  const input = Object.create(StageInput.prototype);
+  input.stage = stage;
+  input.method = method;
+  input.toolType = toolType;
+  input.paramsJson = paramsJson;
+  input._rawFacts = undefined;
+  return input;
+}
+
 const HOOKS = {
   preToolExecution: 'preToolExecution',
   postParamsNormalization: 'postParamsNormalization',
   postCoreAction: 'postCoreAction',
   postToolExecution: 'postToolExecution',
+};
+/** The policy function `judge` calls for each stage. */
+const JUDGED = {
+  'pre-tool-execution': 'preToolExecution',
+  'post-params-normalization': 'postParamsNormalization',
+  'post-core-action': 'postCoreAction',
+  'post-secondary-action': 'postSecondaryAction',
 };
 const POLICIES = {
   shouldBlockPreToolExecution: 'preToolExecution',
@@ -224,21 +242,16 @@ export function definePlugin({ describe, hooks = {}, policy = {}, onToolFailure 
     }
     const exported = (raw) => answer(fn, fallback, new StageInput(raw));
     // The build's fast path (bin/fast-stages.js) calls this with the fields, without facts.
-    exported.$hakDirect = (stage, method, toolType, paramsJson) => {
-      const input = Object.create(StageInput.prototype);
-      input.stage = stage;
-      input.method = method;
-      input.toolType = toolType;
-      input.paramsJson = paramsJson;
-      input._rawFacts = undefined;
-      return answer(fn, fallback, input);
-    };
+    exported.$hakDirect = (stage, method, toolType, paramsJson) =>
+      answer(fn, fallback, fieldsInput(stage, method, toolType, paramsJson));
     return exported;
   };
   const hookExports = {};
   for (const [exported, name] of Object.entries(HOOKS)) hookExports[exported] = wrap(hooks[name], proceed);
   const policyExports = {};
   for (const [exported, name] of Object.entries(POLICIES)) policyExports[exported] = wrap(policy[name], allow);
+  // The relevant tools as `describe` returned them: `judge` names a tool by its index there.
+  let tools = [];
   return {
     plugin: {
       describe(configJson) {
@@ -253,10 +266,11 @@ export function definePlugin({ describe, hooks = {}, policy = {}, onToolFailure 
           fail(e);
         }
         state = info.state;
+        tools = [...(info.relevantTools ?? [])];
         return {
           name: String(info.name),
           description: String(info.description ?? ''),
-          relevantTools: [...(info.relevantTools ?? [])],
+          relevantTools: tools,
           hookStages: [...(info.hookStages ?? [])],
           policyStages: [...(info.policyStages ?? [])],
         };
@@ -264,6 +278,18 @@ export function definePlugin({ describe, hooks = {}, policy = {}, onToolFailure 
     },
     hooks: hookExports,
     policy: policyExports,
+    // `hak:fast/judge` (wit/ext/judge.wit): the host calls this instead of `policy` for a tool
+    // named in relevantTools whose facts the plugin does not read; the same stage functions
+    // answer, with the same input.
+    judge: {
+      shouldBlock(stage, toolType, tool, params) {
+        const fn = policy[JUDGED[stage]];
+        if (!fn) return allow;
+        const method = tools[tool];
+        if (method === undefined) fail(`judge: no relevant tool at index ${tool}`);
+        return answer(fn, allow, fieldsInput(stage, method, toolType, params ?? ''));
+      },
+    },
     inputs: {
       reads() {
         return reads;
