@@ -3,7 +3,9 @@
 # target/plugins/<lang>/<name>.wasm: rust (cargo, wasm32-wasip2), js (componentize-js 0.23 via
 # guest-sdk/js, after `npm ci` there) and go (Go 1.27 from scripts/install-deps.sh, then
 # `hak plugin build`) and python (componentize-py 0.25.1 from scripts/install-deps.sh, through
-# `hak plugin build`). `scripts/build-plugins.sh rust` builds Rust only, `… js go` those two.
+# `hak plugin build`). `scripts/build-plugins.sh rust` builds Rust only, `… js go` those two;
+# `… js-aot` builds the JS ones ahead-of-time compiled (`hak-js-build --aot`, needs
+# scripts/install-weval.sh) into target/plugins/js-aot (not part of the default set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 langs="${*:-rust js go python}"
@@ -28,8 +30,10 @@ if [[ " $langs " == *" rust "* ]]; then
   done
   ls -1 "$out"/*.wasm target/plugins/fixtures/*.wasm 2>/dev/null | sed 's/^/built /'
 fi
-if [[ " $langs " == *" js "* ]]; then
-  out=target/plugins/js
+# JS plugins into $1 with build.js's further arguments.
+js_plugins() {
+  local out=$1 src name
+  shift
   mkdir -p "$out"
   [ -d guest-sdk/js/node_modules/@bytecodealliance/componentize-js ] ||
     (cd guest-sdk/js && npm ci --no-audit --no-fund --loglevel=error)
@@ -37,11 +41,13 @@ if [[ " $langs " == *" js "* ]]; then
     name=$(basename "$src" .js)
     # Rebuild only when the plugin or the SDK changed (componentize takes seconds per plugin).
     if [ ! -f "$out/$name.wasm" ] || [ -n "$(find "$src" guest-sdk/js/src guest-sdk/js/bin wit -newer "$out/$name.wasm" 2>/dev/null | head -1)" ]; then
-      node guest-sdk/js/bin/build.js "$src" -o "$out/$name.wasm" >/dev/null
+      node guest-sdk/js/bin/build.js "$src" -o "$out/$name.wasm" "$@" >/dev/null
     fi
     echo "built $out/$name.wasm"
   done
-fi
+}
+if [[ " $langs " == *" js "* ]]; then js_plugins target/plugins/js; fi
+if [[ " $langs " == *" js-aot "* ]]; then js_plugins target/plugins/js-aot --aot; fi
 if [[ " $langs " == *" go "* ]]; then
   out=target/plugins/go
   mkdir -p "$out"

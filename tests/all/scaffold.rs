@@ -437,3 +437,68 @@ fn js_stage_inputs_and_answers_are_the_same_on_the_fast_path_and_the_generated_o
     assert_eq!(echo(&bare, "{}"), seen("sent".into(), Value::Null));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `hak-js-build --aot` (weval's ahead-of-time compiled engine) makes a component that loads
+/// and decides as the interpreted build does: max-recipients over one to six recipients and
+/// tools it does not count. Needs weval (scripts/install-weval.sh, ~13 minutes of compiling, or
+/// HAK_WEVAL); without it the test says so and checks nothing.
+#[test]
+fn a_js_plugin_built_ahead_of_time_decides_as_the_interpreted_build() {
+    let weval = std::env::var_os("HAK_WEVAL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let cargo = std::env::var_os("CARGO_HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo"));
+            cargo.join("hak-tools/weval-0.5.1/bin/weval")
+        });
+    if !weval.is_file() {
+        eprintln!(
+            "skipped: no weval at {} (scripts/install-weval.sh)",
+            weval.display()
+        );
+        return;
+    }
+    let dir = fresh("js-aot");
+    let wasm = dir.join("max-recipients-aot.wasm");
+    let out = Command::new("node")
+        .arg(root().join("guest-sdk/js/bin/build.js"))
+        .arg(root().join("example-plugins/js/max-recipients.js"))
+        .args(["-o", wasm.to_str().unwrap(), "--aot"])
+        .env("HAK_WEVAL", &weval)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let decisions = |wasm: &Path| -> Vec<Value> {
+        let manifest = format!(
+            "{RETURN_BYTES_HEADER}\n[[plugins]]\nname = \"mr\"\npath = {:?}\nconfig = {{ maxRecipients = 3 }}\n",
+            wasm.display().to_string()
+        );
+        let (host, _) = start(&manifest);
+        let mut session = host.default_session();
+        let mut seen = Vec::new();
+        for n in 1..=6 {
+            let transfers: Vec<String> = (0..n)
+                .map(|i| format!(r#"{{"accountId":"0.0.{}","amount":1}}"#, 2001 + i))
+                .collect();
+            let params = format!(r#"{{"transfers":[{}]}}"#, transfers.join(","));
+            let out = session.call("transfer_hbar_tool", &params).unwrap();
+            seen.push(serde_json::json!([
+                out["raw"]["status"],
+                out["raw"]["policyBlock"]["reason"]
+            ]));
+        }
+        let other = session.call("get_hbar_balance_query_tool", "{}").unwrap();
+        seen.push(other["raw"]["policyBlock"].clone());
+        seen
+    };
+    let aot = decisions(&wasm);
+    assert_eq!(aot, decisions(&plugin("js/max-recipients")));
+    assert_eq!(aot[2][0], "SUCCESS", "{aot:?}");
+    assert_eq!(aot[3][1], "4 recipients exceed the maximum of 3", "{aot:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
