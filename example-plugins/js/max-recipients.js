@@ -38,7 +38,14 @@ function isPositive(v, method) {
 /** The kit's `_isRecipient`: no amount (an NFT) counts; otherwise it must be above zero. */
 function isRecipient(e, method) {
   const amount = e?.amount;
-  return amount === undefined || amount === null || isPositive(amount, method);
+  if (amount === undefined || amount === null) return true;
+  if (typeof amount === 'string') {
+    // The host's own spelling, an integer's shortest decimal text, read as a number without a
+    // regular expression (the common case; anything else is read by its shape below).
+    const n = +amount;
+    if (n % 1 === 0 && n < 1e21 && n > -1e21 && '' + n === amount) return n > 0;
+  }
+  return isPositive(amount, method);
 }
 
 // Counted from the host's facts when listed in additionalTools (not among the kit's defaults).
