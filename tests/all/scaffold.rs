@@ -502,3 +502,96 @@ fn a_js_plugin_built_ahead_of_time_decides_as_the_interpreted_build() {
     assert_eq!(aot[3][1], "4 recipients exceed the maximum of 3", "{aot:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The JS build reads a stage's facts straight into the SDK's shapes for a plugin made with
+/// the SDK (bin/fast-stages.js), and leaves them to componentize-js's generated lifting for one
+/// made without it (here made into the same shapes by the SDK's `StageInput`): both must see
+/// the same facts for tools whose facts carry every field (an NFT, a token, allowances, an
+/// account's whole balance, changes, a memo, no source).
+#[test]
+fn js_facts_read_for_the_sdk_match_componentize_jss_own_lifting() {
+    let dir = fresh("js-fast-facts");
+    let show = "JSON.stringify(facts ?? null, (k, v) => (typeof v === 'bigint' ? `${v}n` : v))";
+    let sdk = build_js(
+        &dir,
+        "sdk",
+        &format!(
+            "import {{ definePlugin, Stage, block }} from '@hak/guest';\n\
+             export default definePlugin({{\n\
+               describe() {{ return {{ name: 'Facts', relevantTools: ['*'], policyStages: [Stage.POST_PARAMS_NORMALIZATION], reads: {{ '*': ['facts'] }} }}; }},\n\
+               policy: {{ postParamsNormalization(input) {{ const facts = input.facts; return block({show}); }} }},\n\
+             }});\n"
+        ),
+    );
+    let bare = build_js(
+        &dir,
+        "bare",
+        &format!(
+            "import {{ StageInput }} from '@hak/guest';\n\
+             const none = () => ({{ tag: 'proceed' }});\n\
+             const allow = () => ({{ tag: 'allow' }});\n\
+             export default {{\n\
+               plugin: {{ describe: () => ({{ name: 'Bare', description: '', relevantTools: ['*'], hookStages: [], policyStages: ['post-params-normalization'] }}) }},\n\
+               hooks: {{ preToolExecution: none, postParamsNormalization: none, postCoreAction: none, postToolExecution: none }},\n\
+               policy: {{ shouldBlockPreToolExecution: allow, shouldBlockPostCoreAction: allow, shouldBlockPostSecondaryAction: allow,\n\
+                 shouldBlockPostParamsNormalization: (record) => {{ const facts = new StageInput(record).facts; return {{ tag: 'block', val: {{ message: {show} }} }}; }} }},\n\
+               events: {{ onToolFailure() {{}} }},\n\
+               inputs: {{ reads: () => [{{ tool: '*', reads: {{ params: false, facts: true }} }}] }},\n\
+             }};\n"
+        ),
+    );
+    let facts = |wasm: &Path, tool: &str, params: &str| -> Value {
+        let manifest = format!(
+            "{RETURN_BYTES_HEADER}\n[[plugins]]\nname = \"facts\"\npath = {:?}\n",
+            wasm.display().to_string()
+        );
+        let (host, _) = start(&manifest);
+        let out = host.default_session().call(tool, params).unwrap();
+        let reason = out["raw"]["policyBlock"]["reason"].as_str();
+        serde_json::from_str(reason.unwrap_or_else(|| panic!("{tool}: {out}"))).unwrap()
+    };
+    let calls = [
+        (
+            "transfer_hbar_tool",
+            r#"{"transfers":[{"accountId":"0.0.2001","amount":1},{"accountId":"0.0.2002","amount":0.5}],"transactionMemo":"memo"}"#,
+        ),
+        (
+            "delete_account_tool",
+            r#"{"accountId":"0.0.2003","transferAccountId":"0.0.2004"}"#,
+        ),
+        (
+            "transfer_non_fungible_token_tool",
+            r#"{"tokenId":"0.0.6006","recipients":[{"recipientId":"0.0.2005","serialNumber":7}]}"#,
+        ),
+        (
+            "approve_hbar_allowance_tool",
+            r#"{"spenderAccountId":"0.0.2002","amount":1}"#,
+        ),
+        (
+            "update_token_tool",
+            r#"{"tokenId":"0.0.5005","treasuryAccountId":"0.0.2009"}"#,
+        ),
+    ];
+    let mut seen = Vec::new();
+    for (tool, params) in calls {
+        let fast = facts(&sdk, tool, params);
+        assert_eq!(fast, facts(&bare, tool, params), "{tool}");
+        seen.push(fast);
+    }
+    assert_eq!(seen[0]["memo"], "memo");
+    assert_eq!(seen[0]["movements"][1]["amount"], "50000000n");
+    assert_eq!(
+        seen[1]["changes"],
+        serde_json::json!([{"kind": "account", "id": "0.0.2003"}])
+    );
+    assert_eq!(seen[1]["movements"][0]["amount"], "18446744073709551615n");
+    assert_eq!(
+        seen[2]["movements"][0]["asset"],
+        serde_json::json!({"kind": "nft", "id": "0.0.6006"})
+    );
+    assert_eq!(seen[2]["tokens"], serde_json::json!(["0.0.6006"]));
+    assert_eq!(seen[3]["movements"][0]["via"], "allowance");
+    assert_eq!(seen[4]["movements"][0]["asset"]["kind"], "token");
+    assert!(seen[4].get("source").is_none(), "{}", seen[4]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

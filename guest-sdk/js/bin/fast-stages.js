@@ -8,11 +8,13 @@
 // no facts (the host sends `facts: none`) that lifting was a third of a warm JS policy's
 // time. This rewrite gives each stage export a path that reads the record through one cached
 // `DataView` and closure-held bindings:
-// - `facts: none`: stage, method, tool type and params are read here; with facts, the
-//   generated function runs (renamed `…$lifted`), its lifting reading the view, the decoder
-//   and `$dealloc` from locals set once rather than by name per field;
-// - the fields go to the SDK's `$hakDirect` entry of the plugin's function when it has one
-//   (src/index.js: no record object in between), else as the generated record;
+// - stage, method, tool type and params are read here, and handed to the SDK's `$hakDirect`
+//   entry of the plugin's function when it has one (src/index.js: no record object in
+//   between) with the facts, if stated, read here too straight into the SDK's shapes (the
+//   record's layout is the generated lifting's, checked by its digest at build); a plugin made
+//   without the SDK gets the generated record: without facts built here, with facts by the
+//   generated function (renamed `…$lifted`), its lifting reading the view, the decoder and
+//   `$dealloc` from locals set once rather than by name per field;
 // - the answer `ok(allow)` / `ok(proceed)` (the variant's case 0, no payload) is written
 //   here (two bytes); any other answer — a block, a replacement, an error — goes through the
 //   generated lowering (kept as `…$lower`).
@@ -25,6 +27,12 @@
 // lie below the memory's size when the call starts, which the view covers even if the guest's
 // allocator grows the memory meanwhile (wasm memory grows in place). The view is made again
 // before the answer is written.
+
+import { createHash } from 'node:crypto';
+
+// The generated lifting of `stage-input.facts` (componentize-js 0.23, contract 0.2.1), its
+// whitespace collapsed: the layout `facts` below reads. Any other text refuses the build.
+const FACTS_LIFTING_SHA256 = '82ca6b8078cdbfacc49a8988a245e8aaa90069d4033025a07c9c3607e80ea35c';
 
 const STAGE_EXPORT = /^function (export_(?:hooks|policy)_0_2_1\$[\w$]+)\(arg0, arg1\) \{\n/gm;
 const ANCHOR = 'const TEXT_ENCODER_UTF8 = new TextEncoder();';
@@ -110,7 +118,13 @@ function readShape(name, text) {
   expect('let enum2;\n  switch (dataView($memory).getUint8(arg0 + 12, true)) {', 'the tool type');
   const toolTypes = cases('enum2', 'the tool type');
   string('ptr3', 'len3', 16, 'the params');
-  expect('let variant21;\n  if (dataView($memory).getUint8(arg0 + 24, true)) {', 'the facts');
+  const factsAt = text.indexOf('let variant21;\n  if (dataView($memory).getUint8(arg0 + 24, true)) {');
+  const factsEnd = text.indexOf('} else {\n    variant21 = undefined;\n  }', factsAt);
+  if (factsAt < 0 || factsEnd < 0) fail(name, 'the facts are not read as expected');
+  const lifting = text.slice(factsAt, factsEnd).replace(/\s+/g, ' ');
+  if (createHash('sha256').update(lifting).digest('hex') !== FACTS_LIFTING_SHA256) {
+    fail(name, 'the facts are lifted from another layout than the one fast-stages.js reads');
+  }
   const answer = readAnswer(name, text, /([\w$]+)\(\{\n\s*stage: enum0,\n\s*method: result1,\n\s*toolType: enum2,\n\s*params: result3,\n\s*facts: variant21,\n\s*\}\)/, 'arg1');
   return { stages, toolTypes, ...answer, callee: answer.call[1] };
 }
@@ -198,18 +212,62 @@ function runtime(stages, toolTypes) {
     lower({ tag: 'ok', val: out }, area);
     return settled;
   };
+  const optional = (at) => (view.getUint8(at) !== 0 ? string(at + 4) : undefined);
+  const list = (at, align) => {
+    const base = view.getUint32(at, true);
+    if (base % align !== 0) throw new TypeError(\`list pointer [\${base}] is not aligned to \${align}\`);
+    return base;
+  };
+  const release = (base, bytes, align) => {
+    if (bytes !== 0) dealloc(base, bytes, align);
+  };
+  // The facts record in the SDK's shapes (src/facts.js \`fromHost\`: movements and changes
+  // frozen, the whole frozen), read straight from the record's layout (checked at build).
+  const facts = (arg0) => {
+    const movementsAt = list(arg0 + 28, 8);
+    const movementsLen = view.getUint32(arg0 + 32, true);
+    const movements = [];
+    for (let i = 0; i < movementsLen; i++) {
+      const at = movementsAt + i * 40;
+      const tag = view.getUint8(at);
+      if (tag > 2) throw new TypeError(\`invalid asset tag \${tag}\`);
+      const asset = tag === 0 ? { kind: 'hbar' } : { kind: tag === 1 ? 'token' : 'nft', id: string(at + 4) };
+      const to = optional(at + 12);
+      const via = view.getUint8(at + 32) === 0 ? 'transfer' : 'allowance';
+      movements.push(Object.freeze({ asset, to, amount: view.getBigUint64(at + 24, true), via }));
+    }
+    release(movementsAt, movementsLen * 40, 8);
+    const source = optional(arg0 + 36);
+    const tokensAt = list(arg0 + 48, 4);
+    const tokensLen = view.getUint32(arg0 + 52, true);
+    const tokens = [];
+    for (let i = 0; i < tokensLen; i++) tokens.push(string(tokensAt + i * 8));
+    release(tokensAt, tokensLen * 8, 4);
+    const changesAt = list(arg0 + 56, 4);
+    const changesLen = view.getUint32(arg0 + 60, true);
+    const changes = [];
+    for (let i = 0; i < changesLen; i++) {
+      const at = changesAt + i * 16;
+      changes.push(Object.freeze({ kind: string(at), id: string(at + 8) }));
+    }
+    release(changesAt, changesLen * 16, 4);
+    const memo = optional(arg0 + 64);
+    return Object.freeze({ movements, source, tokens, changes, memo, scheduled: view.getUint8(arg0 + 76) !== 0 });
+  };
   const stage = (arg0, arg1, fn, first, lower, lifted) => {
     refresh();
-    if (view.getUint8(arg0 + 24) !== 0) return lifted(arg0, arg1);
+    const direct = fn.$hakDirect;
+    const stated = view.getUint8(arg0 + 24) !== 0;
+    // Facts for a plugin made without the SDK: the record as componentize-js lifts it.
+    if (stated && direct === undefined) return lifted(arg0, arg1);
     const stage = stages[view.getUint8(arg0)];
     const method = string(arg0 + 4);
     const toolType = toolTypes[view.getUint8(arg0 + 12)];
     const params = string(arg0 + 16);
-    const direct = fn.$hakDirect;
     let out;
     try {
       out = direct !== undefined
-        ? direct(stage, method, toolType, params)
+        ? direct(stage, method, toolType, params, stated ? facts(arg0) : undefined)
         : fn({ stage, method, toolType, params, facts: undefined });
     } catch (e) {
       lower({ tag: 'err', val: getErrorPayload(e) }, arg1);

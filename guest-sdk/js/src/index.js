@@ -153,14 +153,18 @@ export class StageInput {
   paramsFor(method) { return this.method === method ? this.params : undefined; }
 }
 
-/** A stage input from its fields, without facts (the fast path's and `judge`'s calls). */
-function fieldsInput(stage, method, toolType, paramsJson) {
+/**
+ * A stage input from its fields (the build's fast path and `judge`): `facts` already in the
+ * shapes `fromHost` makes, or undefined.
+ */
+function fieldsInput(stage, method, toolType, paramsJson, facts) {
   const input = Object.create(StageInput.prototype);
   input.stage = stage;
   input.method = method;
   input.toolType = toolType;
   input.paramsJson = paramsJson;
   input._rawFacts = undefined;
+  if (facts !== undefined) input._facts = facts;
   return input;
 }
 
@@ -242,8 +246,8 @@ export function definePlugin({ describe, hooks = {}, policy = {}, onToolFailure 
     }
     const exported = (raw) => answer(fn, fallback, new StageInput(raw));
     // The build's fast path (bin/fast-stages.js) calls this with the fields, without facts.
-    exported.$hakDirect = (stage, method, toolType, paramsJson) =>
-      answer(fn, fallback, fieldsInput(stage, method, toolType, paramsJson));
+    exported.$hakDirect = (stage, method, toolType, paramsJson, facts) =>
+      answer(fn, fallback, fieldsInput(stage, method, toolType, paramsJson, facts));
     return exported;
   };
   const hookExports = {};
