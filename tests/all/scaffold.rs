@@ -265,19 +265,35 @@ fn build_js(dir: &Path, name: &str, source: &str) -> PathBuf {
     let src = dir.join(format!("{name}.js"));
     std::fs::write(&src, source).unwrap();
     let wasm = dir.join(format!("{name}.wasm"));
+    js_build(&src, &wasm, &[]);
+    wasm
+}
+
+/// `hak-js-build src -o wasm` with `extra` arguments; panics with its stderr if it fails.
+fn js_build(src: &Path, wasm: &Path, extra: &[&str]) {
     let out = Command::new("node")
         .arg(root().join("guest-sdk/js/bin/build.js"))
-        .arg(&src)
+        .arg(src)
         .arg("-o")
-        .arg(&wasm)
+        .arg(wasm)
+        .args(extra)
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "build {name}: {}",
+        "build {}: {}",
+        src.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    wasm
+}
+
+/// A return-bytes host with one plugin, `extra` manifest lines after its path.
+fn host_with(wasm: &Path, extra: &str) -> hak_host::Host {
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}\n[[plugins]]\nname = \"p\"\npath = {:?}\n{extra}",
+        wasm.display().to_string()
+    );
+    start(&manifest).0
 }
 
 /// JS exports are synchronous (the SDK's build rewrites componentize-js's async ones): a
@@ -299,12 +315,8 @@ fn js_stage_functions_answer_synchronously_and_an_async_one_is_refused_by_name()
         )
     };
     let call = |wasm: &Path| {
-        let manifest = format!(
-            "{RETURN_BYTES_HEADER}\n[[plugins]]\nname = \"p\"\npath = {:?}\n",
-            wasm.display().to_string()
-        );
-        let (host, _) = start(&manifest);
-        host.default_session()
+        host_with(wasm, "")
+            .default_session()
             .call(
                 "transfer_hbar_tool",
                 r#"{"transfers":[{"accountId":"0.0.1002","amount":1}]}"#,
@@ -364,12 +376,11 @@ fn js_stage_inputs_and_answers_are_the_same_on_the_fast_path_and_the_generated_o
     let every = build_js(&dir, "every", &source("'*'", "['params']"));
     let facts = build_js(&dir, "facts", &source(named, "['params', 'facts']"));
     let call = |wasm: &Path, config: &str| {
-        let manifest = format!(
-            "{RETURN_BYTES_HEADER}\n[[plugins]]\nname = \"echo\"\npath = {:?}\ncapabilities = [\"params:replace\"]\nconfig = {config}\n",
-            wasm.display().to_string()
-        );
-        let (host, _) = start(&manifest);
-        host.default_session()
+        host_with(
+            wasm,
+            &format!("capabilities = [\"params:replace\"]\nconfig = {config}\n"),
+        )
+        .default_session()
             .call(
                 "transfer_hbar_tool",
                 r#"{"transfers":[{"accountId":"0.0.1002","amount":1},{"accountId":"0.0.1003","amount":2}],"transactionMemo":"sent"}"#,
@@ -461,24 +472,14 @@ fn a_js_plugin_built_ahead_of_time_decides_as_the_interpreted_build() {
     }
     let dir = fresh("js-aot");
     let wasm = dir.join("max-recipients-aot.wasm");
-    let out = Command::new("node")
-        .arg(root().join("guest-sdk/js/bin/build.js"))
-        .arg(root().join("example-plugins/js/max-recipients.js"))
-        .args(["-o", wasm.to_str().unwrap(), "--aot"])
-        .env("HAK_WEVAL", &weval)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    // build.js finds weval where this test did (HAK_WEVAL, inherited, or the cargo home).
+    js_build(
+        &root().join("example-plugins/js/max-recipients.js"),
+        &wasm,
+        &["--aot"],
     );
     let decisions = |wasm: &Path| -> Vec<Value> {
-        let manifest = format!(
-            "{RETURN_BYTES_HEADER}\n[[plugins]]\nname = \"mr\"\npath = {:?}\nconfig = {{ maxRecipients = 3 }}\n",
-            wasm.display().to_string()
-        );
-        let (host, _) = start(&manifest);
+        let host = host_with(wasm, "config = { maxRecipients = 3 }\n");
         let mut session = host.default_session();
         let mut seen = Vec::new();
         for n in 1..=6 {
@@ -541,12 +542,10 @@ fn js_facts_read_for_the_sdk_match_componentize_jss_own_lifting() {
         ),
     );
     let facts = |wasm: &Path, tool: &str, params: &str| -> Value {
-        let manifest = format!(
-            "{RETURN_BYTES_HEADER}\n[[plugins]]\nname = \"facts\"\npath = {:?}\n",
-            wasm.display().to_string()
-        );
-        let (host, _) = start(&manifest);
-        let out = host.default_session().call(tool, params).unwrap();
+        let out = host_with(wasm, "")
+            .default_session()
+            .call(tool, params)
+            .unwrap();
         let reason = out["raw"]["policyBlock"]["reason"].as_str();
         serde_json::from_str(reason.unwrap_or_else(|| panic!("{tool}: {out}"))).unwrap()
     };
