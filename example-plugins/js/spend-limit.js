@@ -36,15 +36,30 @@ function hbarText(tinybars) {
 const amountText = (asset, units) => (asset === 'hbar' ? hbarText(units) : `${units} units of ${asset}`);
 const assetKey = (a) => (a.kind === 'hbar' ? 'hbar' : a.kind === 'token' ? a.id : undefined);
 
+/**
+ * The movements of each capped asset: `{assets}` in order, `{groups}` from asset to movements.
+ * Indexed loops and a key list rather than `for…of`, spreads, array destructuring and a sort
+ * callback: each of those runs the engine's own JavaScript (iterators, the sort) in its
+ * interpreter, on every call.
+ */
 function byAsset(state, ms) {
+  const keys = [];
   const out = new Map();
-  for (const m of ms) {
+  for (let i = 0; i < ms.length; i++) {
+    const m = ms[i];
     const key = assetKey(m.asset);
     if (key === undefined || !state.caps.has(key)) continue;
-    if (!out.has(key)) out.set(key, []);
-    out.get(key).push(m);
+    const list = out.get(key);
+    if (list === undefined) {
+      keys.push(key);
+      out.set(key, [m]);
+    } else {
+      list.push(m);
+    }
   }
-  return [...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // Code-unit order, as `a < b` orders strings.
+  if (keys.length > 1) keys.sort();
+  return { assets: keys, groups: out };
 }
 
 export default definePlugin({
@@ -86,10 +101,14 @@ export default definePlugin({
   },
   policy: {
     postParamsNormalization(input, state) {
-      for (const [asset, ms] of byAsset(state, input.movements)) {
+      const { assets, groups } = byAsset(state, input.movements);
+      for (let a = 0; a < assets.length; a++) {
+        const asset = assets[a];
+        const ms = groups.get(asset);
         const caps = state.caps.get(asset);
         let total = 0n;
-        for (const m of ms) {
+        for (let i = 0; i < ms.length; i++) {
+          const m = ms[i];
           total += m.amount;
           if (caps.perRecipient !== undefined && m.amount > caps.perRecipient) {
             const to = m.to ?? 'a new account';
