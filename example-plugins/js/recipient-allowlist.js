@@ -20,7 +20,10 @@ export default definePlugin({
   },
   policy: {
     postParamsNormalization(input, { accounts, allowNew }) {
-      for (const m of input.movements) {
+      const movements = input.movements;
+      // An indexed loop: for...of runs the engine's iterator JavaScript per item.
+      for (let i = 0; i < movements.length; i++) {
+        const m = movements[i];
         const ok = m.to === undefined ? allowNew : accounts.has(m.to);
         if (!ok) {
           return block(`${m.to ?? 'a new account'} is not an allowlisted recipient`, {
