@@ -5,6 +5,10 @@
 //!   in-memory pipe: JSON-RPC framing and parsing both ways, the session pool, the hand-off to
 //!   a blocking thread and back, the result as text and structured content.
 //!
+//! - through `tools/call` of a server that does no work (`Echo`: rmcp's own service answering
+//!   with the result hak gave for the same call): what rmcp's client and server cost alone
+//!   for this request and this answer, the floor of any MCP server built on them.
+//!
 //! The difference is the MCP overhead per call; stdio adds only the pipe's system calls.
 //! Run `scripts/build-plugins.sh` first. Figures go to docs/BENCHMARKS.md as ratios.
 
@@ -16,8 +20,9 @@ use hak_host::mcp::{Identity, McpServer};
 use hak_host::registry::Registry;
 use hak_host::serve::ServeOptions;
 use hak_host::HostBuilder;
-use rmcp::model::CallToolRequestParams;
-use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use support::{plugin, root, PARAMS};
@@ -40,6 +45,20 @@ fn five_wasm() -> String {
         );
     }
     manifest
+}
+
+/// An MCP server that answers every `tools/call` with one fixed result and does nothing else.
+#[derive(Clone)]
+struct Echo(CallToolResult);
+
+impl ServerHandler for Echo {
+    async fn call_tool(
+        &self,
+        _request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        Ok(self.0.clone().into())
+    }
 }
 
 fn bench_mcp(c: &mut Criterion) {
@@ -85,13 +104,37 @@ fn bench_mcp(c: &mut Criterion) {
         json!("SUCCESS")
     );
 
+    // The same request and answer through rmcp alone.
+    let (echo_client_end, echo_server_end) = tokio::io::duplex(1 << 16);
+    let echo = Echo(first.clone());
+    let echo_client = runtime.block_on(async move {
+        let (read, write) = tokio::io::split(echo_server_end);
+        tokio::spawn(async move {
+            let running = echo.serve((read, write)).await.unwrap();
+            let _ = running.waiting().await;
+        });
+        ().serve(tokio::io::split(echo_client_end)).await.unwrap()
+    });
+    let echo_call = || {
+        runtime.block_on(async {
+            let params =
+                CallToolRequestParams::new("transfer_hbar_tool").with_arguments(arguments.clone());
+            echo_client.call_tool(params).await.unwrap()
+        })
+    };
+    assert_eq!(echo_call(), first);
+
     let mut group = c.benchmark_group("transfer_hbar_5_wasm_policies");
     group.bench_function("direct_session_call", |b| {
         b.iter(|| session.call("transfer_hbar_tool", PARAMS).unwrap())
     });
     group.bench_function("mcp_tools_call", |b| b.iter(call));
+    group.bench_function("mcp_tools_call_rmcp_alone", |b| b.iter(echo_call));
     group.finish();
-    runtime.block_on(async move { client.cancel().await.ok() });
+    runtime.block_on(async move {
+        client.cancel().await.ok();
+        echo_client.cancel().await.ok();
+    });
 }
 
 criterion_group!(benches, bench_mcp);
