@@ -6,7 +6,8 @@
 //! directory take effect mid-session.
 //!
 //! Needs `npm ci` in `tests/mcp` and the Python client in `target/tools/py-venv`
-//! (`scripts/install-deps.sh`); `scripts/test.sh` does both.
+//! (`scripts/install-deps.sh`); `scripts/test.sh` does both. One test runs in-process with
+//! rmcp's client over in-memory pipes (return-bytes calls, answered on the server's worker).
 
 use hak_host::model::context::{AgentContext, AgentMode};
 use hak_host::tools::ToolRegistry;
@@ -439,4 +440,79 @@ fn python_client_over_streamable_http() {
     seed_plugins(&dir);
     let (mut client, _) = over_http(Language::Python, &dir);
     exercise(&mut client, &dir);
+}
+
+/// `hak mcp` answers a return-bytes call on the async worker that read it (no hand-off to a
+/// blocking thread, as `hak serve`): 40 calls at once from four clients, allowed and blocked,
+/// each get their own answer (a blocked call names its own recipient count).
+#[test]
+fn return_bytes_calls_answer_on_the_worker_each_with_its_own_result() {
+    use hak_host::mcp::{Identity, McpServer};
+    use hak_host::registry::Registry;
+    use hak_host::serve::ServeOptions;
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::ServiceExt;
+    use std::sync::Arc;
+
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}\n[[plugins]]\nname = \"max\"\npath = {:?}\nconfig = {{ maxRecipients = 2 }}\n",
+        plugin("rust/max-recipients").display().to_string()
+    );
+    let (host, _) = start(&manifest);
+    let context = host.default_context().clone();
+    let registry = Arc::new(Registry::new(host, None).unwrap());
+    let options = ServeOptions::from_manifest(&registry, None).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut clients = Vec::new();
+        for _ in 0..4 {
+            let server =
+                McpServer::new(registry.clone(), Identity::Local(context.clone()), &options);
+            let (client_end, server_end) = tokio::io::duplex(1 << 16);
+            tokio::spawn(async move {
+                let running = server.serve(tokio::io::split(server_end)).await.unwrap();
+                let _ = running.waiting().await;
+            });
+            clients.push(().serve(tokio::io::split(client_end)).await.unwrap());
+        }
+        let clients = Arc::new(clients);
+        let calls: Vec<_> = (0..40usize)
+            .map(|i| {
+                let clients = clients.clone();
+                tokio::spawn(async move {
+                    let recipients = 1 + i % 5;
+                    let transfers: Vec<Value> = (0..recipients)
+                        .map(|r| json!({"accountId": format!("0.0.{}", 2001 + r), "amount": 1}))
+                        .collect();
+                    let Value::Object(arguments) = json!({"transfers": transfers}) else {
+                        unreachable!()
+                    };
+                    let params =
+                        CallToolRequestParams::new("transfer_hbar_tool").with_arguments(arguments);
+                    (recipients, clients[i % 4].call_tool(params).await.unwrap())
+                })
+            })
+            .collect();
+        for call in calls {
+            let (recipients, out) = call.await.unwrap();
+            let raw = &out.structured_content.as_ref().unwrap()["raw"];
+            if recipients <= 2 {
+                assert_eq!(out.is_error, Some(false), "{out:?}");
+                assert_eq!(raw["status"], "SUCCESS", "{out:?}");
+            } else {
+                assert_eq!(out.is_error, Some(true), "{out:?}");
+                assert_eq!(
+                    raw["policyBlock"]["details"]["recipientCount"], recipients,
+                    "{out:?}"
+                );
+            }
+        }
+        for client in Arc::try_unwrap(clients).ok().unwrap() {
+            client.cancel().await.ok();
+        }
+    });
 }

@@ -74,6 +74,8 @@ struct Inner {
     explain_blocks: bool,
     /// Where calls wait while their client is asked (`None`: asking is off).
     approvals: Option<Arc<crate::approvals::Approvals>>,
+    /// Return-bytes calls run on the worker that read the request (`serve::inline_calls`).
+    inline: bool,
 }
 
 impl McpServer {
@@ -91,8 +93,10 @@ impl McpServer {
             options.idle_memory_mib,
             options.max_concurrent_calls,
         );
+        let inline = crate::serve::inline_calls(&registry);
         McpServer {
             inner: Arc::new(Inner {
+                inline,
                 registry,
                 identity,
                 pool,
@@ -121,7 +125,8 @@ impl McpServer {
         }
     }
 
-    /// Run one call on a pooled session off the async threads.
+    /// Run one call on a pooled session: on the worker that read the request when it is
+    /// CPU-only (return-bytes, `serve::inline_calls`), else on a blocking thread.
     async fn run(
         &self,
         caller_context: AgentContext,
@@ -146,7 +151,10 @@ impl McpServer {
                 tokio::runtime::Handle::current(),
             )
         });
-        let mut work = tokio::task::spawn_blocking(move || {
+        let inline = inner.inline
+            && caller_context.mode == crate::model::context::AgentMode::ReturnBytes
+            && crate::blocking::on_multi_thread_worker();
+        let work = move || {
             slot.hold_during(|| {
                 let mut session = inner.pool.take(caller_context);
                 session.set_explain_blocks(inner.explain_blocks);
@@ -158,27 +166,54 @@ impl McpServer {
                 inner.pool.give_back(session);
                 out
             })
-        });
-        let mut ticks = 0u32;
-        loop {
-            tokio::select! {
-                done = &mut work => {
-                    return match done {
-                        Ok(Ok(envelope)) => Ok(envelope),
-                        Ok(Err(unknown)) => Err(ErrorData::invalid_params(unknown.to_string(), None)),
-                        Err(e) => Err(ErrorData::internal_error(format!("the call failed: {e}"), None)),
-                    };
-                }
-                () = tokio::time::sleep(PROGRESS_EVERY) => {
-                    ticks += 1;
-                    if let Some(token) = &progress {
-                        let note = ProgressNotificationParam::new(token.clone(), f64::from(ticks))
-                            .with_message(format!("still running after {ticks} s (waiting for the network)"));
-                        let _ = peer.notify_progress(note).await;
-                    }
-                }
-            }
+        };
+        // A client that asked for progress hears every second that its call still runs
+        // (stopped when the call ends or its request is dropped).
+        let _ticker = progress.map(|token| Ticker(tokio::spawn(progress_notes(peer, token))));
+        let done = if inline {
+            // CPU-only: run right here on the worker that read the request, as `hak serve`
+            // does. The hand-off to a blocking thread and back was half of an MCP call
+            // (BENCHMARKS); what may wait inside (a network read, an approval) leaves the
+            // worker by itself (`crate::blocking`).
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|_| {
+                tracing::error!("bug: a tool call panicked outside its guarded steps");
+                "the call panicked (a bug in hak, logged)".to_owned()
+            })
+        } else {
+            tokio::task::spawn_blocking(work)
+                .await
+                .map_err(|e| e.to_string())
+        };
+        match done {
+            Ok(Ok(envelope)) => Ok(envelope),
+            Ok(Err(unknown)) => Err(ErrorData::invalid_params(unknown.to_string(), None)),
+            Err(e) => Err(ErrorData::internal_error(
+                format!("the call failed: {e}"),
+                None,
+            )),
         }
+    }
+}
+
+/// A progress task, aborted when dropped.
+struct Ticker(tokio::task::JoinHandle<()>);
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Tell the client every `PROGRESS_EVERY` that its call still runs (until aborted).
+async fn progress_notes(peer: rmcp::Peer<RoleServer>, token: rmcp::model::ProgressToken) {
+    let mut ticks = 0u32;
+    loop {
+        tokio::time::sleep(PROGRESS_EVERY).await;
+        ticks += 1;
+        let note = ProgressNotificationParam::new(token.clone(), f64::from(ticks)).with_message(
+            format!("still running after {ticks} s (waiting for the network)"),
+        );
+        let _ = peer.notify_progress(note).await;
     }
 }
 

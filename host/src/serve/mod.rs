@@ -180,6 +180,16 @@ async fn call_tool(
     }
 }
 
+/// Whether return-bytes calls may run on the async worker that read their request, for
+/// `hak serve` and `hak mcp`: CPU-only unless a state store answers from disk or the network
+/// (what else may wait inside a call leaves the worker by itself, `crate::blocking`).
+pub(crate) fn inline_calls(registry: &Registry) -> bool {
+    !matches!(
+        registry.host().manifest().state.backend,
+        Some(StateBackendKind::Sqlite | StateBackendKind::Redis)
+    )
+}
+
 /// A call's envelope as the response: written once into a buffer sized for a typical
 /// envelope (axum's `Json` starts at 128 bytes and grows it twice for a return-bytes one).
 fn envelope_response(envelope: &crate::lifecycle::envelope::Envelope, version: u64) -> Response {
@@ -325,10 +335,7 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
         options.idle_memory_mib,
         options.max_concurrent_calls,
     );
-    let direct = !matches!(
-        registry.host().manifest().state.backend,
-        Some(StateBackendKind::Sqlite | StateBackendKind::Redis)
-    );
+    let direct = inline_calls(&registry);
     let app = Arc::new(App {
         registry,
         callers: options.callers,
