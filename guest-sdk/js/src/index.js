@@ -245,7 +245,8 @@ export function definePlugin({ describe, hooks = {}, policy = {}, onToolFailure 
       return none;
     }
     const exported = (raw) => answer(fn, fallback, new StageInput(raw));
-    // The build's fast path (bin/fast-stages.js) calls this with the fields, without facts.
+    // The build's fast path (bin/fast-stages.js) calls this with the fields, and the facts
+    // (when stated) already in `fromHost`'s shapes.
     exported.$hakDirect = (stage, method, toolType, paramsJson, facts) =>
       answer(fn, fallback, fieldsInput(stage, method, toolType, paramsJson, facts));
     return exported;
