@@ -201,6 +201,7 @@ impl Session {
                 input: buf.clone(),
             });
         }
+        self.clock = None;
         let outcome = (|| {
             for (at, step) in steps.iter().enumerate() {
                 let member = &chain.members()[step.plugin];
@@ -218,7 +219,7 @@ impl Session {
                     continue;
                 }
                 let enforce = member.enforces();
-                let started = Instant::now();
+                let started = self.clock.take().unwrap_or_else(Instant::now);
                 let answer = match budget_at(started, self.budget_left, self.call_budget) {
                     Some(budget) => session.hook(
                         &stage_call(stage, spec, &buf, state)
@@ -231,8 +232,12 @@ impl Session {
                         self.call_budget,
                     ))),
                 };
-                let took = started.elapsed();
+                let ended = Instant::now();
+                let took = ended.saturating_duration_since(started);
                 self.budget_left = self.budget_left.saturating_sub(took);
+                if matches!(answer, Ok(HookAnswer::Proceed)) {
+                    self.clock = Some(ended);
+                }
                 if let Err(PluginError::Failed(f)) = &answer {
                     self.meters[step.plugin].failure(f.cause.as_str());
                 }
@@ -318,6 +323,7 @@ impl Session {
             Ok(())
         })();
         self.buf = buf;
+        self.clock = None;
         outcome
     }
 }

@@ -41,7 +41,7 @@ impl Session {
     ) -> Result<(), Abort> {
         let member = self.chain.members()[index].clone();
         let enforce = member.enforces();
-        let started = Instant::now();
+        let started = self.clock.take().unwrap_or_else(Instant::now);
         let answer = match budget_at(started, self.budget_left, self.call_budget) {
             Some(budget) => self.members[index].policy(&call.for_reads(reads).within(budget)),
             None => Err(PluginError::Failed(not_run(
@@ -50,8 +50,14 @@ impl Session {
                 self.call_budget,
             ))),
         };
-        let took = started.elapsed();
+        let ended = Instant::now();
+        let took = ended.saturating_duration_since(started);
         self.budget_left = self.budget_left.saturating_sub(took);
+        if matches!(answer, Ok(Verdict::Allow)) {
+            // The stage's next step starts here: only this step's count (and, while a log is
+            // open, its record) runs in between.
+            self.clock = Some(ended);
+        }
         let mut approval = None;
         let (counted, abort) = match answer {
             Ok(Verdict::Allow) => (Answer::Allow, None),

@@ -177,9 +177,9 @@ pub struct CallBudget {
     pub until: std::time::Instant,
     /// The whole budget, for messages.
     pub total_ms: u64,
-    /// When the guest call this budget bounds began, read once by the caller: the plugin's
-    /// own deadline counts from here, without a second clock read (a clock read costs tens of
-    /// nanoseconds on a virtual machine, three a policy call before).
+    /// When the guest call this budget bounds began, read once by the caller (or the end of
+    /// the stage's step just before it): the plugin's own deadline counts from here, without
+    /// a second clock read (a clock read costs tens of nanoseconds on a virtual machine).
     pub started: std::time::Instant,
 }
 
