@@ -579,3 +579,40 @@ fn named_tools_without_facts_are_judged_through_flat_arguments() {
     // Saying nothing about what it reads means reading everything, facts included.
     assert!(reason(named, "").starts_with("policy saw "));
 }
+
+/// The Rust SDK's `judge` hands the plugin the name of the tool it was called for, call after
+/// call on one instance (it lends the name from its table of relevant tools and takes it
+/// back): `reject-tool` names the tool it blocks.
+#[test]
+fn the_sdks_judge_names_each_calls_own_tool_call_after_call() {
+    let entry = plugin_entry(
+        "reject",
+        "rust/reject-tool",
+        "config = { relevantTools = [\"create_topic_tool\", \"transfer_hbar_tool\", \"get_hbar_balance_query_tool\"] }",
+    );
+    let (host, _logs) = start(&format!("{RETURN_BYTES_HEADER}{entry}"));
+    let mut session = host.default_session();
+    let calls = [
+        ("transfer_hbar_tool", transfer(1)),
+        (
+            "get_hbar_balance_query_tool",
+            r#"{"accountId":"0.0.1001"}"#.to_owned(),
+        ),
+        ("transfer_hbar_tool", transfer(2)),
+        ("transfer_hbar_tool", transfer(1)),
+        ("create_topic_tool", "{}".to_owned()),
+        (
+            "get_hbar_balance_query_tool",
+            r#"{"accountId":"0.0.1001"}"#.to_owned(),
+        ),
+    ];
+    for (tool, params) in calls {
+        let out = session.call(tool, &params).unwrap();
+        assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{tool}: {out}");
+        assert_eq!(
+            out["raw"]["policyBlock"]["reason"],
+            format!("tool {tool} is not allowed"),
+            "{out}"
+        );
+    }
+}

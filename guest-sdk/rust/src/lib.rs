@@ -386,29 +386,32 @@ pub mod __private {
             tool: u32,
             params: Option<String>,
         ) -> PolicyOutcome {
-            let slot = A::slot().0.borrow();
-            let described = slot.as_ref().ok_or("plugin called before describe")?;
-            let method = described
-                .tools
-                .get(tool as usize)
-                .ok_or_else(|| format!("judge: no relevant tool at index {tool}"))?
-                .clone();
+            let mut slot = A::slot().0.borrow_mut();
+            let Described { plugin, tools } =
+                slot.as_mut().ok_or("plugin called before describe")?;
+            let name = tools
+                .get_mut(tool as usize)
+                .ok_or_else(|| format!("judge: no relevant tool at index {tool}"))?;
+            // The tool's name is lent to the input and given back after the call, not copied:
+            // a copy is an allocation, a copy and a free in the guest on every call. Nothing
+            // else can read the table meanwhile (a component instance is never re-entered).
             let input = StageInput {
                 stage,
-                method,
+                method: std::mem::take(name),
                 tool_type,
                 params_json: params.unwrap_or_default(),
                 facts: None,
             };
-            let plugin = &described.plugin;
-            match stage {
+            let outcome = match stage {
                 Stage::PreToolExecution => plugin.should_block_pre_tool_execution(&input),
                 Stage::PostParamsNormalization => {
                     plugin.should_block_post_params_normalization(&input)
                 }
                 Stage::PostCoreAction => plugin.should_block_post_core_action(&input),
                 Stage::PostSecondaryAction => plugin.should_block_post_secondary_action(&input),
-            }
+            };
+            *name = input.method;
+            outcome
         }
     }
 
