@@ -207,7 +207,14 @@ impl Session {
                 let member = &chain.members()[step.plugin];
                 if step.policy {
                     let call = stage_call(stage, spec, &buf, state);
-                    self.judge(step.plugin, &call, step.reads, state, tool, tool_ctx)?;
+                    self.judge(
+                        step.plugin,
+                        member.as_ref(),
+                        &call.for_reads(step.reads),
+                        state,
+                        tool,
+                        tool_ctx,
+                    )?;
                 }
                 if !step.hook {
                     continue;
@@ -293,8 +300,8 @@ impl Session {
                             let call = stage_call(stage, spec, &buf, state);
                             self.judge(
                                 earlier.plugin,
-                                &call,
-                                earlier.reads,
+                                chain.members()[earlier.plugin].as_ref(),
+                                &call.for_reads(earlier.reads),
                                 state,
                                 tool,
                                 tool_ctx,

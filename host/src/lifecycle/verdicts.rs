@@ -11,8 +11,7 @@ use crate::observe::decisions::Decision;
 use crate::observe::metrics::{Answer, StepKind};
 use crate::plugin::ChainPlugin;
 use crate::plugin::{
-    ApprovalRequest, BlockReason, FailureCause, PluginError, PluginFailure, Reads, StageCall,
-    Verdict,
+    ApprovalRequest, BlockReason, FailureCause, PluginError, PluginFailure, StageCall, Verdict,
 };
 use crate::tools::DynTool;
 use call_state::CallState;
@@ -23,29 +22,29 @@ use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 impl Session {
-    /// One policy check of chain member `index`: allow, or the abort it causes. A shadow
+    /// One policy check of chain member `index` (`member`, from the chain the stage runs on:
+    /// borrowed, not counted again for every check): allow, or the abort it causes. A shadow
     /// member's (`enforce = false`) block, error, failure or request for approval is recorded
     /// and the call goes on. A request for approval parks the call with the session's
-    /// approver: approved, the chain goes on; anything else blocks. The member gets the
-    /// parts of `call` it `reads`; an approver is shown the call's normalised params and facts
+    /// approver: approved, the chain goes on; anything else blocks. `call` holds the parts
+    /// of the stage input the member reads (`StageCall::for_reads`); an approver is shown the call's normalised params and facts
     /// from `state`, whatever the member reads (`tool` reads the facts then, when no plugin
     /// of the stage read them; facts that cannot be read refuse the call).
     pub(super) fn judge(
         &mut self,
         index: usize,
+        member: &dyn ChainPlugin,
         call: &StageCall<'_>,
-        reads: Reads,
         state: &CallState<'_>,
         tool: &dyn DynTool,
         tool_ctx: &crate::tools::ToolContext<'_>,
     ) -> Result<(), Abort> {
-        let member = self.chain.members()[index].clone();
         let enforce = member.enforces();
         let started = self.clock.take().unwrap_or_else(Instant::now);
         let answer = match budget_at(started, self.budget_left, self.call_budget) {
-            Some(budget) => self.members[index].policy(&call.for_reads(reads).within(budget)),
+            Some(budget) => self.members[index].policy(&call.within(budget)),
             None => Err(PluginError::Failed(not_run(
-                member.as_ref(),
+                member,
                 call.stage.as_str(),
                 self.call_budget,
             ))),
@@ -67,7 +66,7 @@ impl Session {
                 } else {
                     Answer::WouldBlock
                 },
-                Some(block(member.as_ref(), call, reason)),
+                Some(block(member, call, reason)),
             ),
             Ok(Verdict::NeedsApproval(request)) if !enforce => {
                 tracing::info!(
@@ -103,7 +102,7 @@ impl Session {
                         }
                         (None, None) => None,
                     };
-                    self.ask_approval(member.as_ref(), call, request, state, facts)
+                    self.ask_approval(member, call, request, state, facts)
                 };
                 match outcome {
                     Ok(outcome) if outcome.decision.approved() => {
@@ -116,7 +115,7 @@ impl Session {
                             code,
                             details_json,
                         };
-                        let mut abort = block(member.as_ref(), call, reason);
+                        let mut abort = block(member, call, reason);
                         if let Abort::Blocked(b) = &mut abort {
                             b.approval = Some(outcome.clone());
                         }
