@@ -95,8 +95,9 @@ impl BuiltTransaction {
         AnyTransaction: From<Transaction<D>>,
     {
         // Boxed once: the SDK's transaction value is ~3 KB, and a built transaction is moved
-        // from the tool through scheduling and the lifecycle to the mode's strategy.
-        let mut tx = Box::new(AnyTransaction::from(tx));
+        // from the tool through scheduling and the lifecycle to the mode's strategy. Written
+        // into its box (`Box::new` of the value built it on the stack and copied it).
+        let mut tx = Box::write(Box::new_uninit(), AnyTransaction::from(tx));
         if tx.get_max_transaction_fee().is_none() {
             tx.max_transaction_fee(js_default_max_fee(type_name));
         }

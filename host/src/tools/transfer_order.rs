@@ -27,12 +27,15 @@ fn token_key(t: &TokenId) -> (u64, u64, u64) {
 /// of entries: hashing each id with SipHash cost more than the comparisons); past it, an index.
 const LINEAR_MERGE_MAX: usize = 16;
 
-/// Merge `moves` by `key` (equal ids, as the old linear search compared them; amounts added,
-/// the first entry's other fields kept), in first-seen order: one pass, comparing with the
-/// entries so far while there are few of them, then with an index, so a list of n moves
-/// costs O(n), not O(n²).
+/// Merge `moves` by their ids (`same` compares two moves' ids in place, `key` copies them out
+/// for the index: equal keys exactly when `same`; amounts added, the first entry's other
+/// fields kept), in first-seen order: one pass, comparing with the entries so far while there
+/// are few of them, then with an index, so a list of n moves costs O(n), not O(n²). The
+/// comparisons borrow: an `AccountId` is 256 bytes, and copying one out per comparison was
+/// most of the memory a transfer's merge moved.
 fn merge_by<T, K: std::hash::Hash + Eq>(
     moves: impl IntoIterator<Item = T>,
+    same: impl Fn(&T, &T) -> bool,
     key: impl Fn(&T) -> K,
     amount: impl Fn(&mut T) -> &mut i64,
 ) -> Vec<T> {
@@ -47,8 +50,7 @@ fn merge_by<T, K: std::hash::Hash + Eq>(
         let Some(m) = moves.next() else {
             return merged;
         };
-        let k = key(&m);
-        match merged.iter_mut().find(|e| key(e) == k) {
+        match merged.iter_mut().find(|e| same(e, &m)) {
             Some(into) => add(into, m),
             None => merged.push(m),
         }
@@ -71,7 +73,12 @@ fn merge_by<T, K: std::hash::Hash + Eq>(
 
 /// HBAR transfers merged per account and sorted by account ID.
 pub fn js_hbar_transfer_order(transfers: impl IntoIterator<Item = HbarMove>) -> Vec<HbarMove> {
-    let mut merged = merge_by(transfers, |(a, ..)| *a, |(_, amount, _)| amount);
+    let mut merged = merge_by(
+        transfers,
+        |(a, ..), (b, ..)| a == b,
+        |(a, ..)| *a,
+        |(_, amount, _)| amount,
+    );
     // Stable, like `Array.prototype.sort`.
     merged.sort_by_key(|(a, ..)| account_key(a));
     merged
@@ -79,7 +86,12 @@ pub fn js_hbar_transfer_order(transfers: impl IntoIterator<Item = HbarMove>) -> 
 
 /// Token transfers merged per (token, account) and sorted by token, then account.
 pub fn js_token_transfer_order(transfers: impl IntoIterator<Item = TokenMove>) -> Vec<TokenMove> {
-    let mut merged = merge_by(transfers, |(t, a, ..)| (*t, *a), |(_, _, amount, _)| amount);
+    let mut merged = merge_by(
+        transfers,
+        |(t, a, ..), (u, b, ..)| t == u && a == b,
+        |(t, a, ..)| (*t, *a),
+        |(_, _, amount, _)| amount,
+    );
     merged.sort_by_key(|(t, a, ..)| (token_key(t), account_key(a)));
     merged
 }
