@@ -2,14 +2,15 @@
 //! policies (as in `call.rs`), called
 //! - directly on a `Session` (the floor),
 //! - through `tools/call` of the MCP server (`hak mcp`), from rmcp's own client over an
-//!   in-memory pipe: JSON-RPC framing and parsing both ways, the session pool, the hand-off to
-//!   a blocking thread and back, the result as text and structured content.
-//!
+//!   in-memory pipe: JSON-RPC framing and parsing both ways, the session pool, the call on
+//!   the worker that read it (return-bytes), the result as text and structured content;
 //! - through `tools/call` of a server that does no work (`Echo`: rmcp's own service answering
 //!   with the result hak gave for the same call): what rmcp's client and server cost alone
-//!   for this request and this answer, the floor of any MCP server built on them.
+//!   for this request and this answer, the floor of any MCP server built on them;
+//! - the same on a current-thread runtime (rmcp with no hand-off between threads at all).
 //!
-//! The difference is the MCP overhead per call; stdio adds only the pipe's system calls.
+//! The difference is the MCP overhead per call; stdio adds only the pipe's system calls
+//! (`scripts/bench-mcp-stdio.py` measures `hak mcp` from a client process).
 //! Run `scripts/build-plugins.sh` first. Figures go to docs/BENCHMARKS.md as ratios.
 
 mod support;
@@ -124,16 +125,48 @@ fn bench_mcp(c: &mut Criterion) {
     };
     assert_eq!(echo_call(), first);
 
+    // The same through rmcp alone with everything on one thread (a current-thread runtime:
+    // no hand-off between threads; hak's server needs the multi-threaded one for its inline
+    // calls, so this is rmcp's floor, not hak's).
+    let one_thread = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (local_client_end, local_server_end) = tokio::io::duplex(1 << 16);
+    let local_echo = Echo(first.clone());
+    let local_client = one_thread.block_on(async move {
+        let (read, write) = tokio::io::split(local_server_end);
+        tokio::spawn(async move {
+            let running = local_echo.serve((read, write)).await.unwrap();
+            let _ = running.waiting().await;
+        });
+        ().serve(tokio::io::split(local_client_end)).await.unwrap()
+    });
+    let local_call = || {
+        one_thread.block_on(async {
+            let params =
+                CallToolRequestParams::new("transfer_hbar_tool").with_arguments(arguments.clone());
+            local_client.call_tool(params).await.unwrap()
+        })
+    };
+    assert_eq!(local_call(), first);
+
     let mut group = c.benchmark_group("transfer_hbar_5_wasm_policies");
     group.bench_function("direct_session_call", |b| {
         b.iter(|| session.call("transfer_hbar_tool", PARAMS).unwrap())
     });
     group.bench_function("mcp_tools_call", |b| b.iter(call));
     group.bench_function("mcp_tools_call_rmcp_alone", |b| b.iter(echo_call));
+    group.bench_function("mcp_tools_call_rmcp_alone_one_thread", |b| {
+        b.iter(local_call)
+    });
     group.finish();
     runtime.block_on(async move {
         client.cancel().await.ok();
         echo_client.cancel().await.ok();
+    });
+    one_thread.block_on(async move {
+        local_client.cancel().await.ok();
     });
 }
 

@@ -166,6 +166,61 @@ impl Drop for McpClient {
     }
 }
 
+/// `hak mcp` reads stdin and writes stdout through the runtime's reactor when they are a pipe
+/// (the Python client's) or a socket (the TypeScript client's): the tests above. Anything
+/// else falls back to tokio's stdin and stdout: here both are files, every request is
+/// answered, and the server ends at the input's end.
+#[test]
+fn stdio_redirected_to_files_answers_every_request_and_ends_with_the_input() {
+    let dir = scratch("files");
+    let config = dir.join("rb.toml");
+    std::fs::write(&config, RETURN_BYTES_HEADER).unwrap();
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "files", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "transfer_hbar_tool",
+            "arguments": {"transfers": [{"accountId": "0.0.2001", "amount": 1}]}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ];
+    let input = dir.join("requests.jsonl");
+    let text: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&input, text).unwrap();
+    let output = dir.join("answers.jsonl");
+    let status = Command::new(hak_bin())
+        .args(["mcp", "--config"])
+        .arg(&config)
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stdout(std::fs::File::create(&output).unwrap())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let answers: Vec<Value> = std::fs::read_to_string(&output)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let by_id = |id: u64| {
+        answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to request {id}: {answers:?}"))
+    };
+    assert_eq!(answers.len(), 3, "{answers:?}");
+    assert_eq!(by_id(0)["result"]["protocolVersion"], "2025-06-18");
+    let call = &by_id(1)["result"];
+    assert_ne!(call["isError"], true, "{call}");
+    assert_eq!(
+        call["structuredContent"]["raw"]["status"], "SUCCESS",
+        "{call}"
+    );
+    let tools = by_id(2)["result"]["tools"].as_array().unwrap();
+    assert!(tools.iter().any(|t| t["name"] == "transfer_hbar_tool"));
+}
+
 /// `hak mcp` over stdio: the client starts it.
 fn over_stdio(language: Language, dir: &Path) -> McpClient {
     let transport: Vec<String> = [

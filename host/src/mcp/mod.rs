@@ -333,7 +333,7 @@ pub async fn serve_stdio(
     server: McpServer,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let running = server.serve(rmcp::transport::stdio()).await?;
+    let running = server.serve(stdio()?).await?;
     let cancel = running.cancellation_token();
     tokio::spawn(async move {
         shutdown.await;
@@ -341,6 +341,74 @@ pub async fn serve_stdio(
     });
     running.waiting().await?;
     Ok(())
+}
+
+/// Boxed halves of a byte stream, as rmcp's `transport-io` takes them.
+type Reader = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
+type Writer = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
+
+/// stdin and stdout for MCP. A client that starts hak connects them to a pipe (Python's
+/// `subprocess`) or a socket (Node's `child_process`): then they are read and written by the
+/// runtime's own reactor, non-blocking, on the worker that serves the call. Anything else (a
+/// terminal, a file) gets tokio's stdin and stdout, which hand every read and write to a
+/// blocking thread and back: two thread hand-offs a request, the largest cost of a served
+/// call after rmcp's own. Only the protocol uses stdout in this mode (logs go to stderr), so
+/// making its descriptor non-blocking affects nothing else. Both are checked before either
+/// is changed; one that then cannot be registered with the reactor is an error, not a
+/// fallback (its descriptor may be non-blocking by then).
+fn stdio() -> anyhow::Result<(Reader, Writer)> {
+    #[cfg(unix)]
+    if let Some(pair) = stdio_unix()? {
+        return Ok(pair);
+    }
+    Ok((Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout())))
+}
+
+#[cfg(unix)]
+fn stdio_unix() -> anyhow::Result<Option<(Reader, Writer)>> {
+    use std::os::fd::{AsFd, OwnedFd};
+    use std::os::unix::fs::FileTypeExt;
+    use std::os::unix::net::UnixStream;
+    /// What a descriptor is connected to, when the reactor can drive it.
+    #[derive(Clone, Copy)]
+    enum Kind {
+        Pipe,
+        Socket,
+    }
+    let kind = |fd: std::os::fd::BorrowedFd<'_>| -> Option<(Kind, OwnedFd)> {
+        let owned = fd.try_clone_to_owned().ok()?;
+        let file_type = std::fs::File::from(owned.try_clone().ok()?)
+            .metadata()
+            .ok()?
+            .file_type();
+        if file_type.is_fifo() {
+            Some((Kind::Pipe, owned))
+        } else if file_type.is_socket() {
+            Some((Kind::Socket, owned))
+        } else {
+            None
+        }
+    };
+    let (Some((read_kind, input)), Some((write_kind, output))) = (
+        kind(std::io::stdin().as_fd()),
+        kind(std::io::stdout().as_fd()),
+    ) else {
+        return Ok(None);
+    };
+    let socket = |fd: OwnedFd| -> std::io::Result<tokio::net::UnixStream> {
+        let socket = UnixStream::from(fd);
+        socket.set_nonblocking(true)?;
+        tokio::net::UnixStream::from_std(socket)
+    };
+    let reader: Reader = match read_kind {
+        Kind::Pipe => Box::new(tokio::net::unix::pipe::Receiver::from_owned_fd(input)?),
+        Kind::Socket => Box::new(socket(input)?),
+    };
+    let writer: Writer = match write_kind {
+        Kind::Pipe => Box::new(tokio::net::unix::pipe::Sender::from_owned_fd(output)?),
+        Kind::Socket => Box::new(socket(output)?),
+    };
+    Ok(Some((reader, writer)))
 }
 
 /// Refuse a request without a known agent key before MCP reads it (when agents are set).
