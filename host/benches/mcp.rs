@@ -22,11 +22,15 @@ use hak_host::registry::Registry;
 use hak_host::serve::ServeOptions;
 use hak_host::HostBuilder;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData};
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
 use rmcp::{ServerHandler, ServiceExt};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use support::{plugin, root, PARAMS};
+use tokio::runtime::Runtime;
+
+/// rmcp's client, as `().serve(…)` starts it.
+type Client = RunningService<RoleClient, ()>;
 
 /// The manifest of `call.rs`'s `5_wasm_policies`: 3 max-recipients, 2 reject-tool for others.
 fn five_wasm() -> String {
@@ -62,6 +66,27 @@ impl ServerHandler for Echo {
     }
 }
 
+/// An rmcp client of `server`, the two joined by an in-memory pipe and run on `runtime`.
+fn connect(runtime: &Runtime, server: impl ServerHandler) -> Client {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    runtime.block_on(async move {
+        tokio::spawn(async move {
+            let running = server.serve(tokio::io::split(server_end)).await.unwrap();
+            let _ = running.waiting().await;
+        });
+        ().serve(tokio::io::split(client_end)).await.unwrap()
+    })
+}
+
+/// One `tools/call` of `transfer_hbar_tool` with `arguments`, from `client` on `runtime`.
+fn transfer(runtime: &Runtime, client: &Client, arguments: &Map<String, Value>) -> CallToolResult {
+    runtime.block_on(async {
+        let params =
+            CallToolRequestParams::new("transfer_hbar_tool").with_arguments(arguments.clone());
+        client.call_tool(params).await.unwrap()
+    })
+}
+
 fn bench_mcp(c: &mut Criterion) {
     let manifest = Manifest::parse(&five_wasm(), "bench", root()).unwrap();
     let host = HostBuilder::new(manifest)
@@ -79,25 +104,11 @@ fn bench_mcp(c: &mut Criterion) {
         .build()
         .unwrap();
     let server = McpServer::new(registry.clone(), Identity::Local(context), &options);
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let client = runtime.block_on(async move {
-        let (read, write) = tokio::io::split(server_end);
-        tokio::spawn(async move {
-            let running = server.serve((read, write)).await.unwrap();
-            let _ = running.waiting().await;
-        });
-        ().serve(tokio::io::split(client_end)).await.unwrap()
-    });
+    let client = connect(&runtime, server);
     let Value::Object(arguments) = serde_json::from_str::<Value>(PARAMS).unwrap() else {
         unreachable!()
     };
-    let call = || {
-        runtime.block_on(async {
-            let params =
-                CallToolRequestParams::new("transfer_hbar_tool").with_arguments(arguments.clone());
-            client.call_tool(params).await.unwrap()
-        })
-    };
+    let call = || transfer(&runtime, &client, &arguments);
     let first = call();
     assert_ne!(first.is_error, Some(true), "{first:?}");
     assert_eq!(
@@ -106,23 +117,8 @@ fn bench_mcp(c: &mut Criterion) {
     );
 
     // The same request and answer through rmcp alone.
-    let (echo_client_end, echo_server_end) = tokio::io::duplex(1 << 16);
-    let echo = Echo(first.clone());
-    let echo_client = runtime.block_on(async move {
-        let (read, write) = tokio::io::split(echo_server_end);
-        tokio::spawn(async move {
-            let running = echo.serve((read, write)).await.unwrap();
-            let _ = running.waiting().await;
-        });
-        ().serve(tokio::io::split(echo_client_end)).await.unwrap()
-    });
-    let echo_call = || {
-        runtime.block_on(async {
-            let params =
-                CallToolRequestParams::new("transfer_hbar_tool").with_arguments(arguments.clone());
-            echo_client.call_tool(params).await.unwrap()
-        })
-    };
+    let echo_client = connect(&runtime, Echo(first.clone()));
+    let echo_call = || transfer(&runtime, &echo_client, &arguments);
     assert_eq!(echo_call(), first);
 
     // The same through rmcp alone with everything on one thread (a current-thread runtime:
@@ -132,23 +128,8 @@ fn bench_mcp(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
-    let (local_client_end, local_server_end) = tokio::io::duplex(1 << 16);
-    let local_echo = Echo(first.clone());
-    let local_client = one_thread.block_on(async move {
-        let (read, write) = tokio::io::split(local_server_end);
-        tokio::spawn(async move {
-            let running = local_echo.serve((read, write)).await.unwrap();
-            let _ = running.waiting().await;
-        });
-        ().serve(tokio::io::split(local_client_end)).await.unwrap()
-    });
-    let local_call = || {
-        one_thread.block_on(async {
-            let params =
-                CallToolRequestParams::new("transfer_hbar_tool").with_arguments(arguments.clone());
-            local_client.call_tool(params).await.unwrap()
-        })
-    };
+    let local_client = connect(&one_thread, Echo(first.clone()));
+    let local_call = || transfer(&one_thread, &local_client, &arguments);
     assert_eq!(local_call(), first);
 
     let mut group = c.benchmark_group("transfer_hbar_5_wasm_policies");
