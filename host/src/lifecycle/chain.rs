@@ -77,7 +77,9 @@ pub type Member = Arc<dyn ChainPlugin>;
 /// plan per known tool. Immutable: a change builds a new chain with the next version.
 pub struct Chain {
     members: Vec<Member>,
-    plans: HashMap<String, Arc<Plan>>,
+    /// Looked up once a call by the tool's name: foldhash, not SipHash (built once from the
+    /// registry's names and never added to from a call, so there is nothing to flood).
+    plans: HashMap<String, Arc<Plan>, foldhash::fast::RandomState>,
     version: u64,
 }
 

@@ -131,6 +131,16 @@ pub fn account_id(field: &str, value: &str) -> Result<AccountId, ToolError> {
 /// [`account_id`] for a field whose name is only written when the value is refused (an item
 /// of a list: `transfers.3.accountId`).
 pub fn account_id_in(field: impl Fn() -> String, value: &str) -> Result<AccountId, ToolError> {
+    let (shard, realm, num) = account_entity_in(field, value)?;
+    Ok(AccountId::new(shard, realm, num))
+}
+
+/// [`account_id_in`]'s shard, realm and number: a caller that stores the id builds it where it
+/// stores it (an `AccountId` is 256 bytes, moved out of a `Result` and again into a list).
+pub fn account_entity_in(
+    field: impl Fn() -> String,
+    value: &str,
+) -> Result<(u64, u64, u64), ToolError> {
     let evm = value.strip_prefix("0x").filter(|hex| hex.len() == 40);
     if let Some(hex) = evm.or(Some(value).filter(|v| v.len() == 40)) {
         let bytes = hex::decode(hex).map_err(|_| {
@@ -139,7 +149,7 @@ pub fn account_id_in(field: impl Fn() -> String, value: &str) -> Result<AccountI
         })?;
         if bytes[..12].iter().all(|b| *b == 0) {
             let num = u64::from_be_bytes(bytes[12..].try_into().unwrap_or_default());
-            return Ok(AccountId::new(0, 0, num));
+            return Ok((0, 0, num));
         }
         return Err(ToolError::invalid_field(
             &field(),
@@ -148,8 +158,7 @@ pub fn account_id_in(field: impl Fn() -> String, value: &str) -> Result<AccountI
             ),
         ));
     }
-    let (shard, realm, num) = entity_id(value).map_err(|e| e.in_field(&field()))?;
-    Ok(AccountId::new(shard, realm, num))
+    entity_id(value).map_err(|e| e.in_field(&field()))
 }
 
 /// The text the agent named an account by, when it was an EVM address (the kit echoes it in

@@ -312,13 +312,14 @@ fn normalise_raw(
     let mut total: i64 = 0;
     for (i, t) in raw.transfers.iter().enumerate() {
         let tinybars = normalise::positive_tinybars(t.amount)?;
-        let account_id =
-            normalise::account_id_in(|| format!("transfers.{i}.accountId"), &t.account_id)?;
+        let (shard, realm, num) =
+            normalise::account_entity_in(|| format!("transfers.{i}.accountId"), &t.account_id)?;
         total = total
             .checked_add(tinybars)
             .ok_or_else(|| ToolError::message("Total transfer amount is out of range"))?;
+        // Built in the list: an `AccountId` is 256 bytes.
         hbar_transfers.push(HbarTransfer {
-            account_id,
+            account_id: AccountId::new(shard, realm, num),
             amount: tinybars,
         });
     }
