@@ -27,9 +27,10 @@ impl Session {
     /// member's (`enforce = false`) block, error, failure or request for approval is recorded
     /// and the call goes on. A request for approval parks the call with the session's
     /// approver: approved, the chain goes on; anything else blocks. `call` holds the parts
-    /// of the stage input the member reads (`StageCall::for_reads`); an approver is shown the call's normalised params and facts
-    /// from `state`, whatever the member reads (`tool` reads the facts then, when no plugin
-    /// of the stage read them; facts that cannot be read refuse the call).
+    /// of the stage input the member reads (`StageCall::for_reads`); an approver is shown
+    /// the call's normalised params and facts from `state`, whatever the member reads
+    /// (`tool` reads the facts then, when no plugin of the stage read them; facts that
+    /// cannot be read refuse the call).
     pub(super) fn judge(
         &mut self,
         index: usize,
