@@ -379,3 +379,58 @@ fn repeated_keys_are_refused_before_any_plugin_sees_them() {
     use std::sync::atomic::Ordering::Relaxed;
     assert_eq!(plugin.stats.calls.load(Relaxed), 0, "no plugin saw it");
 }
+
+/// Waiting for an approver is not plugin time: a human who takes longer to approve than the
+/// call's whole plugin budget leaves the policies after the asking one (same stage) their
+/// budget. The stage's next step starts after the answer, not where the asking policy's guest
+/// call ended (back-to-back steps share a clock read; an approval clears it): counted from
+/// there, the wait would be charged to the next policy and leave nothing for the one after.
+#[test]
+fn waiting_for_an_approver_leaves_the_policies_after_it_their_budget() {
+    use hak_host::approvals::{Approver, Ask, Decision, Outcome};
+    struct Slow;
+    impl Approver for Slow {
+        fn decide(&self, _ask: Ask) -> Outcome {
+            std::thread::sleep(Duration::from_millis(400));
+            Outcome {
+                id: None,
+                decision: Decision::Approved {
+                    by: "test".into(),
+                    via: "test",
+                    note: None,
+                },
+            }
+        }
+    }
+    let manifest = format!(
+        "{RETURN_BYTES_HEADER}\n[engine]\ncall_budget_ms = 200\n{}{}",
+        plugin_entry(
+            "approve",
+            "rust/approval-above",
+            "[plugins.config]\napproveAboveHbar = 0.5"
+        ),
+        allowlist()
+    ) + &plugin_entry(
+        "max",
+        "rust/max-recipients",
+        "[plugins.config]\nmaxRecipients = 1",
+    );
+    let (host, _) = start(&manifest);
+    let mut session = host.default_session();
+    session.set_approver(Some(std::sync::Arc::new(Slow)));
+    let out = session
+        .call(
+            "transfer_hbar_tool",
+            r#"{"transfers":[{"accountId":"0.0.2000","amount":1}]}"#,
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
+    // Both policies judged it: a recipient off the allowlist is still blocked after approval.
+    let out = session
+        .call(
+            "transfer_hbar_tool",
+            r#"{"transfers":[{"accountId":"0.0.2001","amount":1}]}"#,
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["policyBlock"]["plugin"], "allowlist", "{out}");
+}
