@@ -151,9 +151,7 @@ impl McpServer {
                 tokio::runtime::Handle::current(),
             )
         });
-        let inline = inner.inline
-            && caller_context.mode == crate::model::context::AgentMode::ReturnBytes
-            && crate::blocking::on_multi_thread_worker();
+        let (inline, mode) = (inner.inline, caller_context.mode);
         let work = move || {
             slot.hold_during(|| {
                 let mut session = inner.pool.take(caller_context);
@@ -170,21 +168,9 @@ impl McpServer {
         // A client that asked for progress hears every second that its call still runs
         // (stopped when the call ends or its request is dropped).
         let _ticker = progress.map(|token| Ticker(tokio::spawn(progress_notes(peer, token))));
-        let done = if inline {
-            // CPU-only: run right here on the worker that read the request, as `hak serve`
-            // does. The hand-off to a blocking thread and back was half of an MCP call
-            // (BENCHMARKS); what may wait inside (a network read, an approval) leaves the
-            // worker by itself (`crate::blocking`).
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|_| {
-                tracing::error!("bug: a tool call panicked outside its guarded steps");
-                "the call panicked (a bug in hak, logged)".to_owned()
-            })
-        } else {
-            tokio::task::spawn_blocking(work)
-                .await
-                .map_err(|e| e.to_string())
-        };
-        match done {
+        // Return-bytes calls run on the worker that read the request, as in `hak serve`: the
+        // hand-off to a blocking thread and back was half of an MCP call (BENCHMARKS).
+        match crate::serve::run_call(inline, mode, work).await {
             Ok(Ok(envelope)) => Ok(envelope),
             Ok(Err(unknown)) => Err(ErrorData::invalid_params(unknown.to_string(), None)),
             Err(e) => Err(ErrorData::internal_error(

@@ -147,8 +147,8 @@ async fn call_tool(
             "the server is shutting down",
         );
     };
-    let direct_mode = context.mode == crate::model::context::AgentMode::ReturnBytes;
-    let run = move |app: &App| {
+    let (direct, mode) = (app.direct, context.mode);
+    let done = run_call(direct, mode, move || {
         slot.hold_during(|| {
             let mut session = app.pool.take(context);
             session.set_caller(agent.as_deref());
@@ -158,21 +158,8 @@ async fn call_tool(
             app.pool.give_back(session);
             (out, version)
         })
-    };
-    let done = if app.direct && direct_mode && crate::blocking::on_multi_thread_worker() {
-        // CPU-only: run right here on the worker that read the request — no thread handoff.
-        // What may wait inside (a network read, a guest's clock wait, a call parked for
-        // approval) leaves the worker by itself (`blocking::off_worker`, `blocking::block_on`).
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&app))).map_err(|_| {
-            tracing::error!("bug: a tool call panicked outside its guarded steps");
-            "the call panicked (a bug in hak, logged)".to_owned()
-        })
-    } else {
-        let worker = app.clone();
-        tokio::task::spawn_blocking(move || run(&worker))
-            .await
-            .map_err(|e| e.to_string())
-    };
+    })
+    .await;
     match done {
         Ok((Ok(envelope), version)) => envelope_response(&envelope, version),
         Ok((Err(unknown), _)) => error(StatusCode::NOT_FOUND, unknown.to_string()),
@@ -188,6 +175,32 @@ pub(crate) fn inline_calls(registry: &Registry) -> bool {
         registry.host().manifest().state.backend,
         Some(StateBackendKind::Sqlite | StateBackendKind::Redis)
     )
+}
+
+/// Run one call's `work` (`hak serve`'s and `hak mcp`'s): right here, on the async worker
+/// that read its request, when `inline` ([`inline_calls`]) and the call is return-bytes
+/// (CPU-only) on a multi-threaded runtime's worker: no thread hand-off (what may wait inside,
+/// a network read, a guest's clock wait, a call parked for approval, leaves the worker by
+/// itself: `blocking::off_worker`, `blocking::block_on`). Otherwise on a blocking thread. A
+/// panic outside the call's guarded steps is the call's error (logged) either way.
+pub(crate) async fn run_call<T: Send + 'static>(
+    inline: bool,
+    mode: crate::model::context::AgentMode,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    if inline
+        && mode == crate::model::context::AgentMode::ReturnBytes
+        && crate::blocking::on_multi_thread_worker()
+    {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|_| {
+            tracing::error!("bug: a tool call panicked outside its guarded steps");
+            "the call panicked (a bug in hak, logged)".to_owned()
+        })
+    } else {
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// A call's envelope as the response: written once into a buffer sized for a typical
