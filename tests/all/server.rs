@@ -502,3 +502,86 @@ fn an_agent_key_never_reaches_the_admin_routes() {
         "{err}"
     );
 }
+
+/// The server's end of `client`'s connection, found among this process's descriptors by its
+/// peer address (the servers of these tests run in this process) and duplicated.
+#[cfg(target_os = "linux")]
+fn server_end(client: &std::net::TcpStream) -> std::net::TcpStream {
+    use std::os::fd::BorrowedFd;
+    let ours = client.local_addr().unwrap();
+    for entry in std::fs::read_dir("/proc/self/fd").unwrap() {
+        let Ok(fd) = entry.unwrap().file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        // SAFETY: the descriptor is only duplicated; one closed meanwhile fails to duplicate,
+        // one reused meanwhile is another file whose peer (if any) is not ours.
+        let Ok(owned) = unsafe { BorrowedFd::borrow_raw(fd) }.try_clone_to_owned() else {
+            continue;
+        };
+        let stream = std::net::TcpStream::from(owned);
+        if stream.peer_addr().ok() == Some(ours) {
+            return stream;
+        }
+    }
+    panic!("no descriptor of this process is connected to {ours}");
+}
+
+/// `GET /healthz` on a connection kept open, read to its answer's end.
+fn healthz_kept_open(addr: std::net::SocketAddr) -> std::net::TcpStream {
+    let mut client = std::net::TcpStream::connect(addr).unwrap();
+    write!(client, "GET /healthz HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !answer.ends_with(b"}") {
+        let n = client.read(&mut buf).unwrap();
+        assert!(n > 0, "{addr} closed before answering");
+        answer.extend_from_slice(&buf[..n]);
+    }
+    assert!(answer.starts_with(b"HTTP/1.1 200"), "{answer:?}");
+    client
+}
+
+/// The attack on latency: an answer written in two pieces (an MCP event stream's event, then
+/// its chunked body's end) waited for the client's delayed ACK of the first (Nagle's
+/// algorithm): 44 ms an MCP tools/call over HTTP instead of ~0.5 ms. Every connection of
+/// `hak serve` and `hak mcp --listen` must have TCP_NODELAY (read from the server's own socket,
+/// no clock involved).
+#[cfg(target_os = "linux")]
+#[test]
+fn servers_send_answers_without_waiting_for_the_clients_ack() {
+    let served = serve_dir(RETURN_BYTES_HEADER, None);
+
+    let (host, _) = start(RETURN_BYTES_HEADER);
+    let registry = std::sync::Arc::new(hak_host::registry::Registry::new(host, None).unwrap());
+    let options = hak_host::serve::ServeOptions::from_manifest(&registry, None).unwrap();
+    let callers = options
+        .callers
+        .clone()
+        .with_default_context(registry.host().default_context().clone());
+    let mcp = hak_host::mcp::McpServer::new(
+        registry.clone(),
+        hak_host::mcp::Identity::Agents(callers),
+        &options,
+    );
+    let app = hak_host::mcp::router(mcp, options.guard.clone(), Default::default());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let mcp_addr = listener.local_addr().unwrap();
+    runtime.spawn(hak_host::serve::http(listener, app, std::future::pending()));
+
+    for (server, addr) in [("hak serve", served.addr), ("hak mcp --listen", mcp_addr)] {
+        let client = healthz_kept_open(addr);
+        assert!(
+            server_end(&client).nodelay().unwrap(),
+            "{server}: a connection without TCP_NODELAY"
+        );
+    }
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    drop(registry);
+}

@@ -167,12 +167,11 @@ pub(super) fn mcp(
                 let listener = tokio::net::TcpListener::bind(addr).await?;
                 let bound = listener.local_addr()?;
                 announce(format!("http://{bound}{}", crate::mcp::MCP_PATH), &registry)?;
-                axum::serve(listener, app)
-                    .with_graceful_shutdown(async move {
-                        shutdown_signal().await;
-                        stop.cancel();
-                    })
-                    .await?;
+                crate::serve::http(listener, app, async move {
+                    shutdown_signal().await;
+                    stop.cancel();
+                })
+                .await?;
                 Ok(())
             }
         }

@@ -20,7 +20,8 @@
 //! guest's clock wait or an approval wait inside leaves the worker through
 //! `blocking::off_worker` / `blocking::block_on`), other modes and calls over a SQLite or
 //! Redis store on blocking threads. A swap never waits for calls and calls never wait for a swap. [`serve`] drains in-flight
-//! calls on shutdown.
+//! calls on shutdown. [`http`] is the listener of both `hak serve` and `hak mcp --listen`
+//! (every connection `TCP_NODELAY`).
 
 mod admin;
 mod approvals;
@@ -396,6 +397,22 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
         .layer(guard::GuardLayer(Arc::new(options.guard)))
 }
 
+/// Serve `app` on `listener` until `shutdown` resolves (`hak serve`, `hak mcp --listen`), every
+/// connection with `TCP_NODELAY`: an answer written in more than one piece (MCP's event
+/// streams: the event, then the chunked body's end) leaves at once instead of its last piece
+/// waiting for the client to acknowledge the first, which a client delays by up to 40 ms
+/// (Nagle's algorithm against delayed ACKs: 44 ms an MCP call over HTTP before, BENCHMARKS).
+pub async fn http(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app)
+        .tcp_nodelay(true)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
 /// Serve on `listener` until `shutdown` resolves, then stop accepting and let in-flight calls
 /// finish for up to `options.drain`. Returns whether every call finished.
 pub async fn serve(
@@ -407,10 +424,10 @@ pub async fn serve(
     let drain = options.drain;
     let host = registry.host().clone();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(listener, router(registry, options)).with_graceful_shutdown(async {
+    let server = http(listener, router(registry, options), async {
         let _ = stop_rx.await;
     });
-    let mut running = tokio::spawn(async move { server.await });
+    let mut running = tokio::spawn(server);
     tokio::select! {
         finished = &mut running => return finished.map_err(std::io::Error::other)?.map(|()| true),
         () = shutdown => {}
