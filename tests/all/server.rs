@@ -527,6 +527,7 @@ fn server_end(client: &std::net::TcpStream) -> std::net::TcpStream {
 }
 
 /// `GET /healthz` on a connection kept open, read to its answer's end.
+#[cfg(target_os = "linux")]
 fn healthz_kept_open(addr: std::net::SocketAddr) -> std::net::TcpStream {
     let mut client = std::net::TcpStream::connect(addr).unwrap();
     write!(client, "GET /healthz HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
@@ -550,38 +551,12 @@ fn healthz_kept_open(addr: std::net::SocketAddr) -> std::net::TcpStream {
 #[test]
 fn servers_send_answers_without_waiting_for_the_clients_ack() {
     let served = serve_dir(RETURN_BYTES_HEADER, None);
-
-    let (host, _) = start(RETURN_BYTES_HEADER);
-    let registry = std::sync::Arc::new(hak_host::registry::Registry::new(host, None).unwrap());
-    let options = hak_host::serve::ServeOptions::from_manifest(&registry, None).unwrap();
-    let callers = options
-        .callers
-        .clone()
-        .with_default_context(registry.host().default_context().clone());
-    let mcp = hak_host::mcp::McpServer::new(
-        registry.clone(),
-        hak_host::mcp::Identity::Agents(callers),
-        &options,
-    );
-    let app = hak_host::mcp::router(mcp, options.guard.clone(), Default::default());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let mcp_addr = listener.local_addr().unwrap();
-    runtime.spawn(hak_host::serve::http(listener, app, std::future::pending()));
-
-    for (server, addr) in [("hak serve", served.addr), ("hak mcp --listen", mcp_addr)] {
+    let mcp = serve_mcp(RETURN_BYTES_HEADER);
+    for (server, addr) in [("hak serve", served.addr), ("hak mcp --listen", mcp.addr)] {
         let client = healthz_kept_open(addr);
         assert!(
             server_end(&client).nodelay().unwrap(),
             "{server}: a connection without TCP_NODELAY"
         );
     }
-    runtime.shutdown_timeout(Duration::from_secs(5));
-    drop(registry);
 }

@@ -479,6 +479,24 @@ pub fn serve_with(
     if admin_without_token {
         options.callers = options.callers.admin_without_token();
     }
+    let (runtime, listener) = on_loopback();
+    let addr = listener.local_addr().unwrap();
+    runtime.spawn(hak_host::serve::serve(
+        listener,
+        registry.clone(),
+        options,
+        std::future::pending(),
+    ));
+    Server {
+        addr,
+        registry,
+        runtime: Some(runtime),
+    }
+}
+
+/// A server's runtime (two workers, as `hak serve` and `hak mcp` run) and a listener on a
+/// free loopback port.
+fn on_loopback() -> (tokio::runtime::Runtime, tokio::net::TcpListener) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -487,13 +505,25 @@ pub fn serve_with(
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
+    (runtime, listener)
+}
+
+/// `hak mcp --listen` over `manifest` on a free loopback port, in this process, as the CLI
+/// serves it (`hak_host::serve::http`); without `[[agents]]` anyone on loopback may call.
+pub fn serve_mcp(manifest: &str) -> Server {
+    let (host, _) = start(manifest);
+    let registry = Arc::new(hak_host::registry::Registry::new(host, None).unwrap());
+    let options = hak_host::serve::ServeOptions::from_manifest(&registry, None).unwrap();
+    let callers = options
+        .callers
+        .clone()
+        .with_default_context(registry.host().default_context().clone());
+    let identity = hak_host::mcp::Identity::Agents(callers);
+    let mcp = hak_host::mcp::McpServer::new(registry.clone(), identity, &options);
+    let app = hak_host::mcp::router(mcp, options.guard.clone(), Default::default());
+    let (runtime, listener) = on_loopback();
     let addr = listener.local_addr().unwrap();
-    runtime.spawn(hak_host::serve::serve(
-        listener,
-        registry.clone(),
-        options,
-        std::future::pending(),
-    ));
+    runtime.spawn(hak_host::serve::http(listener, app, std::future::pending()));
     Server {
         addr,
         registry,
