@@ -616,3 +616,54 @@ fn the_sdks_judge_names_each_calls_own_tool_call_after_call() {
         );
     }
 }
+
+/// Stopping a server with a call in flight (parked for approval, so surely inside) and an
+/// idle keep-alive connection: the call ends blocked and its answer still reaches the client,
+/// the idle connection is closed by the server, `serve` reports every call finished, and no
+/// new connection is accepted (the graceful stop of `serve::http`).
+#[test]
+fn a_stopped_server_answers_its_call_in_flight_closes_idle_connections_and_accepts_no_more() {
+    use std::io::{Read, Write};
+    let entry = plugin_entry(
+        "approve",
+        "rust/approval-above",
+        "config = { approveAboveHbar = 1, timeoutSeconds = 60 }",
+    );
+    let (server, stoppable) = serve_stoppable(&format!(
+        "{RETURN_BYTES_HEADER}\n[server]\ndrain_seconds = 5\n{entry}"
+    ));
+    let addr = server.addr;
+    let mut idle = std::net::TcpStream::connect(addr).unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
+        .unwrap();
+    let mut answer = [0u8; 512];
+    let n = idle.read(&mut answer).unwrap();
+    assert!(
+        answer[..n].starts_with(b"HTTP/1.1 200"),
+        "{:?}",
+        String::from_utf8_lossy(&answer[..n])
+    );
+    let call = call_in_background(addr, transfer(2));
+    pending(addr, 1);
+    assert!(stoppable.stop(), "the drain ran out");
+    let out = call.join().unwrap();
+    let block = &out["raw"]["policyBlock"];
+    assert!(
+        block.to_string().contains("shutting down"),
+        "the parked call did not end blocked by the stop: {out}"
+    );
+    assert!(
+        out["raw"].get("bytes").is_none(),
+        "nothing handed out: {out}"
+    );
+    idle.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    assert_eq!(
+        idle.read(&mut answer).unwrap(),
+        0,
+        "the idle connection is still open"
+    );
+    assert!(
+        std::net::TcpStream::connect(addr).is_err(),
+        "a stopped server still accepts connections"
+    );
+}

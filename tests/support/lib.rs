@@ -494,6 +494,47 @@ pub fn serve_with(
     }
 }
 
+/// A server that can be stopped the way `hak serve` stops on a signal (see [`serve_stoppable`]).
+pub struct Stoppable {
+    stop: tokio::sync::oneshot::Sender<()>,
+    served: tokio::sync::oneshot::Receiver<std::io::Result<bool>>,
+}
+
+impl Stoppable {
+    /// Stop the server and wait for `serve` to return: whether every call finished in the drain.
+    pub fn stop(self) -> bool {
+        let _ = self.stop.send(());
+        self.served
+            .blocking_recv()
+            .expect("the server's task ended without an answer")
+            .expect("serve failed")
+    }
+}
+
+/// Serve `manifest` (admin token `s3cret`) until [`Stoppable::stop`].
+pub fn serve_stoppable(manifest: &str) -> (Server, Stoppable) {
+    let (host, _) = start(manifest);
+    let registry = Arc::new(hak_host::registry::Registry::new(host, None).unwrap());
+    let options = hak_host::serve::ServeOptions::from_manifest(&registry, Some("s3cret")).unwrap();
+    let (runtime, listener) = on_loopback();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (done, served) = tokio::sync::oneshot::channel();
+    let shutdown = async move {
+        let _ = stopped.await;
+    };
+    let server = hak_host::serve::serve(listener, registry.clone(), options, shutdown);
+    runtime.spawn(async move {
+        let _ = done.send(server.await);
+    });
+    let server = Server {
+        addr,
+        registry,
+        runtime: Some(runtime),
+    };
+    (server, Stoppable { stop, served })
+}
+
 /// A server's runtime (two workers, as `hak serve` and `hak mcp` run) and a listener on a
 /// free loopback port.
 fn on_loopback() -> (tokio::runtime::Runtime, tokio::net::TcpListener) {
