@@ -20,14 +20,16 @@
 //! guest's clock wait or an approval wait inside leaves the worker through
 //! `blocking::off_worker` / `blocking::block_on`), other modes and calls over a SQLite or
 //! Redis store on blocking threads. A swap never waits for calls and calls never wait for a swap. [`serve`] drains in-flight
-//! calls on shutdown. [`http`] is the listener of both `hak serve` and `hak mcp --listen`
-//! (every connection `TCP_NODELAY`).
+//! calls on shutdown. [`http`] ([`listen`]) is the listener of both `hak serve` and
+//! `hak mcp --listen`.
 
 mod admin;
 mod approvals;
 use admin::*;
 pub mod auth;
 pub mod guard;
+pub mod listen;
+pub use listen::http;
 pub mod openapi;
 pub mod pool;
 
@@ -395,22 +397,6 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
         )
         .with_state(app)
         .layer(guard::GuardLayer(Arc::new(options.guard)))
-}
-
-/// Serve `app` on `listener` until `shutdown` resolves (`hak serve`, `hak mcp --listen`), every
-/// connection with `TCP_NODELAY`: an answer written in more than one piece (MCP's event
-/// streams: the event, then the chunked body's end) leaves at once instead of its last piece
-/// waiting for the client to acknowledge the first, which a client delays by up to 40 ms
-/// (Nagle's algorithm against delayed ACKs: 44 ms an MCP call over HTTP before, BENCHMARKS).
-pub async fn http(
-    listener: tokio::net::TcpListener,
-    app: Router,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(listener, app)
-        .tcp_nodelay(true)
-        .with_graceful_shutdown(shutdown)
-        .await
 }
 
 /// Serve on `listener` until `shutdown` resolves, then stop accepting and let in-flight calls
