@@ -172,6 +172,15 @@ fn without_an_approver_a_needs_approval_verdict_blocks() {
     );
 }
 
+/// Approval Above at 1 HBAR, a minute to decide: a transfer of 2 HBAR parks for approval.
+fn approve_above_one_hbar() -> String {
+    plugin_entry(
+        "approve",
+        "rust/approval-above",
+        "config = { approveAboveHbar = 1, timeoutSeconds = 60 }",
+    )
+}
+
 /// A transfer sent to `server` on a thread of its own (it parks).
 fn call_in_background(
     addr: std::net::SocketAddr,
@@ -200,11 +209,7 @@ fn pending(addr: std::net::SocketAddr, n: usize) -> Vec<Value> {
 /// the approved ones take a slot again and finish.
 #[test]
 fn calls_awaiting_approval_do_not_hold_the_servers_call_slots() {
-    let entry = plugin_entry(
-        "approve",
-        "rust/approval-above",
-        "config = { approveAboveHbar = 1, timeoutSeconds = 60 }",
-    );
+    let entry = approve_above_one_hbar();
     let (addr, _server) = serve(&format!(
         "{RETURN_BYTES_HEADER}\n[server]\nmax_concurrent_calls = 2\n{entry}"
     ));
@@ -246,11 +251,7 @@ fn an_approval_is_granted_denied_and_timed_out_over_http_and_the_cli() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("decisions.jsonl");
-    let entry = plugin_entry(
-        "approve",
-        "rust/approval-above",
-        "config = { approveAboveHbar = 1, timeoutSeconds = 60 }",
-    );
+    let entry = approve_above_one_hbar();
     let manifest = format!(
         "{RETURN_BYTES_HEADER}\n[decisions]\npath = {:?}\n{entry}",
         log.display().to_string()
@@ -624,11 +625,7 @@ fn the_sdks_judge_names_each_calls_own_tool_call_after_call() {
 #[test]
 fn a_stopped_server_answers_its_call_in_flight_closes_idle_connections_and_accepts_no_more() {
     use std::io::{Read, Write};
-    let entry = plugin_entry(
-        "approve",
-        "rust/approval-above",
-        "config = { approveAboveHbar = 1, timeoutSeconds = 60 }",
-    );
+    let entry = approve_above_one_hbar();
     let (server, stoppable) = serve_stoppable(&format!(
         "{RETURN_BYTES_HEADER}\n[server]\ndrain_seconds = 5\n{entry}"
     ));
