@@ -401,3 +401,58 @@ fn a_compile_bomb_is_refused_before_compiling() {
         );
     }
 }
+
+/// A call on a thread of its own, with a minute to answer (a guest left running without a
+/// ticker would never be interrupted: the test fails instead of hanging).
+fn call_within_a_minute(session: hak_host::lifecycle::Session) -> Value {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut session = session;
+        let _ = tx.send(session.call("transfer_hbar_tool", ATTACK).unwrap());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the looping guest was never interrupted: the epoch stopped advancing")
+}
+
+/// An idle engine's epoch ticker parks (no wake-ups a millisecond while nothing runs), and a
+/// guest call that starts then wakes it: an infinite loop still ends at its deadline.
+#[test]
+fn an_idle_engines_ticker_parks_and_the_next_guest_call_wakes_it() {
+    let (host, _) = start(&hostile(
+        "loop-policy",
+        "[plugins.limits]\ndeadline_ms = 20",
+    ));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !host.runtime().epoch_ticker_parked() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the ticker never parked"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = call_within_a_minute(host.default_session());
+    assert_failure(
+        &out,
+        "pre_tool_execution",
+        "deadline",
+        "exceeded its 20 ms deadline",
+    );
+    assert!(!host.runtime().epoch_ticker_parked());
+}
+
+/// A guest looping alone for longer than the ticker's check periods (nothing else starts)
+/// keeps the ticker ticking: it is stopped at its deadline, not left running.
+#[test]
+fn a_guest_looping_alone_keeps_the_ticker_ticking_to_its_deadline() {
+    let (host, _) = start(&hostile(
+        "loop-policy",
+        "[plugins.limits]\ndeadline_ms = 3500",
+    ));
+    let out = call_within_a_minute(host.default_session());
+    assert_failure(
+        &out,
+        "pre_tool_execution",
+        "deadline",
+        "exceeded its 3500 ms deadline",
+    );
+}

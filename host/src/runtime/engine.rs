@@ -5,11 +5,10 @@
 use super::cache::ArtifactCache;
 use super::function_cache::FunctionCache;
 use super::sandbox::{LogSink, PluginState};
-use crate::model::limits::{EPOCH_TICK_MS, MAX_MEMORY_MIB, MAX_WASM_STACK_BYTES, POOL_INSTANCES};
+use super::ticker::Ticker;
+use crate::model::limits::{MAX_MEMORY_MIB, MAX_WASM_STACK_BYTES, POOL_INSTANCES};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 use wasmtime::component::{HasSelf, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
@@ -33,7 +32,7 @@ pub struct Runtime {
     pub(crate) cache: ArtifactCache,
     pub(crate) sink: Arc<dyn LogSink>,
     pub(crate) fuel: bool,
-    ticker_stop: Arc<AtomicBool>,
+    pub(crate) ticker: Ticker,
 }
 
 impl Runtime {
@@ -62,15 +61,14 @@ impl Runtime {
         link_minimal_wasi(&mut linker)?;
         super::bindings::add_to_linker(&mut linker)?;
         let cache = ArtifactCache::new(config.cache_dir, &engine);
-        let ticker_stop = Arc::new(AtomicBool::new(false));
-        spawn_ticker(engine.clone(), ticker_stop.clone());
+        let ticker = Ticker::start(engine.clone());
         Ok(Arc::new(Runtime {
             engine,
             linker,
             cache,
             sink,
             fuel,
-            ticker_stop,
+            ticker,
         }))
     }
 
@@ -123,11 +121,17 @@ impl Runtime {
     pub fn cache(&self) -> &ArtifactCache {
         &self.cache
     }
+
+    /// Whether the epoch ticker is parked: no guest of this engine started or ran for a
+    /// whole check period (~1 s); the next guest call wakes it (`runtime::ticker`).
+    pub fn epoch_ticker_parked(&self) -> bool {
+        self.ticker.parked()
+    }
 }
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        self.ticker_stop.store(true, Ordering::Relaxed);
+        self.ticker.stop();
     }
 }
 
@@ -157,19 +161,6 @@ fn portable(config: &mut Config) {
             config.cranelift_flag_enable(flag);
         }
     }
-}
-
-/// One thread per engine advances the epoch every tick; deadlines are counted in ticks.
-fn spawn_ticker(engine: wasmtime::Engine, stop: Arc<AtomicBool>) {
-    std::thread::Builder::new()
-        .name("hak-epoch".into())
-        .spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(EPOCH_TICK_MS));
-                engine.increment_epoch();
-            }
-        })
-        .expect("spawn the epoch ticker thread");
 }
 
 /// WASI 0.2 minus http: io, clocks, random, cli, filesystem (with no preopened directory, so

@@ -9,6 +9,7 @@ use super::bindings::{
 use super::compat_0_1;
 use super::plugin::LoadedPlugin;
 use super::sandbox::PluginState;
+use super::ticker::Ticker;
 use crate::capabilities::CapabilityQuota;
 use crate::model::facts::{Asset, Facts, Via};
 use crate::model::limits::EPOCH_TICK_MS;
@@ -61,6 +62,8 @@ impl Drop for Live {
 /// One instance of a plugin, with its own store (memory, scratchpad handle, log budget).
 pub struct PluginInstance {
     _live: Live,
+    /// The engine's epoch ticker, told when a guest call starts (it parks while none runs).
+    ticker: Ticker,
     store: Store<PluginState>,
     bindings: Exports,
     on_tool_failure: Option<wasmtime::component::TypedFunc<(String,), ()>>,
@@ -144,10 +147,13 @@ impl PluginInstance {
                 fuel,
             )
         };
+        let ticker = plugin.runtime.ticker.clone();
+        let in_guest = ticker.enter();
         let instance = match plugin.pre.instance_pre().instantiate(&mut store) {
             Ok(i) => i,
             Err(e) => return Err(failure(&mut store, e)),
         };
+        drop(in_guest);
         let bindings = match plugin.pre.exports(&mut store, &instance) {
             Ok(b) => b,
             Err(e) => return Err(failure(&mut store, e)),
@@ -168,6 +174,7 @@ impl PluginInstance {
         });
         let mut this = PluginInstance {
             _live: Live::new(),
+            ticker,
             store,
             bindings,
             judge,
@@ -311,7 +318,9 @@ impl PluginInstance {
         };
         self.check_input("on_tool_failure", input_json.len())?;
         self.arm("on_tool_failure", budget)?;
+        let in_guest = self.ticker.enter();
         let result = func.call(&mut self.store, (input_json.to_owned(),));
+        drop(in_guest);
         self.store.data_mut().end_call();
         result.map_err(|e| self.failure("on_tool_failure", e))
     }
@@ -332,7 +341,9 @@ impl PluginInstance {
             return Ok(None);
         };
         self.arm("reads", None)?;
+        let in_guest = self.ticker.enter();
         let result = func.call(&mut self.store, ());
+        drop(in_guest);
         self.store.data_mut().end_call();
         let (entries,) = result.map_err(|e| self.failure("reads", e))?;
         let invalid = |detail: String| PluginFailure {
@@ -444,7 +455,9 @@ impl PluginInstance {
         call: impl FnOnce(&Exports, &mut Store<PluginState>) -> wasmtime::Result<R>,
     ) -> Result<R, PluginFailure> {
         self.arm(phase, budget)?;
+        let in_guest = self.ticker.enter();
         let result = call(&self.bindings, &mut self.store);
+        drop(in_guest);
         self.store.data_mut().end_call();
         result.map_err(|e| self.failure(phase, e))
     }

@@ -1,5 +1,5 @@
 //! The wasm side of hak: one wasmtime `Engine` (component model, pooling allocator, epoch
-//! interruption driven by one ticker thread), the linker with minimal WASI and the host
+//! interruption driven by one ticker thread that parks while no guest runs), the linker with minimal WASI and the host
 //! imports, the precompiled-artifact cache and the compiled-function cache its compiles share. Plugins are loaded by [`plugin`] and run by
 //! [`instance`]. Nothing here knows about tools or the lifecycle.
 
@@ -17,6 +17,7 @@ pub mod plugin;
 pub mod sandbox;
 pub mod structure;
 mod sync_io;
+mod ticker;
 
 pub use crate::plugin::{FailureCause, PluginDescription, PluginFailure};
 pub use cache::ArtifactCache;
