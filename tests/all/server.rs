@@ -111,7 +111,9 @@ fn calls_whose_guests_print_read_stdin_and_sleep_are_served_on_the_server_thread
         plugin_entry(
             "nap",
             "fixtures/hostile",
-            "[plugins.config]\nmode = \"nap\""
+            // Eight callers on two workers with a clock wait each: the deadline is not what
+            // this is about (a loaded machine passed the default 100 ms now and then).
+            "[plugins.limits]\ndeadline_ms = 5000\n[plugins.config]\nmode = \"nap\""
         )
     );
     let (addr, _rt) = serve(&manifest);
