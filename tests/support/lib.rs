@@ -479,19 +479,32 @@ pub fn serve_with(
     if admin_without_token {
         options.callers = options.callers.admin_without_token();
     }
+    spawn_serve(registry, options, std::future::pending()).0
+}
+
+/// `hak_host::serve::serve` of `registry` on a free loopback port until `shutdown`; what
+/// `serve` returned, once it has.
+fn spawn_serve(
+    registry: Arc<hak_host::registry::Registry>,
+    options: hak_host::serve::ServeOptions,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> (
+    Server,
+    tokio::sync::oneshot::Receiver<std::io::Result<bool>>,
+) {
     let (runtime, listener) = on_loopback();
     let addr = listener.local_addr().unwrap();
-    runtime.spawn(hak_host::serve::serve(
-        listener,
-        registry.clone(),
-        options,
-        std::future::pending(),
-    ));
-    Server {
+    let (done, served) = tokio::sync::oneshot::channel();
+    let server = hak_host::serve::serve(listener, registry.clone(), options, shutdown);
+    runtime.spawn(async move {
+        let _ = done.send(server.await);
+    });
+    let server = Server {
         addr,
         registry,
         runtime: Some(runtime),
-    }
+    };
+    (server, served)
 }
 
 /// A server that can be stopped the way `hak serve` stops on a signal (see [`serve_stoppable`]).
@@ -516,22 +529,10 @@ pub fn serve_stoppable(manifest: &str) -> (Server, Stoppable) {
     let (host, _) = start(manifest);
     let registry = Arc::new(hak_host::registry::Registry::new(host, None).unwrap());
     let options = hak_host::serve::ServeOptions::from_manifest(&registry, Some("s3cret")).unwrap();
-    let (runtime, listener) = on_loopback();
-    let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let (done, served) = tokio::sync::oneshot::channel();
-    let shutdown = async move {
+    let (server, served) = spawn_serve(registry, options, async move {
         let _ = stopped.await;
-    };
-    let server = hak_host::serve::serve(listener, registry.clone(), options, shutdown);
-    runtime.spawn(async move {
-        let _ = done.send(server.await);
     });
-    let server = Server {
-        addr,
-        registry,
-        runtime: Some(runtime),
-    };
     (server, Stoppable { stop, served })
 }
 

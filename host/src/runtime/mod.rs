@@ -1,7 +1,8 @@
 //! The wasm side of hak: one wasmtime `Engine` (component model, pooling allocator, epoch
-//! interruption driven by one ticker thread that parks while no guest runs), the linker with minimal WASI and the host
-//! imports, the precompiled-artifact cache and the compiled-function cache its compiles share. Plugins are loaded by [`plugin`] and run by
-//! [`instance`]. Nothing here knows about tools or the lifecycle.
+//! interruption driven by one ticker thread that parks while no guest runs), the linker with
+//! minimal WASI and the host imports, the precompiled-artifact cache and the compiled-function
+//! cache its compiles share. Plugins are loaded by [`plugin`] and run by [`instance`]. Nothing
+//! here knows about tools or the lifecycle.
 
 pub mod bindings;
 mod cache;

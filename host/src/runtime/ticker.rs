@@ -6,13 +6,13 @@
 //! While guests run it ticks every millisecond, as it always has. An idle host has nothing
 //! to interrupt, so after a whole check period ([`CHECK_TICKS`]) in which no guest call
 //! started, and none is running, the ticker parks until the next guest call starts: an idle
-//! `hak serve` no longer wakes a thousand times a second (~1.7 % of a core here).
+//! `hak serve` no longer wakes a thousand times a second (1.35 % of a core here).
 //!
 //! Why it stays correct:
 //! - a guest call marks itself on its thread ([`InGuest`]: a plain store to a slot only that
 //!   thread writes, the engine it runs in) before the guest runs, then checks the ticker's
-//!   state: a read-mostly word, written only at period ends, so a call pays two stores and a
-//!   load, no read-modify-write on a shared line (a shared counter cost every guest call a
+//!   state: a read-mostly word, written only at period ends, so a call pays two loads and
+//!   two stores, no read-modify-write on a shared line (a shared counter cost every guest call a
 //!   contended atomic);
 //! - a call that finds the ticker quiet or parked makes it active again with a swap, and
 //!   the swap and the ticker's own compare-and-swap to "parked" are ordered: either the

@@ -3,17 +3,16 @@
 //! to finish. What lives here is only how connections are run; routes, callers and calls
 //! belong to the routers handed in.
 //!
-//! Written here rather than through `axum::serve` for two things it cannot be told:
-//! - every connection gets `TCP_NODELAY` (axum can, but it is the reason this exists:
-//!   an answer in two writes — an MCP event stream's event, then the chunked body's end —
-//!   waited for the client's delayed ACK of the first, 44 ms a call);
-//! - a connection's future is polled again at once when it wakes itself while being polled
-//!   ([`Coalesced`]). hyper does that for every request with a body (the body's channel
-//!   wakes the connection's own task: the dispatcher and the handler are one task), and
-//!   tokio answers a task woken during its poll as a yield: back of the queue, and another
-//!   worker woken to steal it. That worker finds nothing and parks again; on a 2-core
-//!   machine it is two futex calls, an event-fd write and a cross-CPU wake-up per request,
-//!   twice the latency of a single call at low load (BENCHMARKS, eighteenth session).
+//! Written here rather than through `axum::serve` for the one thing it cannot be told: a
+//! connection's future is polled again at once when it wakes itself while being polled
+//! ([`Coalesced`]). hyper does that for every request with a body (the body's channel wakes
+//! the connection's own task: the dispatcher and the handler are one task), and tokio
+//! answers a task woken during its poll as a yield: back of the queue, and another worker
+//! woken to steal it, which finds nothing and parks again — futex calls, an event-fd write
+//! and a cross-CPU wake-up per request (c1 latency −15 % without them, BENCHMARKS,
+//! nineteenth session). Every connection is also `TCP_NODELAY`, as it was under axum: an
+//! answer in two writes (an MCP event stream's event, then the chunked body's end) must not
+//! wait for the client's delayed ACK of the first (44 ms a call).
 
 use axum::Router;
 use futures_util::task::AtomicWaker;
