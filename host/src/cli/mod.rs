@@ -176,10 +176,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             );
         }
         Command::Plugin {
-            command: PluginCommand::Keygen,
+            command: PluginCommand::Keygen { cosign },
         } => {
-            let (private, public) = crate::signing::generate();
-            println!("{}", json!({"privateKey": private, "publicKey": public}));
+            if cosign {
+                let written = keygen_cosign(std::path::Path::new("."))?;
+                println!("{written}");
+            } else {
+                let (private, public) = crate::signing::generate();
+                println!("{}", json!({"privateKey": private, "publicKey": public}));
+            }
         }
         Command::Plugin {
             command:
@@ -188,16 +193,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     reference,
                     config,
                     capabilities,
-                    sign,
+                    sign_key,
+                    version,
                     plain_http,
+                    timeout,
                 },
         } => push(
             &file,
             &reference,
             config.as_deref(),
             capabilities,
-            sign.as_deref(),
-            plain_http,
+            Signing {
+                key: sign_key.as_deref(),
+                version: version.as_deref(),
+            },
+            RegistryOptions {
+                plain_http,
+                timeout,
+            },
         )?,
         Command::Plugin {
             command:
@@ -207,34 +220,40 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     public_keys,
                     no_verify,
                     plain_http,
+                    timeout,
                 },
-        } => pull(&reference, out, &public_keys, no_verify, plain_http)?,
+        } => pull(
+            &reference,
+            out,
+            &public_keys,
+            no_verify,
+            RegistryOptions {
+                plain_http,
+                timeout,
+            },
+        )?,
         Command::Plugin {
             command:
                 PluginCommand::Sign {
                     file,
                     key_env,
+                    sign_key,
+                    version,
                     plain_http,
+                    timeout,
                 },
-        } => {
-            let key = std::env::var(&key_env)
-                .map_err(|_| anyhow::anyhow!("${key_env} is not set (the private key, hex)"))?;
-            let key = crate::signing::signing_key(&key)?;
-            if let Some(text) = file
-                .to_str()
-                .filter(|t| t.starts_with(crate::oci::reference::SCHEME))
-            {
-                let reference = crate::oci::OciRef::parse(text)?;
-                let client = crate::oci::OciClient::new(plain_list(&reference, plain_http));
-                let at = client.sign(&reference, &key)?;
-                println!("{}", json!({"signature": at}));
-                return Ok(ExitCode::SUCCESS);
-            }
-            let bytes = std::fs::read(&file)?;
-            let sig_path = PathBuf::from(format!("{}.sig", file.display()));
-            std::fs::write(&sig_path, crate::signing::sign(&key, &bytes))?;
-            println!("{}", json!({"signature": sig_path}));
-        }
+        } => sign(
+            &file,
+            &key_env,
+            Signing {
+                key: sign_key.as_deref(),
+                version: version.as_deref(),
+            },
+            RegistryOptions {
+                plain_http,
+                timeout,
+            },
+        )?,
         Command::Plugin {
             command: PluginCommand::Verify { file, public_key },
         } => {
@@ -242,8 +261,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let sig_path = PathBuf::from(format!("{}.sig", file.display()));
             let sig = std::fs::read_to_string(&sig_path)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", sig_path.display()))?;
-            let key = crate::signing::verifying_key(&public_key)?;
-            crate::signing::verify(&[key], &bytes, &sig)?;
+            let trusted = crate::signing::TrustedKeys::parse(
+                std::slice::from_ref(&public_key),
+                std::path::Path::new("."),
+            )
+            .map_err(|(_, e)| anyhow::anyhow!("--public-key: {e}"))?;
+            trusted.verify(&bytes, &sig)?;
             println!(
                 "{}",
                 json!({"verified": true, "sha256": hex::encode(crate::signing::digest(&bytes))})

@@ -166,12 +166,143 @@ pub(super) fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::R
 }
 
 /// The registries reached over plain HTTP: this one if the operator said so.
-pub(super) fn plain_list(reference: &crate::oci::OciRef, plain_http: bool) -> Vec<String> {
-    if plain_http {
-        vec![reference.registry().to_owned()]
-    } else {
-        Vec::new()
+/// How the CLI reaches a registry (`--plain-http`, `--timeout`).
+pub(super) struct RegistryOptions {
+    pub plain_http: bool,
+    pub timeout: u64,
+}
+
+impl RegistryOptions {
+    fn client(&self, reference: &crate::oci::OciRef) -> anyhow::Result<crate::oci::OciClient> {
+        if !(1..=3_600).contains(&self.timeout) {
+            anyhow::bail!("--timeout must be 1 to 3600 seconds");
+        }
+        let plain = if self.plain_http {
+            vec![reference.registry().to_owned()]
+        } else {
+            Vec::new()
+        };
+        Ok(crate::oci::OciClient::new(plain)
+            .with_deadline(std::time::Duration::from_secs(self.timeout)))
     }
+}
+
+/// How the CLI signs (`--sign-key`, `--version`).
+pub(super) struct Signing<'a> {
+    pub key: Option<&'a std::path::Path>,
+    pub version: Option<&'a str>,
+}
+
+impl Signing<'_> {
+    /// The cosign private key, opened with `$COSIGN_PASSWORD`.
+    fn cosign_key(&self) -> anyhow::Result<Option<p256::ecdsa::SigningKey>> {
+        let Some(path) = self.key else {
+            return Ok(None);
+        };
+        let password = cosign_password()?;
+        let text = std::fs::read(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let key = crate::signing::cosign::open(&text, password.as_bytes())
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(Some(key))
+    }
+
+    /// The version an OCI signature of `reference` claims: --version, else the tag when it
+    /// is a version.
+    fn version(
+        &self,
+        reference: &crate::oci::OciRef,
+    ) -> anyhow::Result<Option<crate::oci::version::PluginVersion>> {
+        use crate::oci::version::PluginVersion;
+        match self.version {
+            Some(text) => PluginVersion::parse(text).map(Some).ok_or_else(|| {
+                anyhow::anyhow!("--version {text:?}: not a version (1.2, 1.2.3, v1.2.3-rc.1)")
+            }),
+            None => Ok(reference.tag().and_then(PluginVersion::parse)),
+        }
+    }
+}
+
+fn cosign_password() -> anyhow::Result<String> {
+    use crate::signing::cosign::PASSWORD_ENV;
+    std::env::var(PASSWORD_ENV).map_err(|_| {
+        anyhow::anyhow!("${PASSWORD_ENV} is not set (cosign.key's password; it may be empty)")
+    })
+}
+
+/// `hak plugin keygen --cosign`: `cosign.key` and `cosign.pub` in `dir` (never over
+/// existing files); what was written.
+pub(super) fn keygen_cosign(dir: &std::path::Path) -> anyhow::Result<serde_json::Value> {
+    let password = cosign_password()?;
+    let (private, public) = crate::signing::cosign::generate(password.as_bytes())?;
+    let key_path = dir.join("cosign.key");
+    let pub_path = dir.join("cosign.pub");
+    for path in [&key_path, &pub_path] {
+        if path.exists() {
+            anyhow::bail!("{}: exists; not overwritten", path.display());
+        }
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    std::io::Write::write_all(
+        &mut options
+            .open(&key_path)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", key_path.display()))?,
+        private.as_bytes(),
+    )?;
+    std::fs::write(&pub_path, public.as_bytes())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", pub_path.display()))?;
+    Ok(json!({"privateKey": key_path, "publicKey": pub_path}))
+}
+
+/// `hak plugin sign`: a file (`<file>.sig`), or the manifest an `oci://` reference names.
+pub(super) fn sign(
+    file: &std::path::Path,
+    key_env: &str,
+    signing: Signing<'_>,
+    registry: RegistryOptions,
+) -> anyhow::Result<()> {
+    if let Some(text) = file
+        .to_str()
+        .filter(|t| t.starts_with(crate::oci::reference::SCHEME))
+    {
+        let reference = crate::oci::OciRef::parse(text)?;
+        let key = signing.cosign_key()?.ok_or_else(|| {
+            anyhow::anyhow!(
+                "{reference}: OCI signatures are cosign's: --sign-key cosign.key (hak plugin keygen --cosign makes one)"
+            )
+        })?;
+        let version = signing.version(&reference)?;
+        let at = registry
+            .client(&reference)?
+            .sign(&reference, &key, version.as_ref())?;
+        println!(
+            "{}",
+            json!({"signature": at, "version": version.map(|v| v.to_string())})
+        );
+        return Ok(());
+    }
+    if signing.version.is_some() {
+        anyhow::bail!("--version is claimed by OCI signatures only");
+    }
+    let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let signature = match signing.cosign_key()? {
+        Some(key) => crate::signing::cosign::sign(&key, &bytes),
+        None => {
+            let key = std::env::var(key_env).map_err(|_| {
+                anyhow::anyhow!(
+                    "${key_env} is not set (the ed25519 private key, hex), and no --sign-key"
+                )
+            })?;
+            crate::signing::sign(&crate::signing::signing_key(&key)?, &bytes)
+        }
+    };
+    let sig_path = PathBuf::from(format!("{}.sig", file.display()));
+    std::fs::write(&sig_path, signature)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", sig_path.display()))?;
+    println!("{}", json!({"signature": sig_path}));
+    Ok(())
 }
 
 /// `hak plugin push`: describe the component (it must load as a plugin), lay it out as a
@@ -181,8 +312,8 @@ pub(super) fn push(
     reference: &str,
     config: Option<&str>,
     capabilities: Vec<String>,
-    sign: Option<&str>,
-    plain_http: bool,
+    signing: Signing<'_>,
+    registry: RegistryOptions,
 ) -> anyhow::Result<()> {
     let reference = crate::oci::OciRef::parse(reference)?;
     if !reference.is_followed() {
@@ -196,13 +327,8 @@ pub(super) fn push(
             );
         }
     }
-    let key = sign
-        .map(|var| {
-            let text = std::env::var(var)
-                .map_err(|_| anyhow::anyhow!("${var} is not set (the private key, hex)"))?;
-            crate::signing::signing_key(&text).map_err(anyhow::Error::from)
-        })
-        .transpose()?;
+    let key = signing.cosign_key()?;
+    let version = signing.version(&reference)?;
     let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let plugin = load_standalone(file, config)?;
     let (imports, exports) = plugin.imports_and_exports();
@@ -222,10 +348,10 @@ pub(super) fn push(
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default();
     let built = crate::oci::artifact::build(&bytes, &annotations, &imports, &exports, &created);
-    let client = crate::oci::OciClient::new(plain_list(&reference, plain_http));
+    let client = registry.client(&reference)?;
     let digest = client.push(&reference, &built, &bytes)?;
     let signature = match &key {
-        Some(key) => Some(client.sign(&reference.at_digest(&digest), key)?),
+        Some(key) => Some(client.sign(&reference.at_digest(&digest), key, version.as_ref())?),
         None => None,
     };
     println!(
@@ -236,6 +362,7 @@ pub(super) fn push(
             "pinned": reference.at_digest(&digest).to_string(),
             "sha256": plugin.sha256,
             "signature": signature,
+            "version": key.and(version).map(|v| v.to_string()),
         })
     );
     Ok(())
@@ -247,14 +374,15 @@ pub(super) fn pull(
     out: Option<PathBuf>,
     public_keys: &[String],
     no_verify: bool,
-    plain_http: bool,
+    registry: RegistryOptions,
 ) -> anyhow::Result<()> {
     let reference = crate::oci::OciRef::parse(reference)?;
-    let trusted = public_keys
-        .iter()
-        .map(|k| crate::signing::verifying_key(k))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| anyhow::anyhow!("--public-key: {e}"))?;
+    let keys = crate::signing::TrustedKeys::parse(public_keys, std::path::Path::new("."))
+        .map_err(|(i, e)| anyhow::anyhow!("--public-key {:?}: {e}", public_keys[i]))?;
+    if !keys.ed25519.is_empty() {
+        anyhow::bail!("--public-key: an ed25519 key (hex) verifies plugin files only; OCI signatures are cosign's (ECDSA P-256): name the publisher's cosign.pub");
+    }
+    let trusted = keys.cosign;
     if trusted.is_empty() && reference.is_followed() && !no_verify {
         anyhow::bail!("{reference}: a tag can point anywhere; name the publisher's key (--public-key), pin a digest (@sha256:…), or pass --no-verify");
     }
@@ -263,8 +391,7 @@ pub(super) fn pull(
     } else {
         crate::oci::client::Verify::Required(&trusted)
     };
-    let client = crate::oci::OciClient::new(plain_list(&reference, plain_http));
-    let pulled = client.pull(&reference, verify)?;
+    let pulled = registry.client(&reference)?.pull(&reference, verify)?;
     let out = out.unwrap_or_else(|| {
         let last = reference
             .repository()
@@ -284,6 +411,7 @@ pub(super) fn pull(
             "sha256": pulled.layer_digest.trim_start_matches("sha256:"),
             "bytes": pulled.component.len(),
             "verified": pulled.signature.is_some(),
+            "version": pulled.version().map(|v| v.to_string()),
             "annotations": pulled.annotations,
         })
     );

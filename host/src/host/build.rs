@@ -195,18 +195,12 @@ pub(super) fn open_oci(
     if manifest.plugins.iter().all(|p| p.source.is_none()) {
         return Ok(None);
     }
-    let trusted = manifest
-        .trust
-        .public_keys
-        .iter()
-        .map(|k| crate::signing::verifying_key(k))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| HostError::Config(format!("trust.public_keys: {e}")))?;
+    let trusted = manifest.trusted_keys().map_err(HostError::Config)?;
     Ok(Some(Arc::new(crate::oci::resolve::Resolver::new(
         &manifest.oci,
         &manifest.base_dir,
         cache_dir,
-        trusted,
+        trusted.cosign,
     ))))
 }
 

@@ -312,7 +312,10 @@ impl Default for ServerSection {
 #[derive(Clone, Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct TrustSection {
-    /// Trusted ed25519 public keys (64 hex digits) whose signatures (`hak plugin sign`) count.
+    /// Trusted publisher keys: a cosign public key (the path of a `cosign.pub` PEM file,
+    /// relative to the manifest, or its text), which verifies OCI signatures and plugin files
+    /// signed as `cosign sign-blob` does; or an ed25519 key (64 hex digits), which verifies
+    /// plugin files signed by `hak plugin sign --key-env` only.
     #[serde(default)]
     pub public_keys: Vec<String>,
     /// Refuse every hot-loaded plugin without a valid signature by one of `public_keys`.
@@ -479,6 +482,12 @@ impl Manifest {
         manifest.base_dir = base_dir;
         manifest.validate().map_err(invalid)?;
         Ok(manifest)
+    }
+
+    /// The keys `[trust] public_keys` names (key files read now); the error names the entry.
+    pub fn trusted_keys(&self) -> Result<crate::signing::TrustedKeys, String> {
+        crate::signing::TrustedKeys::parse(&self.trust.public_keys, &self.base_dir)
+            .map_err(|(i, e)| format!("trust.public_keys[{i}]: {e}"))
     }
 
     /// A path from the manifest, resolved against the manifest's directory.

@@ -41,10 +41,7 @@ impl Manifest {
             }
             p.validate(&at, self.engine.fuel)?;
         }
-        for (i, key) in self.trust.public_keys.iter().enumerate() {
-            crate::signing::verifying_key(key)
-                .map_err(|e| format!("trust.public_keys[{i}]: {e}"))?;
-        }
+        let trusted = self.trusted_keys()?;
         self.oci.validate()?;
         for (i, p) in self.plugins.iter().enumerate() {
             let followed = p
@@ -52,9 +49,14 @@ impl Manifest {
                 .as_deref()
                 .and_then(|s| crate::oci::OciRef::parse(s).ok())
                 .is_some_and(|r| r.is_followed());
-            if followed && self.trust.public_keys.is_empty() {
+            if followed && trusted.cosign.is_empty() {
+                let why = if trusted.ed25519.is_empty() {
+                    "name the publisher's cosign.pub in trust.public_keys"
+                } else {
+                    "trust.public_keys names only ed25519 keys (hex), which verify plugin files; OCI signatures are cosign's (ECDSA P-256): name the publisher's cosign.pub (hak plugin keygen --cosign makes one)"
+                };
                 return Err(format!(
-                    "plugins[{i}] ({}): source follows a tag, so it must be signed: name the publisher's key in trust.public_keys (or pin a digest, oci://…@sha256:…)",
+                    "plugins[{i}] ({}): source follows a tag, so it must be signed: {why} (or pin a digest, oci://…@sha256:…)",
                     p.name
                 ));
             }

@@ -2,16 +2,23 @@
 //! (`@sha256:…`) is read from the cache, else pulled once; a followed tag asks the registry
 //! which digest it names now, and falls back to the digest it named last (in the cache) when
 //! the registry cannot be reached, so a host starts offline once it has pulled. With
-//! `[trust] public_keys` every OCI plugin must carry a signature by one of them; without, only
-//! pinned references are accepted (the manifest's validation says so).
+//! `[trust] public_keys` every OCI plugin must carry a cosign signature by one of them for its
+//! own repository; without, only pinned references are accepted (the manifest's validation
+//! says so).
+//!
+//! A followed tag never rolls back: a digest whose signed version is below the highest one
+//! the tag has resolved to (or that names no version after one that did) is refused, and a
+//! host starting while its tag names such a digest starts from the cached release it ran.
+//! Pinning a digest is how an operator runs an older release on purpose.
 
 use super::cache::OciCache;
 use super::client::{OciClient, Pulled, Verify};
 use super::reference::OciRef;
 use super::OciError;
-use ed25519_dalek::VerifyingKey;
+use p256::ecdsa::VerifyingKey;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// The manifest's `[oci]` section.
 #[derive(Clone, Debug, Deserialize)]
@@ -27,10 +34,18 @@ pub struct OciSettings {
     /// compiled-artifact cache directory (`[engine] cache_dir`, `$HAK_CACHE_DIR`,
     /// `$XDG_CACHE_HOME/hak`, `~/.cache/hak`).
     pub cache_dir: Option<PathBuf>,
+    /// How long one registry request may take in all (seconds): a registry that stalls or
+    /// drips fails the request then.
+    #[serde(default = "default_timeout_seconds")]
+    pub timeout_seconds: u64,
 }
 
 fn default_poll_seconds() -> u64 {
     30
+}
+
+fn default_timeout_seconds() -> u64 {
+    super::client::DEFAULT_DEADLINE.as_secs()
 }
 
 impl Default for OciSettings {
@@ -39,6 +54,7 @@ impl Default for OciSettings {
             poll_seconds: default_poll_seconds(),
             plain_http: Vec::new(),
             cache_dir: None,
+            timeout_seconds: default_timeout_seconds(),
         }
     }
 }
@@ -47,6 +63,9 @@ impl OciSettings {
     pub fn validate(&self) -> Result<(), String> {
         if !(1..=86_400).contains(&self.poll_seconds) {
             return Err("oci.poll_seconds must be 1 to 86400".into());
+        }
+        if !(1..=3_600).contains(&self.timeout_seconds) {
+            return Err("oci.timeout_seconds must be 1 to 3600".into());
         }
         Ok(())
     }
@@ -74,7 +93,8 @@ impl Resolver {
                 .join("oci"),
         };
         Resolver {
-            client: OciClient::new(settings.plain_http.clone()),
+            client: OciClient::new(settings.plain_http.clone())
+                .with_deadline(Duration::from_secs(settings.timeout_seconds)),
             cache: OciCache::new(dir),
             trusted,
         }
@@ -104,34 +124,67 @@ impl Resolver {
             Ok(digest) => digest,
             Err(online) => {
                 // The registry is unreachable (or says nothing): the tag's last digest.
-                let Some(digest) = self.cache.last_digest(reference) else {
-                    return Err(OciError::Offline {
+                return self.last_resolved(reference, "registry unreachable", online, |e| {
+                    OciError::Offline {
                         reference: reference.to_string(),
-                        message: online.to_string(),
-                    });
-                };
-                return match self.cache.load(reference, &digest, self.verify())? {
-                    Some(pulled) => {
-                        tracing::warn!(
-                            "{reference}: registry unreachable ({online}); using the cached {digest}"
-                        );
-                        Ok(pulled)
+                        message: e.to_string(),
                     }
-                    None => Err(OciError::Offline {
-                        reference: reference.to_string(),
-                        message: online.to_string(),
-                    }),
-                };
+                });
             }
         };
-        self.at_digest(reference, &digest)
+        match self.at_digest(reference, &digest) {
+            // The tag was moved back: the release this host ran last, if it is cached.
+            Err(rollback @ OciError::Rollback { .. }) => {
+                self.last_resolved(reference, "not rolled back", rollback, |e| e)
+            }
+            other => other,
+        }
+    }
+
+    /// The plugin `reference`'s tag resolved to last (cached), used instead because of
+    /// `why`; without one, `why` as the error `or` makes of it.
+    fn last_resolved(
+        &self,
+        reference: &OciRef,
+        what: &str,
+        why: OciError,
+        or: impl FnOnce(OciError) -> OciError,
+    ) -> Result<Pulled, OciError> {
+        let Some(digest) = self.cache.last_digest(reference) else {
+            return Err(or(why));
+        };
+        match self.cache.load(reference, &digest, self.verify())? {
+            Some(pulled) => {
+                tracing::warn!("{reference}: {what} ({why}); using the cached {digest}");
+                Ok(pulled)
+            }
+            None => Err(or(why)),
+        }
+    }
+
+    /// A followed tag must not move below the highest version it has resolved to.
+    fn not_a_rollback(&self, reference: &OciRef, pulled: &Pulled) -> Result<(), OciError> {
+        if !reference.is_followed() {
+            return Ok(());
+        }
+        let highest = self.cache.highest_version(reference);
+        match super::version::rollback(highest.as_ref(), pulled.version()) {
+            None => Ok(()),
+            Some(reason) => Err(OciError::Rollback {
+                reference: reference.to_string(),
+                digest: pulled.digest.clone(),
+                reason,
+            }),
+        }
     }
 
     /// The plugin with manifest `digest` in `reference`'s repository: the cache's, else pulled
-    /// (and kept). A cached copy that no longer verifies is pulled again.
+    /// (and kept), unless it would roll a followed tag back. A cached copy that no longer
+    /// verifies is pulled again.
     fn at_digest(&self, reference: &OciRef, digest: &str) -> Result<Pulled, OciError> {
         let cached = match self.cache.load(reference, digest, self.verify()) {
             Ok(Some(pulled)) => {
+                self.not_a_rollback(reference, &pulled)?;
                 if reference.is_followed() {
                     self.cache.store(reference, &pulled)?;
                 }
@@ -155,6 +208,7 @@ impl Resolver {
             }
             (Err(e), _) => return Err(e),
         };
+        self.not_a_rollback(reference, &pulled)?;
         self.cache.store(reference, &pulled)?;
         Ok(pulled)
     }

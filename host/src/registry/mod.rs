@@ -17,7 +17,6 @@ use crate::manifest::PluginSidecar;
 use crate::model::limits::MAX_COMPONENT_BYTES;
 use crate::runtime::{LoadedPlugin, WasmPlugin};
 use crate::signing;
-use ed25519_dalek::VerifyingKey;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
@@ -50,8 +49,8 @@ pub enum RegistryError {
     UnsignedSettings { plugin: String, message: String },
     #[error(transparent)]
     Load(#[from] crate::runtime::LoadError),
-    #[error("trust.public_keys: {0}")]
-    TrustedKey(#[source] crate::signing::SigningError),
+    #[error("{0}")]
+    TrustedKey(String),
 }
 
 /// Where a registry entry came from.
@@ -136,7 +135,7 @@ pub struct Registry {
     host: Host,
     /// Names of the chain's fixed part (manifest and native plugins): not for the API.
     base_names: std::collections::HashSet<String>,
-    trusted: Vec<VerifyingKey>,
+    trusted: signing::TrustedKeys,
     require_signatures: bool,
     plugins_dir: Option<PathBuf>,
     state: Mutex<State>,
@@ -160,11 +159,9 @@ impl Registry {
     /// A registry over `host`'s current chain; `plugins_dir` is scanned by [`Registry::sync_dir`].
     pub fn new(host: Host, plugins_dir: Option<PathBuf>) -> Result<Self, RegistryError> {
         let trust = &host.manifest().trust;
-        let trusted = trust
-            .public_keys
-            .iter()
-            .map(|k| signing::verifying_key(k))
-            .collect::<Result<Vec<_>, _>>()
+        let trusted = host
+            .manifest()
+            .trusted_keys()
             .map_err(RegistryError::TrustedKey)?;
         let base = host.chain().members().to_vec();
         Ok(Registry {
@@ -239,12 +236,14 @@ impl Registry {
                 message,
             })?;
         match signature {
-            Some(sig) => signing::verify(&self.trusted, bytes, sig).map_err(|source| {
-                RegistryError::BadSignature {
-                    plugin: name.to_owned(),
-                    source,
-                }
-            })?,
+            Some(sig) => {
+                self.trusted
+                    .verify(bytes, sig)
+                    .map_err(|source| RegistryError::BadSignature {
+                        plugin: name.to_owned(),
+                        source,
+                    })?
+            }
             None if self.require_signatures => {
                 return Err(RegistryError::Unsigned {
                     plugin: name.to_owned(),
@@ -261,7 +260,8 @@ impl Registry {
                 message,
             };
             let sig = settings_signature.ok_or_else(|| unsigned("no signature".into()))?;
-            signing::verify(&self.trusted, settings_text.as_bytes(), sig)
+            self.trusted
+                .verify(settings_text.as_bytes(), sig)
                 .map_err(|e| unsigned(e.to_string()))?;
         }
         let started = Instant::now();

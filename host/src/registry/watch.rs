@@ -111,14 +111,17 @@ pub fn follow_tags(
                         }
                         Ok(digest) if refused.get(&plugin) == Some(&digest) => continue,
                         Ok(digest) => {
-                            // A registry that fails mid-pull is asked again next time, and so
-                            // is an artifact with no signature yet (a publisher pushes the
-                            // signature after the manifest it signs: a poll between the two
-                            // must not refuse the digest for good); an artifact refused for
-                            // what it is (a bad signature, a digest, a load) is not.
+                            // A registry that fails or stalls mid-pull is asked again next
+                            // time, and so is an artifact with no signature yet (a publisher
+                            // pushes the signature after the manifest it signs: a poll between
+                            // the two must not refuse the digest for good); an artifact refused
+                            // for what it is (a bad signature, a rollback, a digest, a load) is
+                            // not.
                             let swapped = match resolver.fetch(&reference, &digest) {
                                 Err(
-                                    e @ (OciError::Registry { .. } | OciError::Unsigned { .. }),
+                                    e @ (OciError::Registry { .. }
+                                    | OciError::Timeout { .. }
+                                    | OciError::Unsigned { .. }),
                                 ) => Err((e.to_string(), false)),
                                 Err(e) => Err((e.to_string(), true)),
                                 Ok(pulled) => registry

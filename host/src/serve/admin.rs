@@ -25,7 +25,8 @@ pub struct Upload {
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     settings: Option<Value>,
-    /// Hex ed25519 signature over the component by a trusted key.
+    /// The component's signature by a trusted key: cosign's (base64 ECDSA P-256 over the
+    /// bytes, as `cosign sign-blob` writes it) or hak's ed25519 (hex, over the sha256).
     signature: Option<String>,
     /// Over the settings' JSON text as sent (`settings` must then be that text, verbatim):
     /// required when the component is signed and has settings.
