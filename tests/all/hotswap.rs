@@ -179,6 +179,17 @@ fn swaps_under_load_never_mix_chains() {
     );
 }
 
+/// A sync of `registry`'s directory loads `gate`, and the next transfer meets its block.
+fn assert_loaded_and_blocking(registry: &Registry, host: &Host) {
+    let report = registry.sync_dir();
+    assert_eq!(report.loaded, ["gate"], "{report:?}");
+    let out = host
+        .default_session()
+        .call("transfer_hbar_tool", TRANSFER)
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+}
+
 fn trust_manifest(public_key: &str) -> String {
     format!("{RETURN_BYTES_HEADER}\n[trust]\npublic_keys = [\"{public_key}\"]\nrequire_signatures = true\n")
 }
@@ -218,13 +229,7 @@ fn files_signed_with_cosign_keys_load_and_another_cosign_key_does_not_count() {
         "{report:?}"
     );
     std::fs::write(dir.join("gate.wasm.sig"), cosign::sign(&key, &bytes)).unwrap();
-    let report = registry.sync_dir();
-    assert_eq!(report.loaded, ["gate"], "{report:?}");
-    let out = host
-        .default_session()
-        .call("transfer_hbar_tool", TRANSFER)
-        .unwrap();
-    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    assert_loaded_and_blocking(&registry, &host);
     let _ = std::fs::remove_file(&pub_file);
 }
 
@@ -291,13 +296,7 @@ fn half_written_unsigned_and_badly_signed_files_never_load() {
         hak_host::signing::sign(&key, BLOCK.as_bytes()),
     )
     .unwrap();
-    let report = registry.sync_dir();
-    assert_eq!(report.loaded, ["gate"], "{report:?}");
-    let out = host
-        .default_session()
-        .call("transfer_hbar_tool", TRANSFER)
-        .unwrap();
-    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    assert_loaded_and_blocking(&registry, &host);
     // Editing only the sidecar (loosening the policy) is refused; the signed version stays.
     std::fs::write(dir.join("gate.toml"), ALLOW).unwrap();
     let report = registry.sync_dir();

@@ -81,6 +81,11 @@ impl Publisher {
     }
 }
 
+/// The bytes of the built plugin `name` (`rust/reject-tool`).
+fn component(name: &str) -> Vec<u8> {
+    std::fs::read(plugin(name)).unwrap()
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = root().join(format!("target/test-tmp/oci-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -396,9 +401,8 @@ fn a_manifest_names_a_plugin_by_reference_and_starts_offline_from_the_cache() {
     let cache = dir.join("cache");
     let publisher = Publisher::new(&dir, "publisher");
     let trusted = publisher.pub_arg();
-    let component = std::fs::read(plugin("rust/reject-tool")).unwrap();
     let tag = registry.reference("gates/reject:stable");
-    let digest = push_bytes(&tag, &component, Some(&publisher.key));
+    let digest = push_bytes(&tag, &component("rust/reject-tool"), Some(&publisher.key));
     let config = "config = { relevantTools = [\"transfer_hbar_tool\"] }";
     let followed = manifest_with_source(&tag, Some(trusted), &cache, config);
     let pinned_ref = registry.reference(&format!("gates/reject@{digest}"));
@@ -482,7 +486,7 @@ fn a_tag_followed_before_its_signature_arrives_is_swapped_once_it_is_signed() {
     let tag = registry.reference("gates/late:prod");
     let v1 = push_bytes(
         &tag,
-        &std::fs::read(plugin("rust/tx-timing-hook")).unwrap(),
+        &component("rust/tx-timing-hook"),
         Some(&publisher.key),
     );
     let (server, log) = serve_following(&tag, publisher.pub_arg(), &dir);
@@ -496,11 +500,7 @@ fn a_tag_followed_before_its_signature_arrives_is_swapped_once_it_is_signed() {
     };
     assert_eq!(digest(), v1);
     // v2's manifest, its signature not yet pushed: the follower says so and keeps v1.
-    let v2 = push_bytes(
-        &tag,
-        &std::fs::read(plugin("rust/reject-tool")).unwrap(),
-        None,
-    );
+    let v2 = push_bytes(&tag, &component("rust/reject-tool"), None);
     let deadline = Instant::now() + Duration::from_secs(40);
     while !std::fs::read_to_string(&log)
         .unwrap_or_default()
@@ -607,8 +607,7 @@ fn hak_serve_follows_a_tag_under_load_and_a_dead_registry_changes_nothing_loaded
     // v2 behind the same tag: the reject-tool policy, signed. Followed within a few polls
     // and a compile: seconds on a quiet 2-core machine, past 15 s once while a release build
     // shared it.
-    let component = std::fs::read(plugin("rust/reject-tool")).unwrap();
-    let v2 = push_bytes(&tag, &component, Some(&publisher.key));
+    let v2 = push_bytes(&tag, &component("rust/reject-tool"), Some(&publisher.key));
     let deadline = Instant::now() + Duration::from_secs(40);
     while plugins()["digest"] != v2.as_str() {
         assert!(Instant::now() < deadline, "not swapped: {}", plugins());
@@ -617,11 +616,7 @@ fn hak_serve_follows_a_tag_under_load_and_a_dead_registry_changes_nothing_loaded
     std::thread::sleep(Duration::from_millis(500));
 
     // An unsigned v3 behind the tag is refused; the registry then dies: v2 stays.
-    push_bytes(
-        &tag,
-        &std::fs::read(plugin("rust/tx-timing-hook")).unwrap(),
-        None,
-    );
+    push_bytes(&tag, &component("rust/tx-timing-hook"), None);
     std::thread::sleep(Duration::from_millis(2500));
     registry.stop();
     std::thread::sleep(Duration::from_millis(2500));
@@ -1041,14 +1036,10 @@ fn a_signed_plugin_copied_from_another_repository_of_the_publisher_is_not_follow
     let acme = Publisher::new(&dir, "acme");
     // The guard blocks every transfer; the hook of another repository lets them through.
     let guard_tag = registry.reference("acme/guard:1.0");
-    let guard = push_bytes(
-        &guard_tag,
-        &std::fs::read(plugin("rust/reject-tool")).unwrap(),
-        Some(&acme.key),
-    );
+    let guard = push_bytes(&guard_tag, &component("rust/reject-tool"), Some(&acme.key));
     let hook = push_bytes(
         &registry.reference("acme/hook:1.0"),
-        &std::fs::read(plugin("rust/tx-timing-hook")).unwrap(),
+        &component("rust/tx-timing-hook"),
         Some(&acme.key),
     );
     let (server, log) = serve_following(&guard_tag, acme.pub_arg(), &dir);
@@ -1094,7 +1085,7 @@ fn a_followed_tag_never_rolls_back_not_even_across_a_restart() {
     // 1.0.0 lets transfers through; 1.1.0 blocks them.
     let v1 = push_version(
         &tag,
-        &std::fs::read(plugin("rust/tx-timing-hook")).unwrap(),
+        &component("rust/tx-timing-hook"),
         Some(&acme.key),
         Some("1.0.0"),
     );
@@ -1102,7 +1093,7 @@ fn a_followed_tag_never_rolls_back_not_even_across_a_restart() {
     assert_eq!(running(&server), (v1.clone(), true));
     let v2 = push_version(
         &tag,
-        &std::fs::read(plugin("rust/reject-tool")).unwrap(),
+        &component("rust/reject-tool"),
         Some(&acme.key),
         Some("1.1.0"),
     );

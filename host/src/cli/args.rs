@@ -275,21 +275,13 @@ pub(super) enum PluginCommand {
     /// `sha256-<hex>.sig` image beside it).
     Sign {
         file: PathBuf,
-        #[arg(long)]
-        plain_http: bool,
-        /// cosign's private key file (`cosign.key`; password in $COSIGN_PASSWORD).
-        #[arg(long, value_name = "COSIGN_KEY")]
-        sign_key: Option<PathBuf>,
-        /// The release's version the OCI signature claims (default: the tag, when it is a
-        /// version such as 1.2 or v1.2.3). A followed tag never moves to a lower one.
-        #[arg(long)]
-        version: Option<String>,
+        #[command(flatten)]
+        signing: SignArgs,
         /// Environment variable holding an ed25519 private key (hex), for file signatures.
         #[arg(long, default_value = "HAK_SIGNING_KEY")]
         key_env: String,
-        /// Seconds one registry request may take in all.
-        #[arg(long, default_value_t = 60)]
-        timeout: u64,
+        #[command(flatten)]
+        registry: RegistryArgs,
     },
     /// Push a component to an OCI registry as a Wasm artifact (config
     /// `application/vnd.wasm.config.v0+json`, one `application/wasm` layer) with its
@@ -306,20 +298,10 @@ pub(super) enum PluginCommand {
         /// A capability the plugin needs granted (repeat), shown to operators as an annotation.
         #[arg(long = "capability")]
         capabilities: Vec<String>,
-        /// Sign the pushed manifest with cosign's private key file (`cosign.key`; password in
-        /// $COSIGN_PASSWORD).
-        #[arg(long, value_name = "COSIGN_KEY")]
-        sign_key: Option<PathBuf>,
-        /// The release's version the signature claims (default: the tag, when it is a
-        /// version).
-        #[arg(long, requires = "sign_key")]
-        version: Option<String>,
-        /// Reach this registry over plain HTTP although it is not on loopback.
-        #[arg(long)]
-        plain_http: bool,
-        /// Seconds one registry request may take in all.
-        #[arg(long, default_value_t = 60)]
-        timeout: u64,
+        #[command(flatten)]
+        signing: SignArgs,
+        #[command(flatten)]
+        registry: RegistryArgs,
     },
     /// Pull a plugin from an OCI registry: `oci://REGISTRY/REPO[:TAG|@sha256:…]`. Its
     /// cosign signature is checked against --public-key (for this repository and digest)
@@ -335,11 +317,8 @@ pub(super) enum PluginCommand {
         /// Take a tag's component without checking a signature.
         #[arg(long, conflicts_with = "public_keys")]
         no_verify: bool,
-        #[arg(long)]
-        plain_http: bool,
-        /// Seconds one registry request may take in all.
-        #[arg(long, default_value_t = 60)]
-        timeout: u64,
+        #[command(flatten)]
+        registry: RegistryArgs,
     },
     /// Check `<file>.sig` against a public key: a `cosign.pub` file, or ed25519 (hex).
     Verify {
@@ -347,4 +326,27 @@ pub(super) enum PluginCommand {
         #[arg(long)]
         public_key: String,
     },
+}
+
+/// How a registry is reached (`hak plugin push`, `pull`, `sign`).
+#[derive(clap::Args, Debug)]
+pub struct RegistryArgs {
+    /// Reach this registry over plain HTTP although it is not on loopback.
+    #[arg(long)]
+    pub plain_http: bool,
+    /// Seconds one registry request may take in all (a registry that stalls or drips fails it).
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
+}
+
+/// How a plugin is signed (`hak plugin push`, `sign`).
+#[derive(clap::Args, Debug)]
+pub struct SignArgs {
+    /// cosign's private key file (`cosign.key`; its password in $COSIGN_PASSWORD).
+    #[arg(long, value_name = "COSIGN_KEY")]
+    pub sign_key: Option<PathBuf>,
+    /// The release's version an OCI signature claims (default: the tag, when it is a version
+    /// such as 1.2 or v1.2.3). A followed tag never moves to a lower one.
+    #[arg(long, requires = "sign_key")]
+    pub version: Option<String>,
 }

@@ -193,24 +193,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     reference,
                     config,
                     capabilities,
-                    sign_key,
-                    version,
-                    plain_http,
-                    timeout,
+                    signing,
+                    registry,
                 },
         } => push(
             &file,
             &reference,
             config.as_deref(),
             capabilities,
-            Signing {
-                key: sign_key.as_deref(),
-                version: version.as_deref(),
-            },
-            RegistryOptions {
-                plain_http,
-                timeout,
-            },
+            &signing,
+            &registry,
         )?,
         Command::Plugin {
             command:
@@ -219,41 +211,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     out,
                     public_keys,
                     no_verify,
-                    plain_http,
-                    timeout,
+                    registry,
                 },
-        } => pull(
-            &reference,
-            out,
-            &public_keys,
-            no_verify,
-            RegistryOptions {
-                plain_http,
-                timeout,
-            },
-        )?,
+        } => pull(&reference, out, &public_keys, no_verify, &registry)?,
         Command::Plugin {
             command:
                 PluginCommand::Sign {
                     file,
                     key_env,
-                    sign_key,
-                    version,
-                    plain_http,
-                    timeout,
+                    signing,
+                    registry,
                 },
-        } => sign(
-            &file,
-            &key_env,
-            Signing {
-                key: sign_key.as_deref(),
-                version: version.as_deref(),
-            },
-            RegistryOptions {
-                plain_http,
-                timeout,
-            },
-        )?,
+        } => sign(&file, &key_env, &signing, &registry)?,
         Command::Plugin {
             command: PluginCommand::Verify { file, public_key },
         } => {

@@ -166,13 +166,7 @@ pub(super) fn inspect(file: &std::path::Path, config: Option<&str>) -> anyhow::R
 }
 
 /// The registries reached over plain HTTP: this one if the operator said so.
-/// How the CLI reaches a registry (`--plain-http`, `--timeout`).
-pub(super) struct RegistryOptions {
-    pub plain_http: bool,
-    pub timeout: u64,
-}
-
-impl RegistryOptions {
+impl RegistryArgs {
     fn client(&self, reference: &crate::oci::OciRef) -> anyhow::Result<crate::oci::OciClient> {
         if !(1..=3_600).contains(&self.timeout) {
             anyhow::bail!("--timeout must be 1 to 3600 seconds");
@@ -187,16 +181,10 @@ impl RegistryOptions {
     }
 }
 
-/// How the CLI signs (`--sign-key`, `--version`).
-pub(super) struct Signing<'a> {
-    pub key: Option<&'a std::path::Path>,
-    pub version: Option<&'a str>,
-}
-
-impl Signing<'_> {
+impl SignArgs {
     /// The cosign private key, opened with `$COSIGN_PASSWORD`.
     fn cosign_key(&self) -> anyhow::Result<Option<p256::ecdsa::SigningKey>> {
-        let Some(path) = self.key else {
+        let Some(path) = &self.sign_key else {
             return Ok(None);
         };
         let password = cosign_password()?;
@@ -213,7 +201,7 @@ impl Signing<'_> {
         reference: &crate::oci::OciRef,
     ) -> anyhow::Result<Option<crate::oci::version::PluginVersion>> {
         use crate::oci::version::PluginVersion;
-        match self.version {
+        match &self.version {
             Some(text) => PluginVersion::parse(text).map(Some).ok_or_else(|| {
                 anyhow::anyhow!("--version {text:?}: not a version (1.2, 1.2.3, v1.2.3-rc.1)")
             }),
@@ -260,8 +248,8 @@ pub(super) fn keygen_cosign(dir: &std::path::Path) -> anyhow::Result<serde_json:
 pub(super) fn sign(
     file: &std::path::Path,
     key_env: &str,
-    signing: Signing<'_>,
-    registry: RegistryOptions,
+    signing: &SignArgs,
+    registry: &RegistryArgs,
 ) -> anyhow::Result<()> {
     if let Some(text) = file
         .to_str()
@@ -312,8 +300,8 @@ pub(super) fn push(
     reference: &str,
     config: Option<&str>,
     capabilities: Vec<String>,
-    signing: Signing<'_>,
-    registry: RegistryOptions,
+    signing: &SignArgs,
+    registry: &RegistryArgs,
 ) -> anyhow::Result<()> {
     let reference = crate::oci::OciRef::parse(reference)?;
     if !reference.is_followed() {
@@ -374,7 +362,7 @@ pub(super) fn pull(
     out: Option<PathBuf>,
     public_keys: &[String],
     no_verify: bool,
-    registry: RegistryOptions,
+    registry: &RegistryArgs,
 ) -> anyhow::Result<()> {
     let reference = crate::oci::OciRef::parse(reference)?;
     let keys = crate::signing::TrustedKeys::parse(public_keys, std::path::Path::new("."))

@@ -185,6 +185,23 @@ impl Conn {
         })
     }
 
+    /// A manifest request (`GET` or `HEAD`) for `reference`, sent with the pull credentials.
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        reference: &OciRef,
+    ) -> Result<reqwest::Response, OciError> {
+        let request = self
+            .http
+            .request(method, self.manifest_url(reference))
+            .header(reqwest::header::ACCEPT, ACCEPT);
+        self.authorized(reference, request)
+            .await?
+            .send()
+            .await
+            .map_err(|e| registry_error(reference, e))
+    }
+
     /// The manifest `reference` names, read up to `max` bytes (`None`: the registry has no
     /// such manifest or repository).
     async fn manifest(
@@ -194,16 +211,7 @@ impl Conn {
         max: usize,
     ) -> Result<Option<Vec<u8>>, OciError> {
         self.timed(reference, what, async {
-            let request = self
-                .http
-                .get(self.manifest_url(reference))
-                .header(reqwest::header::ACCEPT, ACCEPT);
-            let mut response = self
-                .authorized(reference, request)
-                .await?
-                .send()
-                .await
-                .map_err(|e| registry_error(reference, e))?;
+            let mut response = self.send(reqwest::Method::GET, reference).await?;
             let status = response.status();
             if status == reqwest::StatusCode::NOT_FOUND {
                 return Ok(None);
@@ -240,16 +248,7 @@ impl Conn {
     /// HEAD request, else the digest of the manifest itself (read within the limit).
     async fn digest_now(&self, reference: &OciRef) -> Result<String, OciError> {
         let head = self.timed(reference, "the manifest's digest", async {
-            let request = self
-                .http
-                .head(self.manifest_url(reference))
-                .header(reqwest::header::ACCEPT, ACCEPT);
-            let response = self
-                .authorized(reference, request)
-                .await?
-                .send()
-                .await
-                .map_err(|e| registry_error(reference, e))?;
+            let response = self.send(reqwest::Method::HEAD, reference).await?;
             let status = response.status();
             if !status.is_success() {
                 return Err(registry_error(

@@ -124,24 +124,9 @@ pub fn payload(reference: &OciRef, digest: &str, version: Option<&PluginVersion>
 /// One signature as stored: the payload's exact bytes and the base64 signature over them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Signed {
-    #[serde(with = "payload_b64")]
+    #[serde(with = "crate::signing::cosign::b64")]
     pub payload: Vec<u8>,
     pub signature: String,
-}
-
-mod payload_b64 {
-    use base64::engine::general_purpose::STANDARD;
-    use base64::Engine;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&STANDARD.encode(bytes))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        let text = String::deserialize(d)?;
-        STANDARD.decode(text).map_err(serde::de::Error::custom)
-    }
 }
 
 impl Signed {

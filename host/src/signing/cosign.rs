@@ -91,8 +91,9 @@ struct Cipher {
     nonce: Vec<u8>,
 }
 
-/// Byte strings as Go's `encoding/json` writes `[]byte`: standard base64 with padding.
-mod b64 {
+/// Byte strings as Go's `encoding/json` writes `[]byte` (cosign's JSON): standard base64
+/// with padding (`#[serde(with = "crate::signing::cosign::b64")]`).
+pub(crate) mod b64 {
     use super::{Engine, BASE64};
     use serde::{Deserialize, Deserializer, Serializer};
 
