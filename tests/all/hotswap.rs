@@ -76,6 +76,24 @@ fn swaps_under_load_never_mix_chains() {
             seen
         }));
     }
+    // An operator's view under the same load: every snapshot of the plugin list must be the
+    // one of the chain version it is labelled with (GET /v1/plugins reads this).
+    let lister = {
+        let (registry, stop) = (registry.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                let snapshot = registry.snapshot();
+                let gate = snapshot
+                    .plugins
+                    .iter()
+                    .find(|p| p.name == "gate")
+                    .map(|p| p.plugin_name.clone());
+                seen.push((snapshot.chain_version, gate));
+            }
+            seen
+        })
+    };
     // The swapper: allow ↔ block, add/remove, broken uploads, rollbacks. The model mirrors
     // the registry: a put keeps the replaced version, a remove keeps the removed one, a
     // rollback swaps the current and the kept version.
@@ -169,6 +187,17 @@ fn swaps_under_load_never_mix_chains() {
             total += 1;
         }
     }
+    let snapshots = lister.join().unwrap();
+    for (version, gate) in &snapshots {
+        let want = match expected.get(version) {
+            Some(Gate::Absent) => None,
+            Some(Gate::Allow) => Some("Max Recipients Policy"),
+            Some(Gate::Block) => Some("Reject Tool Call"),
+            None => panic!("a snapshot labelled with unknown chain v{version}"),
+        };
+        assert_eq!(gate.as_deref(), want, "the plugin list labelled v{version}");
+    }
+    assert!(snapshots.len() >= 100, "{} snapshots", snapshots.len());
     assert!(total >= 10_000, "{total} calls");
     assert!(swaps >= 100, "{swaps} swaps");
     assert!(refused >= 10, "the broken uploads were refused ({refused})");

@@ -72,6 +72,13 @@ struct Entry {
     load_ms: f64,
 }
 
+/// The plugin list of one chain version.
+#[derive(Debug)]
+pub struct PluginsSnapshot {
+    pub chain_version: u64,
+    pub plugins: Vec<PluginStatus>,
+}
+
 /// One plugin as `GET /v1/plugins` shows it.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -191,7 +198,9 @@ impl Registry {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Swap in the chain for `state`; the new version.
+    /// Swap in the chain for `state`; the new version. Called with the registry's lock held
+    /// (`state` is its guard's), and the only place the chain is swapped: what holds the lock
+    /// sees a chain version and the plugins of that version together.
     fn publish(&self, state: &State) -> u64 {
         let mut members: Vec<Member> = state
             .base
@@ -545,9 +554,24 @@ impl Registry {
         Ok(self.publish(&state))
     }
 
+    /// Every plugin of the current chain, with counters, and that chain's version: one
+    /// snapshot, never one chain's plugins under another's version. Every swap publishes
+    /// under the registry's lock ([`Registry::publish`]), so the version read under it is the
+    /// version of the plugins listed under it.
+    pub fn snapshot(&self) -> PluginsSnapshot {
+        let state = self.lock();
+        PluginsSnapshot {
+            chain_version: self.host.chain_version(),
+            plugins: Self::list_of(&state),
+        }
+    }
+
     /// Every plugin of the current chain, with counters.
     pub fn list(&self) -> Vec<PluginStatus> {
-        let state = self.lock();
+        Self::list_of(&self.lock())
+    }
+
+    fn list_of(state: &State) -> Vec<PluginStatus> {
         let mut out = Vec::new();
         let status = |p: &LoadedPlugin, source, loaded_at_ms, load_ms, can_roll_back| {
             let d = &p.description;

@@ -302,9 +302,10 @@ async fn list_tools(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
     security((), ("admin_token" = []))
 )]
 async fn list_plugins(State(app): State<Arc<App>>) -> Response {
+    let snapshot = app.registry.snapshot();
     Json(PluginsBody {
-        chain_version: app.registry.host().chain_version(),
-        plugins: app.registry.list(),
+        chain_version: snapshot.chain_version,
+        plugins: snapshot.plugins,
         sessions: Sessions {
             idle: app.pool.idle_count() as u64,
             evicted: app.pool.evicted.load(std::sync::atomic::Ordering::Relaxed),
