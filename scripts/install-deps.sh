@@ -4,7 +4,7 @@
 # wasm32-wasip2 target (plugins), Go (Go plugins), componentize-py (Python plugins), the
 # Python MCP client (the MCP tests),
 # valgrind (the instruction-count gate), docker-registry (Distribution 2.8: the OCI tests push
-# to and pull from a real registry) and a C compiler (crates with C parts: mimalloc,
+# to and pull from a real registry), chromium (the console's browser test) and a C compiler (crates with C parts: mimalloc,
 # SQLite, ring).
 # Idempotent; quiet when everything is there.
 set -euo pipefail
@@ -14,6 +14,8 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
 command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
+# Debian's chromium: the console's browser test drives it headless (puppeteer-core, no download).
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]}" >&2
   sudo_cmd=""

@@ -62,6 +62,8 @@ gate=$!
 (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
 # The official TypeScript MCP client: tests/all/mcp.rs drives it against `hak mcp`.
 (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
+# puppeteer-core: tests/all/console.rs drives the console in Debian's chromium with it.
+(cd tests/console && npm ci --no-audit --no-fund --loglevel=error)
 phase npm
 gate_status=0
 wait "$gate" || gate_status=$?
@@ -74,7 +76,7 @@ mkdir -p target
 # that need node/npm, Go, redis-server, docker-registry or the Python clients are #[ignore]d there with the
 # reason. Here they run too, unless a tool is missing (then they are skipped, and this says so).
 missing=""
-for tool in node npm redis-server docker-registry; do command -v "$tool" >/dev/null || missing="$missing $tool"; done
+for tool in node npm redis-server docker-registry chromium; do command -v "$tool" >/dev/null || missing="$missing $tool"; done
 [ -n "$(scripts/go-path.sh)" ] || missing="$missing go"
 [ -x target/tools/componentize-py-venv/bin/componentize-py ] || missing="$missing componentize-py"
 [ -x target/tools/py-venv/bin/python ] || missing="$missing python-clients"

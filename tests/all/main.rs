@@ -7,6 +7,7 @@ mod autonomous;
 mod budgets;
 mod conformance;
 mod consensus;
+mod console;
 mod contract;
 mod descriptions;
 mod differential;

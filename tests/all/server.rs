@@ -180,6 +180,28 @@ fn forged_browser_requests_are_refused_before_any_tool_runs() {
         "",
     );
     assert_eq!(status, 403);
+    // The server's own origin (the console's requests) passes; another port of the same
+    // address does not, nor a rebinding name with its own origin.
+    let (status, out) = post(
+        addr,
+        "transfer_hbar_tool",
+        &format!("Origin: http://{addr}"),
+        TRANSFER,
+    );
+    assert_eq!(status, 200, "{out}");
+    let (status, _) = post(
+        addr,
+        "transfer_hbar_tool",
+        &format!("Origin: http://{}:1", addr.ip()),
+        TRANSFER,
+    );
+    assert_eq!(status, 403);
+    let (status, _) = request(
+        addr,
+        "POST /v1/tools/transfer_hbar_tool HTTP/1.1\r\nHost: evil.example:8787\r\nOrigin: http://evil.example:8787",
+        TRANSFER,
+    );
+    assert_eq!(status, 403);
 }
 
 fn bytes_context(account: u64) -> AgentContext {

@@ -1,7 +1,9 @@
 //! Requests a browser could be tricked into sending are refused before any handler runs:
-//! any `Origin` not listed in `[server] allowed_origins` (cross-site requests, even "simple"
-//! `text/plain` POSTs), and any `Host` that is not an IP literal, `localhost` or a name listed
-//! in `[server] hosts` (DNS rebinding points a hostile name at the server's address).
+//! any `Origin` that is neither the server's own (`http(s)://` and the request's allowed
+//! `Host`: the console's requests) nor listed in `[server] allowed_origins` (cross-site
+//! requests, even "simple" `text/plain` POSTs), and any `Host` that is not an IP literal,
+//! `localhost` or a name listed in `[server] hosts` (DNS rebinding points a hostile name at
+//! the server's address, and with it the origin a same-origin check would accept).
 
 use axum::extract::Request;
 use axum::http::StatusCode;
@@ -40,14 +42,6 @@ impl Guard {
     /// Why this request is refused, if it is.
     pub fn check(&self, request: &Request) -> Option<String> {
         let headers = request.headers();
-        if let Some(origin) = headers.get("origin") {
-            let origin = origin.to_str().unwrap_or("");
-            if !self.allowed_origins.iter().any(|o| o == origin) {
-                return Some(format!(
-                    "origin {origin:?} is not allowed (list it in [server] allowed_origins)"
-                ));
-            }
-        }
         let host = headers
             .get("host")
             .and_then(|h| h.to_str().ok())
@@ -56,6 +50,18 @@ impl Guard {
             return Some(format!(
                 "host {host:?} is not served here (list it in [server] hosts)"
             ));
+        }
+        if let Some(origin) = headers.get("origin") {
+            let origin = origin.to_str().unwrap_or("");
+            let own = origin
+                .strip_prefix("http://")
+                .or_else(|| origin.strip_prefix("https://"))
+                .is_some_and(|rest| !host.is_empty() && rest.eq_ignore_ascii_case(host));
+            if !own && !self.allowed_origins.iter().any(|o| o == origin) {
+                return Some(format!(
+                    "origin {origin:?} is not allowed (list it in [server] allowed_origins)"
+                ));
+            }
         }
         None
     }

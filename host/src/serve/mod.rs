@@ -27,6 +27,7 @@ mod admin;
 mod approvals;
 use admin::*;
 pub mod auth;
+pub mod console;
 pub mod guard;
 pub mod listen;
 pub use listen::http;
@@ -396,6 +397,7 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
             "/v1/approvals/:id/deny",
             post(approvals::deny).route_layer(admin),
         )
+        .merge(console::routes())
         .with_state(app)
         .layer(guard::GuardLayer(Arc::new(options.guard)))
 }

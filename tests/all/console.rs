@@ -1,0 +1,147 @@
+//! The operator console (`GET /console` of `hak serve`) in a real browser: Debian's chromium,
+//! headless, driven by puppeteer-core (`tests/console/drive.mjs`). A call parked for approval
+//! shows as a card with what it does (from the host's facts), is approved in the page and
+//! goes on; another is denied with a note and ends blocked with it; a wrong token is refused;
+//! no page error, no request leaves the server's origin. The page's own headers are checked
+//! without a browser.
+
+use hak_tests::*;
+use serde_json::Value;
+use std::path::Path;
+
+const TOKEN: &str = "s3cret";
+
+/// The approval-above policy at 1 HBAR, two minutes to decide.
+fn approve_above_one_hbar() -> String {
+    plugin_entry(
+        "approve",
+        "rust/approval-above",
+        "config = { approveAboveHbar = 1, timeoutSeconds = 120 }",
+    )
+}
+
+/// `params` sent to `transfer_hbar_tool` on a thread of its own (it parks for approval).
+fn park(addr: std::net::SocketAddr, params: &'static str) -> std::thread::JoinHandle<Value> {
+    std::thread::spawn(move || http(addr, "POST", "/v1/tools/transfer_hbar_tool", &[], params).2)
+}
+
+/// The driver's report of one session in the page (see `tests/console/drive.mjs`).
+fn drive(addr: std::net::SocketAddr, action: &str, note: &str, screenshot: &Path) -> Value {
+    let out = std::process::Command::new("node")
+        .arg(root().join("tests/console/drive.mjs"))
+        .args([&format!("http://{addr}"), TOKEN, action, "--note", note])
+        .arg("--screenshot")
+        .arg(screenshot)
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().last().unwrap_or_default();
+    let report: Value = serde_json::from_str(last)
+        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(report["errors"], serde_json::json!([]), "{report}");
+    assert_eq!(report["external"], serde_json::json!([]), "{report}");
+    assert!(
+        report["refused"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("refused the token"),
+        "{report}"
+    );
+    assert_eq!(report["signInShown"], false, "{report}");
+    assert_eq!(report["signOutShown"], true, "{report}");
+    report
+}
+
+#[test]
+fn the_console_is_served_with_a_strict_content_security_policy() {
+    let (addr, _server) = serve(RETURN_BYTES_HEADER);
+    for (path, kind) in [
+        ("/console", "text/html"),
+        ("/console/console.js", "text/javascript"),
+        ("/console/console.css", "text/css"),
+    ] {
+        let (status, head, body) = http_text(addr, "GET", path, &[], "");
+        assert_eq!(status, 200, "{path}: {head}");
+        let head = head.to_ascii_lowercase();
+        assert!(head.contains(&format!("content-type: {kind}")), "{head}");
+        assert!(
+            head.contains("content-security-policy: default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'"),
+            "{head}"
+        );
+        assert!(head.contains("x-frame-options: deny"), "{head}");
+        assert!(!body.is_empty());
+    }
+    // The page holds no data: what it shows comes from the admin routes, which need the token.
+    let (status, _, _) = http(addr, "GET", "/v1/approvals", &[], "");
+    assert_eq!(status, 401);
+}
+
+#[test]
+#[ignore = "needs chromium and `npm ci` in tests/console (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn a_parked_call_is_approved_and_another_denied_in_the_console_in_a_real_browser() {
+    let (addr, _server) = serve(&format!(
+        "{RETURN_BYTES_HEADER}\n{}",
+        approve_above_one_hbar()
+    ));
+    let shots = root().join("target/test-tmp");
+    std::fs::create_dir_all(&shots).unwrap();
+
+    // Approved in the page: the call goes on and its transaction is built.
+    let call = park(
+        addr,
+        r#"{"transfers":[{"accountId":"0.0.1002","amount":2.5}],"transactionMemo":"rent for May"}"#,
+    );
+    let report = drive(
+        addr,
+        "approve",
+        "checked with the landlord",
+        &shots.join("console-approvals.png"),
+    );
+    let card = report["card"].as_str().unwrap();
+    for shown in [
+        "transfer_hbar_tool",
+        "2.5 ℏ to 0.0.1002",
+        "Memo: rent for May",
+        "moves 2.50000000 HBAR",
+        "asked by Approval Above",
+        "left",
+    ] {
+        assert!(card.contains(shown), "{shown:?} not in the card: {card}");
+    }
+    assert!(
+        report["after"]
+            .as_str()
+            .unwrap()
+            .contains("No call is waiting"),
+        "{report}"
+    );
+    let out = call.join().unwrap();
+    assert!(out["raw"]["bytes"].is_string(), "approved, so built: {out}");
+
+    // Denied in the page with a note: the call ends blocked, the note in its reason.
+    let call = park(
+        addr,
+        r#"{"transfers":[{"accountId":"0.0.1003","amount":7},{"accountId":"0.0.1004","amount":0.00000001},{"accountId":"0.0.1005","amount":90071992.54740995}]}"#,
+    );
+    let report = drive(
+        addr,
+        "deny",
+        "not this one",
+        &shots.join("console-approvals-deny.png"),
+    );
+    let card = report["card"].as_str().unwrap();
+    assert!(card.contains("7 ℏ to 0.0.1003"), "{card}");
+    assert!(card.contains("0.00000001 ℏ to 0.0.1004"), "{card}");
+    // 2^53 + 3 tinybars: past what a JavaScript number holds, shown exactly.
+    assert!(card.contains("90071992.54740995 ℏ to 0.0.1005"), "{card}");
+    let out = call.join().unwrap();
+    let block = &out["raw"]["policyBlock"];
+    assert_eq!(block["approval"]["decision"], "denied", "{out}");
+    assert!(
+        block["reason"]
+            .as_str()
+            .unwrap()
+            .ends_with("(denied by admin: not this one)"),
+        "{out}"
+    );
+}
