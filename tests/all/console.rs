@@ -2,8 +2,9 @@
 //! headless, driven by puppeteer-core (`tests/console/drive.mjs`). A call parked for approval
 //! shows as a card with what it does (from the host's facts), is approved in the page and
 //! goes on; another is denied with a note and ends blocked with it; a wrong token is refused;
-//! no page error, no request leaves the server's origin. The page's own headers are checked
-//! without a browser.
+//! the chain shows its plugins under their version and rolls one back once confirmed; no page
+//! error, no request leaves the server's origin. The page's own headers are checked without a
+//! browser.
 
 use hak_tests::*;
 use serde_json::Value;
@@ -25,11 +26,13 @@ fn park(addr: std::net::SocketAddr, params: &'static str) -> std::thread::JoinHa
     std::thread::spawn(move || http(addr, "POST", "/v1/tools/transfer_hbar_tool", &[], params).2)
 }
 
-/// The driver's report of one session in the page (see `tests/console/drive.mjs`).
-fn drive(addr: std::net::SocketAddr, action: &str, note: &str, screenshot: &Path) -> Value {
+/// The driver's report of one session in the page (see `tests/console/drive.mjs`): no page
+/// error, no request off the server's origin.
+fn run_driver(addr: std::net::SocketAddr, args: &[&str], screenshot: &Path) -> Value {
     let out = std::process::Command::new("node")
         .arg(root().join("tests/console/drive.mjs"))
-        .args([&format!("http://{addr}"), TOKEN, action, "--note", note])
+        .args([&format!("http://{addr}"), TOKEN])
+        .args(args)
         .arg("--screenshot")
         .arg(screenshot)
         .output()
@@ -40,6 +43,12 @@ fn drive(addr: std::net::SocketAddr, action: &str, note: &str, screenshot: &Path
         .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
     assert_eq!(report["errors"], serde_json::json!([]), "{report}");
     assert_eq!(report["external"], serde_json::json!([]), "{report}");
+    report
+}
+
+/// An approval decided in the page (`approve` or `deny`, with `note`).
+fn drive(addr: std::net::SocketAddr, action: &str, note: &str, screenshot: &Path) -> Value {
+    let report = run_driver(addr, &[action, "--note", note], screenshot);
     assert!(
         report["refused"]
             .as_str()
@@ -144,4 +153,79 @@ fn a_parked_call_is_approved_and_another_denied_in_the_console_in_a_real_browser
             .ends_with("(denied by admin: not this one)"),
         "{out}"
     );
+}
+
+#[test]
+#[ignore = "needs chromium and `npm ci` in tests/console (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn the_chain_is_listed_under_its_version_and_a_plugin_rolled_back_once_confirmed_in_a_real_browser()
+{
+    let server = serve_dir(RETURN_BYTES_HEADER, None);
+    let settings =
+        |text: &str| -> hak_host::manifest::PluginSidecar { toml::from_str(text).unwrap() };
+    let put = |component: &str, config: &str| {
+        server
+            .registry
+            .put(
+                "gate",
+                &std::fs::read(plugin(component)).unwrap(),
+                settings(config),
+                config.into(),
+                None,
+                hak_host::registry::Source::Api,
+            )
+            .unwrap()
+    };
+    put(
+        "rust/reject-tool",
+        "config = { relevantTools = [\"transfer_hbar_tool\"] }",
+    );
+    let replaced = put("rust/max-recipients", "config = { maxRecipients = 5 }");
+    let report = run_driver(
+        server.addr,
+        &["chain", "gate"],
+        &root().join("target/test-tmp/console-chain.png"),
+    );
+    assert_eq!(
+        report["approvalsShown"], false,
+        "one page at a time: {report}"
+    );
+    let before = report["before"].as_str().unwrap();
+    for shown in [
+        &format!("version {replaced}"),
+        "gate",
+        "Max Recipients Policy",
+        "api",
+        "policies: post_params_normalization",
+        "enforced",
+    ] {
+        assert!(before.contains(shown), "{shown:?} not in: {before}");
+    }
+    assert_eq!(
+        report["confirm"], "Roll back gate to its previous version?",
+        "{report}"
+    );
+    let status = report["status"].as_str().unwrap();
+    assert_eq!(
+        status,
+        format!("Rolled back gate: chain version {}.", replaced + 1)
+    );
+    let after = report["after"].as_str().unwrap();
+    assert!(
+        after.contains(&format!("version {}", replaced + 1)),
+        "{after}"
+    );
+    assert!(after.contains("Reject Tool Call"), "{after}");
+    assert!(!after.contains("Max Recipients Policy"), "{after}");
+    // The server agrees: the previous version runs, once (the cancelled ask changed nothing).
+    assert_eq!(server.registry.host().chain_version(), replaced + 1);
+    let out = server
+        .registry
+        .host()
+        .default_session()
+        .call(
+            "transfer_hbar_tool",
+            r#"{"transfers":[{"accountId":"0.0.1002","amount":1}]}"#,
+        )
+        .unwrap();
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
 }

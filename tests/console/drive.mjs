@@ -2,13 +2,20 @@
 // puppeteer-core; no browser is downloaded) for tests/all/console.rs:
 //
 //   node drive.mjs <server base url> <admin token> approve|deny [--note TEXT] [--screenshot PNG]
+//   node drive.mjs <server base url> <admin token> chain <plugin> [--screenshot PNG]
 //
-// It opens /console, signs in first with a wrong token (the page must say it was refused), then
-// with the right one, waits for the one parked call's card, prints what the card says, and
-// approves or denies it with the note. Prints one JSON line: {refused, card, signInShown,
-// signOutShown, after, errors, external}: the refusal shown, the card's text, which of the
-// sign-in form and the sign-out button show once signed in, the list's text once decided,
-// every page error or console error, and every request that left the server's origin.
+// approve|deny: opens /console, signs in first with a wrong token (the page must say it was
+// refused), then with the right one, waits for the one parked call's card, and approves or
+// denies it with the note. Reports {refused, card, signInShown, signOutShown, after}: the
+// refusal shown, the card's text, which of the sign-in form and the sign-out button show once
+// signed in, the list's text once decided.
+//
+// chain: opens /console#chain signed in, reads the chain, asks to roll <plugin> back, cancels,
+// asks again and confirms. Reports {before, confirm, after, status}: the table's text with
+// its version before, the confirmation asked, the table after, the page's status line.
+//
+// Both report every page error or console error (`errors`) and every request that left the
+// server's origin (`external`), as one JSON line.
 import puppeteer from 'puppeteer-core';
 
 const [base, token, action, ...rest] = process.argv.slice(2);
@@ -16,8 +23,6 @@ const option = (name) => {
   const at = rest.indexOf(name);
   return at >= 0 ? rest[at + 1] : undefined;
 };
-const note = option('--note');
-const screenshot = option('--screenshot');
 
 const browser = await puppeteer.launch({
   executablePath: process.env.HAK_CHROMIUM || '/usr/bin/chromium',
@@ -28,9 +33,66 @@ const browser = await puppeteer.launch({
 const out = { errors: [], external: [] };
 // While the wrong token is tried, the browser logs the 401 it gets: expected there only.
 let wrongToken = false;
+
+const text = (page, selector) => page.$eval(selector, (e) => e.innerText);
+const shown = (page, selector) => page.$eval(selector, (e) => e.getClientRects().length > 0);
+
+async function signIn(page, secret) {
+  await page.type('#token', secret);
+  await page.click('#sign-in button');
+}
+
+async function approvals(page) {
+  wrongToken = true;
+  await signIn(page, token + '-wrong');
+  await page.waitForFunction(() => document.getElementById('status').textContent.includes('refused'), { timeout: 20000 });
+  out.refused = await text(page, '#status');
+  wrongToken = false;
+
+  await signIn(page, token);
+  await page.waitForSelector('#approvals .card', { timeout: 20000 });
+  // One poll later the card is still the same node (a note being typed survives polls).
+  await page.waitForFunction(() => /\d+:\d\d left/.test(document.querySelector('#approvals .card .left').textContent), { timeout: 5000 });
+  out.card = await text(page, '#approvals .card');
+  // Signed in, the token's field is gone and the way to forget it is there.
+  out.signInShown = await shown(page, '#sign-in');
+  out.signOutShown = await shown(page, '#signed-in');
+  const note = option('--note');
+  if (note) await page.type('#approvals .card input', note);
+  if (option('--screenshot')) await page.screenshot({ path: option('--screenshot') });
+  await new Promise((r) => setTimeout(r, 1500));
+  await page.click('#approvals .card button.' + action);
+  await page.waitForFunction(() => document.querySelectorAll('#approvals .card').length === 0, { timeout: 20000 });
+  await page.waitForFunction(() => !document.getElementById('approvals-empty').hidden, { timeout: 5000 });
+  out.after = await text(page, '#approvals-page');
+}
+
+async function chain(page, plugin) {
+  await page.goto(base + '/console#chain', { waitUntil: 'load' });
+  await signIn(page, token);
+  const row = '#chain tr[data-name="' + plugin + '"]';
+  await page.waitForSelector(row, { timeout: 20000 });
+  out.approvalsShown = await shown(page, '#approvals-page');
+  out.before = await text(page, '#chain-page');
+  // Asked, then cancelled: nothing changes.
+  await page.click(row + ' .actions button');
+  await page.waitForSelector(row + ' .confirm', { timeout: 5000 });
+  out.confirm = await text(page, row + ' .confirm');
+  if (option('--screenshot')) await page.screenshot({ path: option('--screenshot') });
+  await page.click(row + ' .actions button:last-child');
+  await page.waitForFunction((r) => !document.querySelector(r + ' .confirm'), { timeout: 5000 }, row);
+  // Asked again, and confirmed.
+  await page.click(row + ' .actions button');
+  await page.waitForSelector(row + ' .confirm', { timeout: 5000 });
+  await page.click(row + ' .actions button.deny');
+  await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('Rolled back'), { timeout: 20000 });
+  out.status = await text(page, '#status');
+  out.after = await text(page, '#chain-page');
+}
+
 try {
   const page = await browser.newPage();
-  await page.setViewport({ width: 1100, height: 760 });
+  await page.setViewport({ width: 1280, height: 720 });
   page.on('pageerror', (e) => out.errors.push('pageerror: ' + e.message));
   page.on('console', (m) => {
     if (m.type() !== 'error') return;
@@ -41,31 +103,12 @@ try {
     if (!r.url().startsWith(base + '/')) out.external.push(r.url());
   });
   page.on('requestfailed', (r) => out.errors.push('request failed: ' + r.url()));
-  await page.goto(base + '/console', { waitUntil: 'load' });
-
-  wrongToken = true;
-  await page.type('#token', token + '-wrong');
-  await page.click('#sign-in button');
-  await page.waitForFunction(() => document.getElementById('status').textContent.includes('refused'), { timeout: 20000 });
-  out.refused = await page.$eval('#status', (e) => e.textContent);
-  wrongToken = false;
-
-  await page.type('#token', token);
-  await page.click('#sign-in button');
-  await page.waitForSelector('#approvals .card', { timeout: 20000 });
-  // One poll later the card is still the same node (a note being typed survives polls).
-  await page.waitForFunction(() => /\d+:\d\d left/.test(document.querySelector('#approvals .card .left').textContent), { timeout: 5000 });
-  out.card = await page.$eval('#approvals .card', (e) => e.innerText);
-  // Signed in, the token's field is gone and the way to forget it is there.
-  out.signInShown = await page.$eval('#sign-in', (e) => e.getClientRects().length > 0);
-  out.signOutShown = await page.$eval('#signed-in', (e) => e.getClientRects().length > 0);
-  if (note) await page.type('#approvals .card input', note);
-  if (screenshot) await page.screenshot({ path: screenshot });
-  await new Promise((r) => setTimeout(r, 1500));
-  await page.click('#approvals .card button.' + action);
-  await page.waitForFunction(() => document.querySelectorAll('#approvals .card').length === 0, { timeout: 20000 });
-  await page.waitForFunction(() => !document.getElementById('approvals-empty').hidden, { timeout: 5000 });
-  out.after = await page.$eval('#approvals-page', (e) => e.innerText);
+  if (action === 'chain') {
+    await chain(page, rest[0]);
+  } else {
+    await page.goto(base + '/console', { waitUntil: 'load' });
+    await approvals(page);
+  }
 } catch (e) {
   out.errors.push('driver: ' + e.message);
 } finally {

@@ -1,6 +1,7 @@
-//! The operator console: a page, a script, a style sheet and an icon embedded in the binary
-//! and served at `GET /console` by `hak serve`. The page holds no data: it reads the admin
-//! routes (approvals) of the server that served it, with the admin token the
+//! The operator console: a page, its scripts (the shared `console.js`, one per page:
+//! `approvals.js`, `chain.js`), a style sheet and an icon embedded in the binary and served at
+//! `GET /console` by `hak serve`. The page holds no data: it reads the admin routes
+//! (approvals, plugins, roll back) of the server that served it, with the admin token the
 //! operator types (kept for the tab, sent as the bearer, never in a URL), so nothing it shows
 //! is more than an admin token can read already. Every answer carries a strict
 //! Content-Security-Policy (this origin's script and style only, no inline code, no frames,
@@ -12,10 +13,37 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-const PAGE: &str = include_str!("console/index.html");
-const SCRIPT: &str = include_str!("console/console.js");
-const STYLE: &str = include_str!("console/console.css");
-const ICON: &str = include_str!("console/favicon.svg");
+const JS: &str = "text/javascript; charset=utf-8";
+
+/// Every file of the console: its path, content type and bytes.
+const FILES: [(&str, &str, &str); 6] = [
+    (
+        "/console",
+        "text/html; charset=utf-8",
+        include_str!("console/index.html"),
+    ),
+    (
+        "/console/console.js",
+        JS,
+        include_str!("console/console.js"),
+    ),
+    (
+        "/console/approvals.js",
+        JS,
+        include_str!("console/approvals.js"),
+    ),
+    ("/console/chain.js", JS, include_str!("console/chain.js")),
+    (
+        "/console/console.css",
+        "text/css; charset=utf-8",
+        include_str!("console/console.css"),
+    ),
+    (
+        "/console/favicon.svg",
+        "image/svg+xml",
+        include_str!("console/favicon.svg"),
+    ),
+];
 
 /// What the page may load and send: this origin's script, style and JSON, nothing else.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
@@ -39,21 +67,9 @@ fn file(content_type: &'static str, body: &'static str) -> Response {
 
 /// The console's routes (no state: the page is static).
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    Router::new()
-        .route(
-            "/console",
-            get(|| async { file("text/html; charset=utf-8", PAGE) }),
-        )
-        .route(
-            "/console/console.js",
-            get(|| async { file("text/javascript; charset=utf-8", SCRIPT) }),
-        )
-        .route(
-            "/console/console.css",
-            get(|| async { file("text/css; charset=utf-8", STYLE) }),
-        )
-        .route(
-            "/console/favicon.svg",
-            get(|| async { file("image/svg+xml", ICON) }),
-        )
+    FILES
+        .iter()
+        .fold(Router::new(), |router, &(path, content_type, body)| {
+            router.route(path, get(move || async move { file(content_type, body) }))
+        })
 }
