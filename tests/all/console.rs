@@ -229,3 +229,155 @@ fn the_chain_is_listed_under_its_version_and_a_plugin_rolled_back_once_confirmed
         .unwrap();
     assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
 }
+
+/// A host with a decision log in `dir` and the reject-tool policy ("gate") on transfers.
+fn logged(dir: &Path) -> String {
+    format!(
+        "{RETURN_BYTES_HEADER}\n[decisions]\npath = {:?}\n{}",
+        dir.join("decisions.jsonl").display().to_string(),
+        plugin_entry(
+            "gate",
+            "rust/reject-tool",
+            "config = { relevantTools = [\"transfer_hbar_tool\"] }",
+        )
+    )
+}
+
+/// A blocked transfer, then a balance query that succeeds.
+fn two_calls(addr: std::net::SocketAddr) {
+    let (_, _, out) = http(
+        addr,
+        "POST",
+        "/v1/tools/transfer_hbar_tool",
+        &[],
+        r#"{"transfers":[{"accountId":"0.0.1002","amount":1}]}"#,
+    );
+    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
+    let (status, _, out) = http(
+        addr,
+        "POST",
+        "/v1/tools/get_hbar_balance_query_tool",
+        &[],
+        r#"{"accountId":"0.0.1002"}"#,
+    );
+    assert_eq!(status, 200, "{out}");
+}
+
+/// `GET /v1/decisions?query` once it lists at least `n` calls (the log writes on a thread).
+fn decisions(addr: std::net::SocketAddr, query: &str, n: usize) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let (status, _, body) = http(
+            addr,
+            "GET",
+            &format!("/v1/decisions?{query}"),
+            &[("authorization", "Bearer s3cret")],
+            "",
+        );
+        assert_eq!(status, 200, "{body}");
+        if body["decisions"].as_array().unwrap().len() >= n {
+            return body;
+        }
+        assert!(std::time::Instant::now() < deadline, "{body}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_decision_log_route_filters_recent_calls_newest_first_and_keeps_them_across_a_restart() {
+    let dir = root().join(format!(
+        "target/test-tmp/decisions-route-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    {
+        let (addr, _server) = serve(&logged(&dir));
+        two_calls(addr);
+        let all = decisions(addr, "", 2);
+        assert_eq!(all["enabled"], true);
+        let lines = all["decisions"].as_array().unwrap();
+        assert_eq!(lines.len(), 2, "{all}");
+        assert_eq!(
+            lines[0]["tool"], "get_hbar_balance_query_tool",
+            "newest first"
+        );
+        assert_eq!(lines[1]["tool"], "transfer_hbar_tool");
+        for (query, tool) in [
+            ("outcome=blocked", "transfer_hbar_tool"),
+            ("verdict=block", "transfer_hbar_tool"),
+            ("plugin=gate", "transfer_hbar_tool"),
+            (
+                "tool=get_hbar_balance_query_tool",
+                "get_hbar_balance_query_tool",
+            ),
+            ("limit=1", "get_hbar_balance_query_tool"),
+        ] {
+            let got = decisions(addr, query, 1);
+            let got = got["decisions"].as_array().unwrap();
+            assert_eq!(got.len(), 1, "{query}: {got:?}");
+            assert_eq!(got[0]["tool"], tool, "{query}");
+        }
+        assert_eq!(
+            decisions(addr, "agent=nobody", 0)["decisions"],
+            serde_json::json!([])
+        );
+        let (status, _, body) = http(
+            addr,
+            "GET",
+            "/v1/decisions?colour=red",
+            &[("authorization", "Bearer s3cret")],
+            "",
+        );
+        assert_eq!(status, 400, "{body}");
+        assert!(body["error"].as_str().unwrap().contains("colour"), "{body}");
+        let (status, _, _) = http(addr, "GET", "/v1/decisions", &[], "");
+        assert_eq!(status, 401, "admin only");
+    }
+    // A restarted server lists what the file holds.
+    let (addr, _server) = serve(&logged(&dir));
+    let all = decisions(addr, "", 2);
+    assert_eq!(all["decisions"][1]["tool"], "transfer_hbar_tool", "{all}");
+    // Without [decisions]: nothing kept, and said so.
+    let (addr, _plain) = serve(RETURN_BYTES_HEADER);
+    let off = decisions(addr, "", 0);
+    assert_eq!(off["enabled"], false, "{off}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[ignore = "needs chromium and `npm ci` in tests/console (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn recent_decisions_are_listed_filtered_and_opened_in_a_real_browser() {
+    let dir = root().join(format!(
+        "target/test-tmp/decisions-page-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (addr, _server) = serve(&logged(&dir));
+    two_calls(addr);
+    decisions(addr, "", 2);
+    let report = run_driver(
+        addr,
+        &["decisions"],
+        &root().join("target/test-tmp/console-decisions.png"),
+    );
+    let table = report["table"].as_str().unwrap();
+    let newest = table.find("get_hbar_balance_query_tool").unwrap();
+    let older = table.find("transfer_hbar_tool").unwrap();
+    assert!(newest < older, "newest first: {table}");
+    assert!(table.contains("gate: block"), "{table}");
+    let filtered = report["filtered"].as_str().unwrap();
+    assert!(filtered.contains("transfer_hbar_tool"), "{filtered}");
+    assert!(
+        !filtered.contains("get_hbar_balance_query_tool"),
+        "{filtered}"
+    );
+    let detail = report["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("gate policy at pre_tool_execution: block"),
+        "{detail}"
+    );
+    assert!(detail.contains("\"outcome\": \"blocked\""), "{detail}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -460,7 +460,7 @@ fn the_openapi_document_validates_and_every_operation_answers_as_documented() {
             }
         }
     }
-    assert_eq!(operations, 13, "{doc}");
+    assert_eq!(operations, 14, "{doc}");
 }
 
 /// With `[[agents]]` and no admin token, an agent key must never reach the admin routes: it
@@ -471,6 +471,7 @@ fn an_agent_key_never_reaches_the_admin_routes() {
     let payer = ("Authorization", "Bearer payer-key-0123456789abcdef");
     let admin_routes = [
         ("GET", "/v1/approvals"),
+        ("GET", "/v1/decisions"),
         ("GET", "/v1/plugins"),
         ("GET", "/metrics"),
         ("POST", "/v1/approvals/1/approve"),

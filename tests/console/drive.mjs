@@ -3,6 +3,7 @@
 //
 //   node drive.mjs <server base url> <admin token> approve|deny [--note TEXT] [--screenshot PNG]
 //   node drive.mjs <server base url> <admin token> chain <plugin> [--screenshot PNG]
+//   node drive.mjs <server base url> <admin token> decisions [--screenshot PNG]
 //
 // approve|deny: opens /console, signs in first with a wrong token (the page must say it was
 // refused), then with the right one, waits for the one parked call's card, and approves or
@@ -14,7 +15,11 @@
 // asks again and confirms. Reports {before, confirm, after, status}: the table's text with
 // its version before, the confirmation asked, the table after, the page's status line.
 //
-// Both report every page error or console error (`errors`) and every request that left the
+// decisions: opens /console#decisions signed in, waits for two calls, filters the blocked
+// ones and opens the one left. Reports {table, filtered, detail}: the table's text, the table
+// once filtered, the call's detail.
+//
+// All report every page error or console error (`errors`) and every request that left the
 // server's origin (`external`), as one JSON line.
 import puppeteer from 'puppeteer-core';
 
@@ -90,6 +95,22 @@ async function chain(page, plugin) {
   out.after = await text(page, '#chain-page');
 }
 
+async function decisions(page) {
+  await page.goto(base + '/console#decisions', { waitUntil: 'load' });
+  await signIn(page, token);
+  await page.waitForFunction(() => document.querySelectorAll('#decisions tr').length >= 2, { timeout: 20000 });
+  out.table = await text(page, '#decisions-page table');
+  await page.select('#filter-outcome', 'blocked');
+  await page.waitForFunction(() => document.querySelectorAll('#decisions tr').length === 1, { timeout: 20000 });
+  out.filtered = await text(page, '#decisions-page table');
+  await page.click('#decisions tr');
+  await page.waitForSelector('#decision-detail:not([hidden])', { timeout: 5000 });
+  // Polls go on; the detail stays open on the same call.
+  await new Promise((r) => setTimeout(r, 1500));
+  out.detail = await text(page, '#decision-detail');
+  if (option('--screenshot')) await page.screenshot({ path: option('--screenshot'), fullPage: true });
+}
+
 try {
   const page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 720 });
@@ -105,6 +126,8 @@ try {
   page.on('requestfailed', (r) => out.errors.push('request failed: ' + r.url()));
   if (action === 'chain') {
     await chain(page, rest[0]);
+  } else if (action === 'decisions') {
+    await decisions(page);
   } else {
     await page.goto(base + '/console', { waitUntil: 'load' });
     await approvals(page);

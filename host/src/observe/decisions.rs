@@ -11,6 +11,10 @@
 //! Rotation is written here, not taken from a crate: tracing-appender rotates only by time,
 //! and file-rotate silently drops writes when its file cannot be opened (and panics when its
 //! directory cannot be made) — an audit log must report both.
+//!
+//! The writer also keeps the last [`RECENT_LINES`] lines in memory (seeded from the file's
+//! end at open), newest last, for the admin API's `GET /v1/decisions` ([`DecisionLog::recent`]):
+//! the file stays the record; nothing is kept for a call that was not written.
 //! What must not live here: deciding verdicts or outcomes (the lifecycle does).
 
 use crate::observe::metrics::{Answer, CallOutcome, Metrics, StepKind};
@@ -26,6 +30,52 @@ use std::time::SystemTime;
 
 /// Lines waiting for the writer at most; past it a call waits for the disk.
 const CHANNEL_LINES: usize = 16 * 1024;
+/// The last lines kept in memory for the admin API.
+pub const RECENT_LINES: usize = 1000;
+/// How much of the file's end seeds them at open.
+const SEED_BYTES: u64 = 1024 * 1024;
+
+/// The lines the writer handed on, newest last, at most [`RECENT_LINES`].
+type Recent = Arc<Mutex<std::collections::VecDeque<String>>>;
+
+/// Which recent calls `GET /v1/decisions` returns: all given fields must match.
+#[derive(Clone, Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct DecisionFilter {
+    /// The call's outcome: `success`, `blocked`, `error`, `plugin_failure`, `rejected`.
+    pub outcome: Option<String>,
+    /// A verdict one of its steps gave: `allow`, `block`, `would_block`, `approved`, `denied`…
+    pub verdict: Option<String>,
+    /// A plugin (manifest name) that answered one of its steps.
+    pub plugin: Option<String>,
+    pub tool: Option<String>,
+    /// The authenticated agent's name.
+    pub agent: Option<String>,
+    /// At most this many, newest first (default 100, at most 1000).
+    pub limit: Option<usize>,
+}
+
+impl DecisionFilter {
+    fn matches(&self, line: &serde_json::Value) -> bool {
+        let is = |field: &str, want: &Option<String>| {
+            want.as_deref()
+                .is_none_or(|w| line[field].as_str() == Some(w))
+        };
+        let step = |field: &str, want: &Option<String>| {
+            want.as_deref().is_none_or(|w| {
+                line["decisions"]
+                    .as_array()
+                    .is_some_and(|steps| steps.iter().any(|d| d[field].as_str() == Some(w)))
+            })
+        };
+        is("outcome", &self.outcome)
+            && is("tool", &self.tool)
+            && is("agent", &self.agent)
+            && step("verdict", &self.verdict)
+            && step("plugin", &self.plugin)
+    }
+}
 
 /// What the log keeps of a call's params.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -171,6 +221,7 @@ pub struct OpenError {
 /// An open decision log. Dropping it writes every line sent so far and closes the file.
 pub struct DecisionLog {
     params: ParamsRecord,
+    recent: Recent,
     tx: Mutex<Option<SyncSender<String>>>,
     writer: Mutex<Option<JoinHandle<()>>>,
     metrics: Arc<Metrics>,
@@ -188,14 +239,17 @@ impl DecisionLog {
         };
         let file = RotatingFile::open(&path, settings.max_bytes, settings.keep)
             .map_err(|e| fail(e.to_string()))?;
+        let recent: Recent = Arc::new(Mutex::new(tail_lines(&path, SEED_BYTES, RECENT_LINES)));
         let (tx, rx) = mpsc::sync_channel(CHANNEL_LINES);
         let writer_metrics = metrics.clone();
+        let writer_recent = recent.clone();
         let writer = std::thread::Builder::new()
             .name("hak-decisions".into())
-            .spawn(move || write_lines(file, rx, &writer_metrics))
+            .spawn(move || write_lines(file, rx, &writer_metrics, &writer_recent))
             .map_err(|e| fail(format!("cannot start its writer: {e}")))?;
         Ok(DecisionLog {
             params: settings.params,
+            recent,
             tx: Mutex::new(Some(tx)),
             writer: Mutex::new(Some(writer)),
             metrics,
@@ -205,6 +259,21 @@ impl DecisionLog {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The recent calls `filter` matches, newest first (each its line as JSON).
+    pub fn recent(&self, filter: &DecisionFilter) -> Vec<serde_json::Value> {
+        let limit = filter.limit.unwrap_or(100).min(RECENT_LINES);
+        let lines: Vec<String> = {
+            let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+            recent.iter().rev().cloned().collect()
+        };
+        lines
+            .iter()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .filter(|line| filter.matches(line))
+            .take(limit)
+            .collect()
     }
 
     /// Record one call.
@@ -302,14 +371,46 @@ fn rfc3339_now() -> String {
         .unwrap_or_default()
 }
 
+/// The last `max_lines` complete lines of the last `max_bytes` of `path` (none when it
+/// cannot be read).
+fn tail_lines(path: &Path, max_bytes: u64, max_lines: usize) -> std::collections::VecDeque<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut lines = std::collections::VecDeque::new();
+    let Ok(mut file) = File::open(path) else {
+        return lines;
+    };
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = size.saturating_sub(max_bytes);
+    let mut text = Vec::new();
+    if file.seek(SeekFrom::Start(start)).is_err() || file.read_to_end(&mut text).is_err() {
+        return lines;
+    }
+    let text = String::from_utf8_lossy(&text);
+    let mut all = text.split('\n');
+    if start > 0 {
+        all.next(); // cut by the window
+    }
+    for line in all.filter(|l| !l.trim().is_empty()) {
+        if lines.len() == max_lines {
+            lines.pop_front();
+        }
+        lines.push_back(line.to_owned());
+    }
+    lines
+}
+
 /// The writer thread: append every line, flush once the channel is drained, report
-/// failures once per episode (and count every lost line).
-fn write_lines(mut file: RotatingFile, rx: Receiver<String>, metrics: &Metrics) {
+/// failures once per episode (and count every lost line); keep the recent lines.
+fn write_lines(mut file: RotatingFile, rx: Receiver<String>, metrics: &Metrics, recent: &Recent) {
     let mut failing = false;
     while let Ok(first) = rx.recv() {
+        let mut written = Vec::new();
         for line in std::iter::once(first).chain(std::iter::from_fn(|| rx.try_recv().ok())) {
             match file.append(&line) {
-                Ok(()) => failing = false,
+                Ok(()) => {
+                    failing = false;
+                    written.push(line);
+                }
                 Err(e) => {
                     metrics.decision_log_error();
                     if !failing {
@@ -320,6 +421,15 @@ fn write_lines(mut file: RotatingFile, rx: Receiver<String>, metrics: &Metrics) 
                     }
                     failing = true;
                 }
+            }
+        }
+        {
+            let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
+            for line in written {
+                if recent.len() == RECENT_LINES {
+                    recent.pop_front();
+                }
+                recent.push_back(line);
             }
         }
         if let Err(e) = file.flush() {

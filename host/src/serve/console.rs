@@ -1,7 +1,7 @@
 //! The operator console: a page, its scripts (the shared `console.js`, one per page:
-//! `approvals.js`, `chain.js`), a style sheet and an icon embedded in the binary and served at
-//! `GET /console` by `hak serve`. The page holds no data: it reads the admin routes
-//! (approvals, plugins, roll back) of the server that served it, with the admin token the
+//! `approvals.js`, `decisions.js`, `chain.js`), a style sheet and an icon embedded in the
+//! binary and served at `GET /console` by `hak serve`. The page holds no data: it reads the
+//! admin routes (approvals, decisions, plugins, roll back) of the server that served it, with the admin token the
 //! operator types (kept for the tab, sent as the bearer, never in a URL), so nothing it shows
 //! is more than an admin token can read already. Every answer carries a strict
 //! Content-Security-Policy (this origin's script and style only, no inline code, no frames,
@@ -16,7 +16,7 @@ use axum::Router;
 const JS: &str = "text/javascript; charset=utf-8";
 
 /// Every file of the console: its path, content type and bytes.
-const FILES: [(&str, &str, &str); 6] = [
+const FILES: [(&str, &str, &str); 7] = [
     (
         "/console",
         "text/html; charset=utf-8",
@@ -33,6 +33,11 @@ const FILES: [(&str, &str, &str); 6] = [
         include_str!("console/approvals.js"),
     ),
     ("/console/chain.js", JS, include_str!("console/chain.js")),
+    (
+        "/console/decisions.js",
+        JS,
+        include_str!("console/decisions.js"),
+    ),
     (
         "/console/console.css",
         "text/css; charset=utf-8",

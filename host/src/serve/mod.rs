@@ -25,6 +25,7 @@
 
 mod admin;
 mod approvals;
+mod decisions;
 use admin::*;
 pub mod auth;
 pub mod console;
@@ -395,8 +396,9 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
         )
         .route(
             "/v1/approvals/:id/deny",
-            post(approvals::deny).route_layer(admin),
+            post(approvals::deny).route_layer(admin.clone()),
         )
+        .route("/v1/decisions", get(decisions::list).route_layer(admin))
         .merge(console::routes())
         .with_state(app)
         .layer(guard::GuardLayer(Arc::new(options.guard)))

@@ -64,6 +64,17 @@ pub struct ApprovalsBody {
     pub approvals: Vec<serde_json::Value>,
 }
 
+/// The decision log's recent calls: each a line as the log wrote it (`time`, `agent`,
+/// `context`, `tool`, `chainVersion`, `decisions` per plugin step, `outcome`, …).
+#[derive(Serialize, ToSchema)]
+pub struct DecisionsBody {
+    /// Whether the manifest has a `[decisions]` log.
+    pub enabled: bool,
+    pub path: Option<String>,
+    #[schema(value_type = Vec<Object>)]
+    pub decisions: Vec<serde_json::Value>,
+}
+
 /// A decision taken through the admin API.
 #[derive(Serialize, ToSchema)]
 pub struct ApprovalDecided {
@@ -122,6 +133,7 @@ impl Modify for BearerSchemes {
         super::approvals::list,
         super::approvals::approve,
         super::approvals::deny,
+        super::decisions::list,
         document,
     ),
     modifiers(&BearerSchemes),
