@@ -381,3 +381,69 @@ fn recent_decisions_are_listed_filtered_and_opened_in_a_real_browser() {
     assert!(detail.contains("\"outcome\": \"blocked\""), "{detail}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+#[ignore = "needs chromium and `npm ci` in tests/console (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn the_metrics_page_charts_calls_and_plugin_step_times_sampled_from_metrics_in_a_real_browser() {
+    let (addr, _server) = serve(&format!(
+        "{RETURN_BYTES_HEADER}\n{}",
+        plugin_entry(
+            "max-recipients",
+            "rust/max-recipients",
+            "config = { maxRecipients = 1 }",
+        )
+    ));
+    // Calls all along the browser's session: one passes, one is blocked, in turn.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let caller = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let started = std::time::Instant::now();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed)
+                && started.elapsed() < std::time::Duration::from_secs(90)
+            {
+                for recipients in [1, 2] {
+                    http(
+                        addr,
+                        "POST",
+                        "/v1/tools/transfer_hbar_tool",
+                        &[],
+                        &transfer(recipients),
+                    );
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        })
+    };
+    let report = run_driver(
+        addr,
+        &["metrics", "max-recipients"],
+        &root().join("target/test-tmp/console-metrics.png"),
+    );
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    caller.join().unwrap();
+    let charts = report["charts"].as_str().unwrap();
+    for shown in [
+        "Calls",
+        "Blocked calls",
+        "Approvals decided",
+        "Plugin step time (all plugins)",
+        "p50",
+        "p99",
+    ] {
+        assert!(charts.contains(shown), "{shown:?} not in: {charts}");
+    }
+    // Calls and blocks drew lines; p50 and p99 too (approvals: none were asked).
+    assert!(report["lines"].as_u64().unwrap() >= 4, "{report}");
+    assert_eq!(
+        report["plugins"],
+        serde_json::json!(["", "max-recipients"]),
+        "{report}"
+    );
+    let chosen = report["chosen"].as_str().unwrap();
+    assert!(
+        chosen.contains("Plugin step time (max-recipients)"),
+        "{chosen}"
+    );
+    assert!(chosen.contains(" µs"), "{chosen}");
+}

@@ -4,6 +4,7 @@
 //   node drive.mjs <server base url> <admin token> approve|deny [--note TEXT] [--screenshot PNG]
 //   node drive.mjs <server base url> <admin token> chain <plugin> [--screenshot PNG]
 //   node drive.mjs <server base url> <admin token> decisions [--screenshot PNG]
+//   node drive.mjs <server base url> <admin token> metrics <plugin> [--screenshot PNG]
 //
 // approve|deny: opens /console, signs in first with a wrong token (the page must say it was
 // refused), then with the right one, waits for the one parked call's card, and approves or
@@ -18,6 +19,11 @@
 // decisions: opens /console#decisions signed in, waits for two calls, filters the blocked
 // ones and opens the one left. Reports {table, filtered, detail}: the table's text, the table
 // once filtered, the call's detail.
+//
+// metrics: opens /console#metrics signed in while the test keeps calling, waits until the
+// calls chart has drawn a rate above zero from at least four samples, then chooses <plugin>.
+// Reports {charts, lines, plugins, chosen}: the charts' text, how many lines they drew, the
+// plugins offered, and the step-time chart's text once <plugin> is chosen.
 //
 // All report every page error or console error (`errors`) and every request that left the
 // server's origin (`external`), as one JSON line.
@@ -111,6 +117,23 @@ async function decisions(page) {
   if (option('--screenshot')) await page.screenshot({ path: option('--screenshot'), fullPage: true });
 }
 
+async function metrics(page, plugin) {
+  await page.goto(base + '/console#metrics', { waitUntil: 'load' });
+  await signIn(page, token);
+  await page.waitForFunction(() => {
+    const latest = document.querySelector('#chart-calls .latest');
+    const samples = parseInt(document.getElementById('metrics-samples').textContent, 10);
+    return latest && samples >= 4 && /calls [1-9]/.test(latest.textContent);
+  }, { timeout: 30000 });
+  out.charts = await text(page, '.charts');
+  out.lines = await page.$$eval('.charts polyline', (l) => l.length);
+  out.plugins = await page.$$eval('#metrics-plugin option', (o) => o.map((x) => x.value));
+  await page.select('#metrics-plugin', plugin);
+  await page.waitForFunction((p) => document.querySelector('#chart-latency h3').textContent.includes(p), { timeout: 5000 }, plugin);
+  out.chosen = await text(page, '#chart-latency');
+  if (option('--screenshot')) await page.screenshot({ path: option('--screenshot'), fullPage: true });
+}
+
 try {
   const page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 720 });
@@ -128,6 +151,8 @@ try {
     await chain(page, rest[0]);
   } else if (action === 'decisions') {
     await decisions(page);
+  } else if (action === 'metrics') {
+    await metrics(page, rest[0]);
   } else {
     await page.goto(base + '/console', { waitUntil: 'load' });
     await approvals(page);

@@ -1,7 +1,8 @@
 //! The operator console: a page, its scripts (the shared `console.js`, one per page:
-//! `approvals.js`, `decisions.js`, `chain.js`), a style sheet and an icon embedded in the
-//! binary and served at `GET /console` by `hak serve`. The page holds no data: it reads the
-//! admin routes (approvals, decisions, plugins, roll back) of the server that served it, with the admin token the
+//! `approvals.js`, `decisions.js`, `chain.js`, `metrics.js`), a style sheet and an icon
+//! embedded in the binary and served at `GET /console` by `hak serve`. The page holds no
+//! data: it reads the admin routes (approvals, decisions, plugins, roll back, metrics) of the
+//! server that served it, with the admin token the
 //! operator types (kept for the tab, sent as the bearer, never in a URL), so nothing it shows
 //! is more than an admin token can read already. Every answer carries a strict
 //! Content-Security-Policy (this origin's script and style only, no inline code, no frames,
@@ -16,7 +17,7 @@ use axum::Router;
 const JS: &str = "text/javascript; charset=utf-8";
 
 /// Every file of the console: its path, content type and bytes.
-const FILES: [(&str, &str, &str); 7] = [
+const FILES: [(&str, &str, &str); 8] = [
     (
         "/console",
         "text/html; charset=utf-8",
@@ -37,6 +38,11 @@ const FILES: [(&str, &str, &str); 7] = [
         "/console/decisions.js",
         JS,
         include_str!("console/decisions.js"),
+    ),
+    (
+        "/console/metrics.js",
+        JS,
+        include_str!("console/metrics.js"),
     ),
     (
         "/console/console.css",

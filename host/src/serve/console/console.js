@@ -48,21 +48,31 @@ const hak = (() => {
     });
   }
 
-  async function api(path, options = {}) {
+  // The text of an admin route (the bearer sent; a refusal thrown with its reason).
+  async function fetchText(path, options = {}) {
     const headers = Object.assign({ Authorization: 'Bearer ' + token() }, options.headers);
     const response = await fetch(path, Object.assign({}, options, { headers, cache: 'no-store' }));
     const text = await response.text();
+    if (response.status === 401 || response.status === 403 || !response.ok) {
+      let reason = 'HTTP ' + response.status;
+      try {
+        reason = JSON.parse(text).error || reason;
+      } catch (e) {
+        // not JSON: the status says it
+      }
+      const Failure = response.status === 401 || response.status === 403 ? Unauthorized : Error;
+      throw new Failure(reason);
+    }
+    return text;
+  }
+
+  async function api(path, options = {}) {
+    const text = await fetchText(path, options);
     let body = null;
     try {
       body = text ? parseExact(text) : null;
     } catch (e) {
-      body = null;
-    }
-    if (response.status === 401 || response.status === 403) {
-      throw new Unauthorized((body && body.error) || 'HTTP ' + response.status);
-    }
-    if (!response.ok) {
-      throw new Error((body && body.error) || 'HTTP ' + response.status);
+      throw new Error('not JSON: ' + e.message);
     }
     return body;
   }
@@ -148,6 +158,7 @@ const hak = (() => {
     element,
     button,
     api,
+    fetchText,
     post,
     status,
     handle,
