@@ -100,6 +100,19 @@ fn shell(command: &str, dir: &Path) {
     assert!(status.success(), "{command}");
 }
 
+/// Run a printed `command` in `dir` with `home`, the toolchain variable `unset` removed.
+fn as_printed(command: &str, dir: &Path, home: &Path, unset: &str) {
+    let status = Command::new("sh")
+        .args(["-c", command])
+        .current_dir(dir)
+        .env_remove(unset)
+        .env("HOME", home)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{command}");
+}
+
 #[test]
 #[ignore = "needs Go and npm (scripts/install-deps.sh); scripts/test.sh runs it"]
 fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
@@ -141,7 +154,11 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
             assert!(!text.contains(&checkout), "{file} points into the checkout");
         }
         let build = made["build"].as_str().unwrap().to_owned();
-        assert!(!build.contains(&checkout), "{build}");
+        // The command names this hak and the toolchain it found; nothing else of the checkout.
+        let rest = build
+            .replace(hak.to_str().unwrap(), "hak")
+            .replace(&go(), "go");
+        assert!(!rest.contains(&checkout), "{build}");
         build
     };
     let build = new("rust", "rust-policy");
@@ -176,33 +193,14 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
 
     let build = new("go", "go-policy");
     assert!(
-        build.contains("go test .") && build.contains("hak plugin build"),
+        build.contains(" test . && ") && build.contains("hak plugin build"),
         "{build}"
     );
-    // The Go scaffold's tests run natively too: the SDK fakes the host imports off wasm.
-    let out = Command::new(go())
-        .args(["test", "."])
-        .current_dir(work.join("go-policy"))
-        .env("HOME", &home)
-        .env("GOTOOLCHAIN", "local")
-        .env("GOFLAGS", "-mod=mod")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "go test in a fresh Go plugin: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let built = hak_in(
-        &hak,
-        &work,
-        &home,
-        &["plugin", "build", "go-policy", "-o", "go-policy.wasm"],
-    );
-    assert!(built["bytes"].as_u64().unwrap() > 0);
-    check_loads(&work.join("go-policy.wasm"), "go-policy");
-    cases_pass(&work.join("go-policy.wasm"), "go-policy");
+    // As printed: the scaffold's tests run natively (the SDK fakes the host imports off
+    // wasm), then the build, with the Go the installed hak found.
+    as_printed(&build, &work, &home, "HAK_GO");
+    check_loads(&work.join("go-policy/go-policy.wasm"), "go-policy");
+    cases_pass(&work.join("go-policy/go-policy.wasm"), "go-policy");
 
     let build = new("js", "js-policy");
     assert!(
@@ -215,10 +213,25 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
     check_loads(&work.join("js-policy/js-policy.wasm"), "js-policy");
     cases_pass(&work.join("js-policy/js-policy.wasm"), "js-policy");
 
+    // Python: the printed command runs as printed, with no tool named in the environment (the
+    // installed hak finds the componentize-py the set-up installed) and nothing to add.
+    let made = hak_in(
+        &hak,
+        &work,
+        &home,
+        &["plugin", "new", "py-policy", "--lang", "python"],
+    );
+    assert!(made.get("needs").is_none(), "{made}");
+    let build = made["build"].as_str().unwrap();
+    assert!(!build.contains('<'), "no placeholder: {build}");
+    as_printed(build, &work, &home, "HAK_COMPONENTIZE_PY");
+    check_loads(&work.join("py-policy/py-policy.wasm"), "py-policy");
+    cases_pass(&work.join("py-policy/py-policy.wasm"), "py-policy");
+
     let sdks: Vec<_> = std::fs::read_dir(home.join(".local/share/hak/sdk"))
         .unwrap()
         .collect();
-    assert_eq!(sdks.len(), 1, "one unpacked copy for three projects");
+    assert_eq!(sdks.len(), 1, "one unpacked copy for four projects");
     let _ = std::fs::remove_dir_all(&base);
 }
 

@@ -129,21 +129,40 @@ pub fn new_plugin(
         std::fs::write(&path, text).map_err(io(&path))?;
         written.push(path);
     }
+    // The commands as printed run as they are: this very hak, and the toolchains it finds
+    // (or a line saying how to get one).
+    let hak = std::env::current_exe()
+        .map(|exe| shell_word(&exe.display().to_string()))
+        .unwrap_or_else(|_| "hak".into());
+    let mut needs = Vec::new();
+    let mut need = |found: Result<PathBuf, super::toolchains::Missing>, or: &str| match found {
+        Ok(path) => shell_word(&path.display().to_string()),
+        Err(missing) => {
+            needs.push(missing.to_string());
+            or.to_owned()
+        }
+    };
     let build = match lang {
         Lang::Rust => format!(
             "cd {} && cargo test && cargo build --release --target wasm32-wasip2   # → target/wasm32-wasip2/release/{}.wasm",
             root.display(),
             name.replace('-', "_")
         ),
-        Lang::Go => format!(
-            "cd {} && go test . && HAK_GO=<go 1.27> hak plugin build . -o {name}.wasm",
-            root.display(),
-        ),
-        Lang::Python => format!(
-            "cd {} && PYTHONPATH={} python3 -m unittest -q && HAK_COMPONENTIZE_PY=<componentize-py 0.25.1> hak plugin build . -o {name}.wasm",
-            root.display(),
-            sdk_root.join("python").display(),
-        ),
+        Lang::Go => {
+            let go = need(super::toolchains::go(), "go");
+            format!(
+                "cd {} && GOTOOLCHAIN=local GOFLAGS=-mod=mod {go} test . && {hak} plugin build . -o {name}.wasm",
+                shell_word(&root.display().to_string()),
+            )
+        }
+        Lang::Python => {
+            need(super::toolchains::componentize_py(), "");
+            format!(
+                "cd {} && PYTHONPATH={} python3 -m unittest -q && {hak} plugin build . -o {name}.wasm",
+                shell_word(&root.display().to_string()),
+                shell_word(&sdk_root.join("python").display().to_string()),
+            )
+        }
         Lang::Js => format!(
             "npm ci --prefix {} --no-audit --no-fund && node {} {} && node {} {} -o {}",
             sdk_root.join("js").display(),
@@ -162,13 +181,14 @@ pub fn new_plugin(
         Lang::Go | Lang::Js | Lang::Python => format!("{name}.wasm"),
     };
     let check = format!(
-        "cd {} && hak plugin test {wasm} --cases cases.json",
-        root.display()
+        "cd {} && {hak} plugin test {wasm} --cases cases.json",
+        shell_word(&root.display().to_string())
     );
     Ok(Scaffolded {
         files: written,
         build,
         check,
+        needs,
     })
 }
 
@@ -179,6 +199,21 @@ pub struct Scaffolded {
     pub files: Vec<PathBuf>,
     pub build: String,
     pub check: String,
+    /// A line per toolchain the build needs and hak did not find, saying how to get it.
+    pub needs: Vec<String>,
+}
+
+/// `word` as one word of a POSIX shell command (single-quoted when it must be).
+fn shell_word(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@".contains(&b))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 fn rust_manifest(name: &str, sdk: &Path) -> String {

@@ -238,9 +238,10 @@ pub(super) enum PluginCommand {
         cosign: bool,
     },
     /// Build a Go or Python plugin directory into a component. Go (a main package using
-    /// hak.local/guest): `go build` for GOOS=wasip1, then `componentize`; Go is `$HAK_GO` or
-    /// `go`. Python (an `app.py` registering a plugin with hak_guest): componentize-py
-    /// (`$HAK_COMPONENTIZE_PY` or `componentize-py`) with the SDK embedded in this hak.
+    /// hak.local/guest): `go build` for GOOS=wasip1, then `componentize`. Python (an `app.py`
+    /// registering a plugin with hak_guest): componentize-py with the SDK embedded in this
+    /// hak. The toolchain is `$HAK_GO` / `$HAK_COMPONENTIZE_PY`, else the one on the PATH,
+    /// else the one scripts/install-deps.sh installed in hak's checkout (target/tools).
     Build {
         dir: PathBuf,
         #[arg(long, short)]

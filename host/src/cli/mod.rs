@@ -143,10 +143,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 None => crate::authoring::scaffold::embedded_sdk_root(None)?,
             };
             let made = crate::authoring::scaffold::new_plugin(lang, &name, &dir, &sdk)?;
-            println!(
-                "{}",
-                json!({"files": made.files, "build": made.build, "check": made.check})
-            );
+            let mut out = json!({"files": made.files, "build": made.build, "check": made.check});
+            if !made.needs.is_empty() {
+                out["needs"] = json!(made.needs);
+            }
+            println!("{out}");
         }
         Command::Plugin {
             command: PluginCommand::Componentize { core, out },
@@ -161,14 +162,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let started = Instant::now();
             let size = if crate::authoring::python_plugin::is_project(&dir) {
-                let tool = std::env::var("HAK_COMPONENTIZE_PY")
-                    .unwrap_or_else(|_| "componentize-py".into());
+                let tool = crate::authoring::toolchains::componentize_py()?;
                 let sdk = crate::authoring::scaffold::embedded_sdk_root(None)?;
                 let root = sdk.parent().unwrap_or(&sdk).to_owned();
-                crate::authoring::python_plugin::build(&tool, &dir, &out, &root)?
+                crate::authoring::python_plugin::build(&tool.to_string_lossy(), &dir, &out, &root)?
             } else {
-                let go = std::env::var("HAK_GO").unwrap_or_else(|_| "go".into());
-                crate::authoring::go_plugin::build(&go, &dir, &out)?
+                let go = crate::authoring::toolchains::go()?;
+                crate::authoring::go_plugin::build(&go.to_string_lossy(), &dir, &out)?
             };
             println!(
                 "{}",
