@@ -100,13 +100,19 @@ fn shell(command: &str, dir: &Path) {
     assert!(status.success(), "{command}");
 }
 
-/// Run a printed `command` in `dir` with `home`, the toolchain variable `unset` removed.
-fn as_printed(command: &str, dir: &Path, home: &Path, unset: &str) {
+/// Run a printed `command` in `dir` with `home`, the toolchain variable `unset` removed and
+/// the toolchain's directory `tools` on a PATH otherwise bare (an installed hak that is not
+/// beside a checkout's target/tools finds its toolchain there).
+fn as_printed(command: &str, dir: &Path, home: &Path, unset: &str, tools: &Path) {
     let status = Command::new("sh")
         .args(["-c", command])
         .current_dir(dir)
         .env_remove(unset)
         .env("HOME", home)
+        .env(
+            "PATH",
+            format!("{}:/usr/local/bin:/usr/bin:/bin", tools.display()),
+        )
         .stdout(std::process::Stdio::null())
         .status()
         .unwrap();
@@ -198,7 +204,8 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
     );
     // As printed: the scaffold's tests run natively (the SDK fakes the host imports off
     // wasm), then the build, with the Go the installed hak found.
-    as_printed(&build, &work, &home, "HAK_GO");
+    let go_bin = PathBuf::from(go());
+    as_printed(&build, &work, &home, "HAK_GO", go_bin.parent().unwrap());
     check_loads(&work.join("go-policy/go-policy.wasm"), "go-policy");
     cases_pass(&work.join("go-policy/go-policy.wasm"), "go-policy");
 
@@ -213,18 +220,46 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
     check_loads(&work.join("js-policy/js-policy.wasm"), "js-policy");
     cases_pass(&work.join("js-policy/js-policy.wasm"), "js-policy");
 
-    // Python: the printed command runs as printed, with no tool named in the environment (the
-    // installed hak finds the componentize-py the set-up installed) and nothing to add.
+    // Python: this installed copy (not beside a checkout's target/tools) finds no
+    // componentize-py on a bare PATH, and says in one line how to get it.
+    let bare = Command::new(&hak)
+        .args(["plugin", "new", "py-bare", "--lang", "python"])
+        .current_dir(&work)
+        .env("HOME", &home)
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("HAK_COMPONENTIZE_PY")
+        .output()
+        .unwrap();
+    let bare: Value = serde_json::from_slice(&bare.stdout).unwrap();
+    let needs = bare["needs"][0].as_str().unwrap_or_default();
+    assert!(
+        needs.starts_with("componentize-py not found: pip install componentize-py==0.25.1"),
+        "{bare}"
+    );
+    // The checkout's own hak (target/debug/hak, as the README's set-up leaves it) finds the
+    // one the set-up installed beside it, with nothing in the environment.
+    let debug_hak = root().join("target/debug/hak");
+    let found = Command::new(&debug_hak)
+        .args(["plugin", "new", "py-found", "--lang", "python"])
+        .current_dir(&work)
+        .env("HOME", &home)
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("HAK_COMPONENTIZE_PY")
+        .output()
+        .unwrap();
+    let found: Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert!(found.get("needs").is_none(), "{found}");
+    // Built as printed by the installed copy, with componentize-py on the PATH.
     let made = hak_in(
         &hak,
         &work,
         &home,
         &["plugin", "new", "py-policy", "--lang", "python"],
     );
-    assert!(made.get("needs").is_none(), "{made}");
     let build = made["build"].as_str().unwrap();
     assert!(!build.contains('<'), "no placeholder: {build}");
-    as_printed(build, &work, &home, "HAK_COMPONENTIZE_PY");
+    let venv_bin = root().join("target/tools/componentize-py-venv/bin");
+    as_printed(build, &work, &home, "HAK_COMPONENTIZE_PY", &venv_bin);
     check_loads(&work.join("py-policy/py-policy.wasm"), "py-policy");
     cases_pass(&work.join("py-policy/py-policy.wasm"), "py-policy");
 

@@ -1,9 +1,9 @@
 //! Where hak finds the toolchains a plugin build runs, so `hak plugin build` and the commands
 //! `hak plugin new` prints work as printed after the README's set-up: componentize-py for
 //! Python and Go for Go. In order: the environment variable (`$HAK_COMPONENTIZE_PY`,
-//! `$HAK_GO`), the `PATH`, then what `scripts/install-deps.sh` installed under a checkout's
-//! `target/tools` — the checkout of the running binary (`target/<profile>/hak`), else the one
-//! this binary was built in. When none is there, [`Missing`] says in one line how to get it.
+//! `$HAK_GO`), the `PATH`, then what `scripts/install-deps.sh` installed under the checkout
+//! of the running binary (`target/<profile>/hak` → `target/tools`). When none is there,
+//! [`Missing`] says in one line how to get it.
 //! Running the tools is the builders' business (`python_plugin`, `go_plugin`), not this one's.
 
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ pub fn componentize_py() -> Result<PathBuf, Missing> {
         },
         Missing {
             tool: "componentize-py",
-            how: "run scripts/install-deps.sh in hak's checkout, or pip install componentize-py==0.25.1, or set $HAK_COMPONENTIZE_PY",
+            how: "pip install componentize-py==0.25.1 (scripts/install-deps.sh puts it beside a checkout's target/debug/hak), or set $HAK_COMPONENTIZE_PY",
         },
     )
 }
@@ -65,20 +65,13 @@ fn is_executable(path: &Path) -> bool {
     }
 }
 
-/// The `target/tools` directories to look in: beside the running binary, then the checkout
-/// this binary was built in.
+/// The `target/tools` directory beside the running binary (`target/<profile>/hak`).
 fn tool_dirs() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(target) = std::env::current_exe()
+    std::env::current_exe()
         .ok()
-        .and_then(|exe| exe.parent()?.parent().map(Path::to_path_buf))
-    {
-        dirs.push(target.join("tools"));
-    }
-    if let Some(checkout) = Path::new(env!("CARGO_MANIFEST_DIR")).parent() {
-        dirs.push(checkout.join("target/tools"));
-    }
-    dirs
+        .and_then(|exe| exe.parent()?.parent().map(|target| target.join("tools")))
+        .into_iter()
+        .collect()
 }
 
 fn find(

@@ -241,7 +241,8 @@ pub(super) enum PluginCommand {
     /// hak.local/guest): `go build` for GOOS=wasip1, then `componentize`. Python (an `app.py`
     /// registering a plugin with hak_guest): componentize-py with the SDK embedded in this
     /// hak. The toolchain is `$HAK_GO` / `$HAK_COMPONENTIZE_PY`, else the one on the PATH,
-    /// else the one scripts/install-deps.sh installed in hak's checkout (target/tools).
+    /// else the one scripts/install-deps.sh installed beside this hak (`target/tools` of the
+    /// checkout whose `target/<profile>/hak` this is).
     Build {
         dir: PathBuf,
         #[arg(long, short)]
