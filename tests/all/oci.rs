@@ -32,17 +32,7 @@ fn hak() -> PathBuf {
 
 /// Run `hak args…` with `env`; its stdout as JSON, or its stderr as the error.
 fn run(args: &[&str], env: &[(&str, &str)]) -> Result<serde_json::Value, String> {
-    let out = std::process::Command::new(hak())
-        .args(args)
-        .envs(env.iter().copied())
-        .output()
-        .expect("hak runs");
-    if out.status.success() {
-        let text = String::from_utf8_lossy(&out.stdout);
-        Ok(serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}")))
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
-    }
+    run_in(Path::new("."), args, env)
 }
 
 /// A publisher's cosign key pair, as files (`cosign.key` sealed with an empty password, as

@@ -222,15 +222,19 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
 
     // Python: this installed copy (not beside a checkout's target/tools) finds no
     // componentize-py on a bare PATH, and says in one line how to get it.
-    let bare = Command::new(&hak)
-        .args(["plugin", "new", "py-bare", "--lang", "python"])
-        .current_dir(&work)
-        .env("HOME", &home)
-        .env("PATH", "/usr/bin:/bin")
-        .env_remove("HAK_COMPONENTIZE_PY")
-        .output()
-        .unwrap();
-    let bare: Value = serde_json::from_slice(&bare.stdout).unwrap();
+    // `hak plugin new NAME --lang python` by `bin` on a bare PATH, nothing named in the env.
+    let new_bare = |bin: &Path, name: &str| -> Value {
+        let out = Command::new(bin)
+            .args(["plugin", "new", name, "--lang", "python"])
+            .current_dir(&work)
+            .env("HOME", &home)
+            .env("PATH", "/usr/bin:/bin")
+            .env_remove("HAK_COMPONENTIZE_PY")
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let bare = new_bare(&hak, "py-bare");
     let needs = bare["needs"][0].as_str().unwrap_or_default();
     assert!(
         needs.starts_with("componentize-py not found: pip install componentize-py==0.25.1"),
@@ -238,16 +242,7 @@ fn an_installed_hak_scaffolds_and_builds_plugins_in_an_empty_directory() {
     );
     // The checkout's own hak (target/debug/hak, as the README's set-up leaves it) finds the
     // one the set-up installed beside it, with nothing in the environment.
-    let debug_hak = root().join("target/debug/hak");
-    let found = Command::new(&debug_hak)
-        .args(["plugin", "new", "py-found", "--lang", "python"])
-        .current_dir(&work)
-        .env("HOME", &home)
-        .env("PATH", "/usr/bin:/bin")
-        .env_remove("HAK_COMPONENTIZE_PY")
-        .output()
-        .unwrap();
-    let found: Value = serde_json::from_slice(&found.stdout).unwrap();
+    let found = new_bare(&root().join("target/debug/hak"), "py-found");
     assert!(found.get("needs").is_none(), "{found}");
     // Built as printed by the installed copy, with componentize-py on the PATH.
     let made = hak_in(
