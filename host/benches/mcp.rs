@@ -103,7 +103,7 @@ fn bench_mcp(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
-    let server = McpServer::new(registry.clone(), Identity::Local(context), &options);
+    let server = McpServer::new(registry.clone(), Identity::Local(context), &options, false);
     let client = connect(&runtime, server);
     let Value::Object(arguments) = serde_json::from_str::<Value>(PARAMS).unwrap() else {
         unreachable!()

@@ -10,7 +10,7 @@ use hak_tests::*;
 use serde_json::Value;
 use std::path::Path;
 
-const TOKEN: &str = "s3cret";
+pub(crate) const TOKEN: &str = "s3cret";
 
 /// The approval-above policy at 1 HBAR, two minutes to decide.
 fn approve_above_one_hbar() -> String {
@@ -47,7 +47,12 @@ fn run_driver(addr: std::net::SocketAddr, args: &[&str], screenshot: &Path) -> V
 }
 
 /// An approval decided in the page (`approve` or `deny`, with `note`).
-fn drive(addr: std::net::SocketAddr, action: &str, note: &str, screenshot: &Path) -> Value {
+pub(crate) fn drive(
+    addr: std::net::SocketAddr,
+    action: &str,
+    note: &str,
+    screenshot: &Path,
+) -> Value {
     let report = run_driver(addr, &[action, "--note", note], screenshot);
     assert!(
         report["refused"]

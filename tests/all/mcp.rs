@@ -525,8 +525,12 @@ fn return_bytes_calls_answer_on_the_worker_each_with_its_own_result() {
     runtime.block_on(async {
         let mut clients = Vec::new();
         for _ in 0..4 {
-            let server =
-                McpServer::new(registry.clone(), Identity::Local(context.clone()), &options);
+            let server = McpServer::new(
+                registry.clone(),
+                Identity::Local(context.clone()),
+                &options,
+                false,
+            );
             let (client_end, server_end) = tokio::io::duplex(1 << 16);
             tokio::spawn(async move {
                 let running = server.serve(tokio::io::split(server_end)).await.unwrap();
@@ -570,4 +574,85 @@ fn return_bytes_calls_answer_on_the_worker_each_with_its_own_result() {
             client.cancel().await.ok();
         }
     });
+}
+
+/// `hak mcp --listen` serves `hak serve`'s admin routes and console beside `/mcp`: a call from
+/// an MCP client that cannot be asked parks for the operator instead of blocking, shows in the
+/// console in a real browser, and goes on once approved there. The agent's key reads none of
+/// it.
+#[test]
+#[ignore = "needs node, chromium and `npm ci` in tests/mcp and tests/console; scripts/test.sh runs it"]
+fn a_call_over_mcp_listen_is_approved_in_its_console_in_a_real_browser() {
+    let dir = scratch("console");
+    let plugins = dir.join("plugins");
+    std::fs::copy(plugin("rust/approval-above"), plugins.join("approve.wasm")).unwrap();
+    std::fs::write(
+        plugins.join("approve.toml"),
+        "config = { approveAboveHbar = 1, timeoutSeconds = 120 }\n",
+    )
+    .unwrap();
+    let mut server = Command::new(hak_bin())
+        .args(["mcp", "--listen", "127.0.0.1:0", "--config"])
+        .arg(manifest(&dir, true))
+        .arg("--plugins-dir")
+        .arg(&plugins)
+        .env("HAK_TEST_MCP_AGENT_KEY", AGENT_KEY)
+        .env("HAK_ADMIN_TOKEN", crate::console::TOKEN)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("hak mcp --listen starts");
+    let mut first = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = serde_json::from_str::<Value>(&first).unwrap_or_else(|e| panic!("{e}: {first:?}"))
+        ["listen"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let addr: std::net::SocketAddr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+
+    // The console's routes are the admin token's: an agent's key is refused.
+    let agent = format!("Bearer {AGENT_KEY}");
+    for path in ["/v1/approvals", "/v1/plugins", "/v1/decisions", "/metrics"] {
+        let (status, _, body) = http(addr, "GET", path, &[("authorization", &agent)], "");
+        assert_eq!(status, 401, "{path} with the agent's key: {body}");
+    }
+    let (status, _, _) = http_text(addr, "GET", "/console", &[], "");
+    assert_eq!(status, 200);
+
+    let mut client = McpClient::start(&Language::TypeScript, &["http".into(), url], Some(server));
+    let call = std::thread::spawn(move || {
+        let out = client.call(
+            "transfer_hbar_tool",
+            json!({"transfers": [{"accountId": "0.0.1002", "amount": 2}], "transactionMemo": "over mcp"}),
+        );
+        (out, client)
+    });
+    let report = crate::console::drive(
+        addr,
+        "approve",
+        "seen in the console",
+        &root().join("target/test-tmp/console-mcp-approvals.png"),
+    );
+    let card = report["card"].as_str().unwrap();
+    for shown in [
+        "transfer_hbar_tool",
+        "2 ℏ to 0.0.1002",
+        "Memo: over mcp",
+        "mcp-agent",
+    ] {
+        assert!(card.contains(shown), "{shown:?} not in the card: {card}");
+    }
+    let (out, _client) = call.join().unwrap();
+    assert_ne!(out["isError"], true, "{out}");
+    assert_eq!(
+        out["structuredContent"]["raw"]["status"], "SUCCESS",
+        "approved in the console, so run on the local network: {out}"
+    );
 }

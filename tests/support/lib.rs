@@ -560,9 +560,10 @@ pub fn serve_mcp(manifest: &str) -> Server {
         .callers
         .clone()
         .with_default_context(registry.host().default_context().clone());
-    let identity = hak_host::mcp::Identity::Agents(callers);
-    let mcp = hak_host::mcp::McpServer::new(registry.clone(), identity, &options);
-    let app = hak_host::mcp::router(mcp, options.guard.clone(), Default::default());
+    let identity = hak_host::mcp::Identity::Agents(callers.clone());
+    let mcp = hak_host::mcp::McpServer::new(registry.clone(), identity, &options, true);
+    let admin = hak_host::serve::Admin::new(registry.clone(), callers, mcp.pool());
+    let app = hak_host::mcp::router(mcp, admin, options.guard.clone(), Default::default());
     let (runtime, listener) = on_loopback();
     let addr = listener.local_addr().unwrap();
     runtime.spawn(hak_host::serve::http(listener, app, std::future::pending()));

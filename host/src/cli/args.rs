@@ -114,9 +114,10 @@ pub(super) enum Command {
     },
     /// Serve the tools to AI agents over the Model Context Protocol: on stdin/stdout (for a
     /// client that starts hak), or over streamable HTTP at `http://<listen>/mcp` with
-    /// --listen (the first stdout line is then `{"listen": "http://…/mcp"}`). Plugins as in
-    /// `hak serve`, hot-swapped from --plugins-dir; blocked calls tell the agent the policy's
-    /// reason unless `[context] explain_blocks = false`.
+    /// --listen (the first stdout line is then `{"listen": "http://…/mcp"}`), beside `hak
+    /// serve`'s admin routes and console (`/console`, HAK_ADMIN_TOKEN as for `hak serve`).
+    /// Plugins as in `hak serve`, hot-swapped from --plugins-dir; blocked calls tell the
+    /// agent the policy's reason unless `[context] explain_blocks = false`.
     Mcp {
         #[command(flatten)]
         host: HostArgs,
@@ -129,6 +130,10 @@ pub(super) enum Command {
         /// With --listen on a non-loopback address: serve without agent keys ([[agents]]).
         #[arg(long)]
         insecure: bool,
+        /// With --listen, [[agents]] and no HAK_ADMIN_TOKEN: serve the admin routes and the
+        /// console anyway, to every caller — agents included. Without it they are off.
+        #[arg(long, requires = "listen")]
+        admin_without_token: bool,
     },
     /// Calls a running `hak serve` holds for approval (a policy answered needs-approval):
     /// list them, approve or deny one. Sends `$HAK_ADMIN_TOKEN` as the admin bearer.

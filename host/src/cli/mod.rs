@@ -120,7 +120,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             listen,
             plugins_dir,
             insecure,
-        } => mcp(&host, listen, plugins_dir, insecure)?,
+            admin_without_token,
+        } => mcp(&host, listen, plugins_dir, insecure, admin_without_token)?,
         Command::Emu(args) => run_emulator(args)?,
         Command::Serve {
             host,

@@ -144,26 +144,33 @@ pub(super) fn mcp(
     listen: Option<std::net::SocketAddr>,
     plugins_dir: Option<PathBuf>,
     insecure: bool,
+    admin_without_token: bool,
 ) -> anyhow::Result<()> {
+    let admin_token = listen.and(admin_token());
     let (registry, _watchers, context) = start_up(args, plugins_dir, listen, insecure, false)?;
-    let options =
-        crate::serve::ServeOptions::from_manifest(&registry, None).map_err(anyhow::Error::msg)?;
+    let options = crate::serve::ServeOptions::from_manifest(&registry, admin_token.as_deref())
+        .map_err(anyhow::Error::msg)?;
     let served = registry.clone();
     run_server(&registry, async move {
         let registry = served;
         match listen {
             None => {
                 let identity = crate::mcp::Identity::Local(context);
-                let server = crate::mcp::McpServer::new(registry, identity, &options);
+                let server = crate::mcp::McpServer::new(registry, identity, &options, false);
                 crate::mcp::serve_stdio(server, shutdown_signal()).await
             }
             Some(addr) => {
-                let callers = options.callers.clone().with_default_context(context);
-                let guard = options.guard.clone();
-                let identity = crate::mcp::Identity::Agents(callers);
-                let server = crate::mcp::McpServer::new(registry.clone(), identity, &options);
+                let callers = admin_callers(
+                    options.callers.clone().with_default_context(context),
+                    admin_without_token,
+                );
+                let operator = !callers.admin_closed();
+                let identity = crate::mcp::Identity::Agents(callers.clone());
+                let server =
+                    crate::mcp::McpServer::new(registry.clone(), identity, &options, operator);
+                let admin = crate::serve::Admin::new(registry.clone(), callers, server.pool());
                 let stop = tokio_util::sync::CancellationToken::new();
-                let app = crate::mcp::router(server, guard, stop.clone());
+                let app = crate::mcp::router(server, admin, options.guard.clone(), stop.clone());
                 let listener = tokio::net::TcpListener::bind(addr).await?;
                 let bound = listener.local_addr()?;
                 announce(format!("http://{bound}{}", crate::mcp::MCP_PATH), &registry)?;
@@ -178,6 +185,32 @@ pub(super) fn mcp(
     })
 }
 
+/// `$HAK_ADMIN_TOKEN`, when set and not empty.
+fn admin_token() -> Option<String> {
+    std::env::var("HAK_ADMIN_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty())
+}
+
+/// A server's callers with `--admin-without-token` applied, said once when the admin routes
+/// are off.
+fn admin_callers(
+    callers: crate::serve::auth::Callers,
+    admin_without_token: bool,
+) -> crate::serve::auth::Callers {
+    let callers = if admin_without_token {
+        callers.admin_without_token()
+    } else {
+        callers
+    };
+    if callers.admin_closed() {
+        tracing::warn!(
+            "admin routes (console, approvals, plugins, metrics) are off: [[agents]] are configured and $HAK_ADMIN_TOKEN is not set, so no agent key can decide held calls or change policies; set HAK_ADMIN_TOKEN (hak approvals and a metrics scraper send it), or pass --admin-without-token"
+        );
+    }
+    callers
+}
+
 pub(super) fn serve(
     args: &HostArgs,
     listen: std::net::SocketAddr,
@@ -185,9 +218,7 @@ pub(super) fn serve(
     insecure: bool,
     admin_without_token: bool,
 ) -> anyhow::Result<()> {
-    let admin_token = std::env::var("HAK_ADMIN_TOKEN")
-        .ok()
-        .filter(|t| !t.is_empty());
+    let admin_token = admin_token();
     let (registry, _watchers, context) = start_up(
         args,
         plugins_dir,
@@ -197,15 +228,10 @@ pub(super) fn serve(
     )?;
     let mut options = crate::serve::ServeOptions::from_manifest(&registry, admin_token.as_deref())
         .map_err(anyhow::Error::msg)?;
-    options.callers = options.callers.with_default_context(context);
-    if admin_without_token {
-        options.callers = options.callers.admin_without_token();
-    }
-    if options.callers.admin_closed() {
-        tracing::warn!(
-            "admin routes (approvals, plugins, metrics) are off: [[agents]] are configured and $HAK_ADMIN_TOKEN is not set, so no agent key can decide held calls or change policies; set HAK_ADMIN_TOKEN (hak approvals and a metrics scraper send it), or pass --admin-without-token"
-        );
-    }
+    options.callers = admin_callers(
+        options.callers.with_default_context(context),
+        admin_without_token,
+    );
     let served = registry.clone();
     run_server(&registry, async move {
         let registry = served;

@@ -4,9 +4,11 @@
 //! parked meanwhile in the server's [`Approvals`] (its id, timeout and limits), and the
 //! client's answer decides it: accept with `approve: true` approves; anything else — accept
 //! with `approve: false`, decline, cancel — denies; a failed request leaves the call to its
-//! timeout. A client that cannot be asked is not asked: the verdict then blocks at once
-//! (`hak mcp` has no admin API to decide it by), unless `[approvals] mcp_elicitation = false`
-//! turned asking off altogether. Nothing here runs stages or knows plugins.
+//! timeout. A client that cannot be asked is not asked. Over `hak mcp --listen` with the admin
+//! routes open, every parked call is in the host's approvals, so the operator (console, `hak
+//! approvals`) can decide it as well, whoever answers first; over stdio (no admin routes) a
+//! call whose client cannot be asked blocks at once. `[approvals] mcp_elicitation = false`
+//! turns asking off altogether. Nothing here runs stages or knows plugins.
 
 use crate::approvals::{Approvals, Approver, Ask, Outcome};
 use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};

@@ -15,7 +15,9 @@
 //! (or `--mode` / `--account-id`); over HTTP, the `[[agents]]` of the manifest by bearer key,
 //! as in `hak serve` ([`crate::serve::auth`]), refused with 401 before MCP sees the request.
 //! A policy's needs-approval verdict asks the human behind a client that supports
-//! elicitation ([`elicitation`]); with any other client it blocks.
+//! elicitation ([`elicitation`]). Over HTTP the admin routes and console of `hak serve` are
+//! served beside `/mcp` ([`crate::serve::admin_router`]), and a parked call waits there for
+//! the operator too; over stdio a call whose client cannot be asked blocks.
 //!
 //! Transport details (JSON-RPC, sessions, SSE) belong to `rmcp`; nothing here parses them.
 
@@ -69,7 +71,7 @@ pub struct McpServer {
 struct Inner {
     registry: Arc<Registry>,
     identity: Identity,
-    pool: SessionPool,
+    pool: Arc<SessionPool>,
     calls: Arc<tokio::sync::Semaphore>,
     explain_blocks: bool,
     /// Where calls wait while their client is asked (`None`: asking is off).
@@ -79,20 +81,34 @@ struct Inner {
 }
 
 impl McpServer {
-    /// A server over `registry`; sessions bounded as `options` say (`[server]`).
-    pub fn new(registry: Arc<Registry>, identity: Identity, options: &ServeOptions) -> Self {
+    /// A server over `registry`; sessions bounded as `options` say (`[server]`). With
+    /// `operator` (the admin routes are served and open to the operator, [`router`]), a
+    /// needs-approval verdict parks in the host's approvals, where the operator (console, `hak
+    /// approvals`) decides it and the asked client's answer lands too; without, only a client
+    /// that can be asked is, and any other call blocks at once.
+    pub fn new(
+        registry: Arc<Registry>,
+        identity: Identity,
+        options: &ServeOptions,
+        operator: bool,
+    ) -> Self {
         let host = registry.host().clone();
         let explain_blocks = host.manifest().context.explain_blocks.unwrap_or(true);
         let settings = host.manifest().approvals;
-        let approvals = settings
-            .mcp_elicitation
-            .then(|| Arc::new(crate::approvals::Approvals::new(settings)));
-        let pool = SessionPool::new(
+        let approvals = if operator {
+            let parked = host.approvals().clone();
+            settings.mcp_elicitation.then_some(parked)
+        } else {
+            settings
+                .mcp_elicitation
+                .then(|| Arc::new(crate::approvals::Approvals::new(settings)))
+        };
+        let pool = Arc::new(SessionPool::new(
             host,
             options.idle_session,
             options.idle_memory_mib,
             options.max_concurrent_calls,
-        );
+        ));
         let inline = crate::serve::inline_calls(&registry);
         McpServer {
             inner: Arc::new(Inner {
@@ -105,6 +121,11 @@ impl McpServer {
                 approvals,
             }),
         }
+    }
+
+    /// The pool of sessions this server's calls run on (the admin routes count it).
+    pub fn pool(&self) -> Arc<SessionPool> {
+        self.inner.pool.clone()
     }
 
     /// The caller of a request: its context and the tools it may call.
@@ -415,10 +436,12 @@ async fn authenticate(
     next.run(request).await
 }
 
-/// The streamable HTTP router: `POST|GET|DELETE /mcp`, `GET /healthz`, `GET /readyz`, behind
-/// the same browser guard as `hak serve` (`[server] hosts`, `allowed_origins`).
+/// The streamable HTTP router: `POST|GET|DELETE /mcp`, `GET /healthz`, `GET /readyz`, and
+/// `hak serve`'s admin routes and console ([`crate::serve::admin_router`]), behind the same
+/// browser guard as `hak serve` (`[server] hosts`, `allowed_origins`).
 pub fn router(
     server: McpServer,
+    admin: crate::serve::Admin,
     guard: Guard,
     stop: tokio_util::sync::CancellationToken,
 ) -> Router {
@@ -447,5 +470,6 @@ pub fn router(
                 async move { Json(json!({"ready": true, "chainVersion": version})) }
             }),
         )
+        .merge(crate::serve::admin_router(admin))
         .layer(crate::serve::guard::GuardLayer(Arc::new(guard)))
 }

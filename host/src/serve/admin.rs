@@ -37,7 +37,7 @@ pub struct Upload {
 /// Admin routes need the admin token (when one is configured); with agents and no token they
 /// are off.
 pub(super) async fn require_admin(
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<Admin>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
@@ -46,7 +46,7 @@ pub(super) async fn require_admin(
     } else if app.callers.admin_closed() {
         error(
             StatusCode::FORBIDDEN,
-            "admin routes are off: [[agents]] are configured and $HAK_ADMIN_TOKEN is not set (start hak serve with it, or with --admin-without-token)",
+            "admin routes are off: [[agents]] are configured and $HAK_ADMIN_TOKEN is not set (start the server with it, or with --admin-without-token)",
         )
     } else {
         error(
@@ -58,7 +58,7 @@ pub(super) async fn require_admin(
 
 /// Run a registry change off the async threads; `{chainVersion}` or the refusal.
 pub(super) async fn change(
-    app: Arc<App>,
+    app: Arc<Admin>,
     work: impl FnOnce(&Registry) -> Result<Value, String> + Send + 'static,
 ) -> Response {
     let registry = app.registry.clone();
@@ -123,7 +123,7 @@ pub(super) async fn announced_size(
 /// "settingsSignature"}`) or the raw component with `Content-Type: application/wasm` (settings
 /// as JSON in `x-hak-settings`, signatures in `x-hak-signature` / `x-hak-settings-signature`).
 pub(super) async fn put_plugin(
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<Admin>>,
     Path(name): Path<String>,
     headers: HeaderMap,
     body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
@@ -206,7 +206,7 @@ pub(super) async fn put_plugin(
     security((), ("admin_token" = []))
 )]
 pub(super) async fn delete_plugin(
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<Admin>>,
     Path(name): Path<String>,
 ) -> Response {
     change(app, move |registry| {
@@ -232,7 +232,7 @@ pub(super) async fn delete_plugin(
     security((), ("admin_token" = []))
 )]
 pub(super) async fn rollback_plugin(
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<Admin>>,
     Path(name): Path<String>,
 ) -> Response {
     change(app, move |registry| {
@@ -254,7 +254,7 @@ pub(super) async fn rollback_plugin(
     ),
     security((), ("admin_token" = []))
 )]
-pub(super) async fn reload(State(app): State<Arc<App>>) -> Response {
+pub(super) async fn reload(State(app): State<Arc<Admin>>) -> Response {
     change(app, |registry| {
         serde_json::to_value(registry.sync_dir()).map_err(|e| e.to_string())
     })

@@ -8,7 +8,7 @@
 //!   waits under that id.
 
 use super::openapi::{ApprovalDecided, ApprovalsBody, ErrorBody};
-use super::{error, App};
+use super::{error, Admin};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -37,7 +37,7 @@ pub struct DecisionBody {
     ),
     security((), ("admin_token" = []))
 )]
-pub(super) async fn list(State(app): State<Arc<App>>) -> Response {
+pub(super) async fn list(State(app): State<Arc<Admin>>) -> Response {
     let pending = app.registry.host().approvals().pending();
     Json(ApprovalsBody {
         approvals: pending
@@ -64,7 +64,7 @@ pub(super) async fn list(State(app): State<Arc<App>>) -> Response {
     security((), ("admin_token" = []))
 )]
 pub(super) async fn approve(
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<Admin>>,
     Path(id): Path<String>,
     body: String,
 ) -> Response {
@@ -87,14 +87,14 @@ pub(super) async fn approve(
     security((), ("admin_token" = []))
 )]
 pub(super) async fn deny(
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<Admin>>,
     Path(id): Path<String>,
     body: String,
 ) -> Response {
     decide(&app, &id, false, &body)
 }
 
-fn decide(app: &App, id: &str, approve: bool, body: &str) -> Response {
+fn decide(app: &Admin, id: &str, approve: bool, body: &str) -> Response {
     let body: DecisionBody = if body.trim().is_empty() {
         DecisionBody::default()
     } else {

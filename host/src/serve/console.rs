@@ -1,6 +1,6 @@
 //! The operator console: a page, its scripts (the shared `console.js`, one per page:
 //! `approvals.js`, `decisions.js`, `chain.js`, `metrics.js`), a style sheet and an icon
-//! embedded in the binary and served at `GET /console` by `hak serve`. The page holds no
+//! embedded in the binary and served at `GET /console` by `hak serve` and `hak mcp --listen`. The page holds no
 //! data: it reads the admin routes (approvals, decisions, plugins, roll back, metrics) of the
 //! server that served it, with the admin token the
 //! operator types (kept for the tab, sent as the bearer, never in a URL), so nothing it shows

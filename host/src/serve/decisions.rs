@@ -5,7 +5,7 @@
 //!   "decisions": [line, …]}`; `enabled` is false (and the list empty) without `[decisions]`.
 
 use super::openapi::{DecisionsBody, ErrorBody};
-use super::{error, App};
+use super::{error, Admin};
 use crate::observe::decisions::DecisionFilter;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
@@ -29,7 +29,7 @@ use std::sync::Arc;
     security((), ("admin_token" = []))
 )]
 pub(super) async fn list(
-    State(app): State<Arc<App>>,
+    State(app): State<Arc<Admin>>,
     filter: Result<Query<DecisionFilter>, QueryRejection>,
 ) -> Response {
     let Query(filter) = match filter {

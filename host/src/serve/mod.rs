@@ -20,8 +20,8 @@
 //! guest's clock wait or an approval wait inside leaves the worker through
 //! `blocking::off_worker` / `blocking::block_on`), other modes and calls over a SQLite or
 //! Redis store on blocking threads. A swap never waits for calls and calls never wait for a swap. [`serve`] drains in-flight
-//! calls on shutdown. [`http`] ([`listen`]) is the listener of both `hak serve` and
-//! `hak mcp --listen`.
+//! calls on shutdown. [`http`] ([`listen`]) is the listener, and [`admin_router`] (the admin
+//! routes and the console) the admin face, of both `hak serve` and `hak mcp --listen`.
 
 mod admin;
 mod approvals;
@@ -96,7 +96,7 @@ impl ServeOptions {
 struct App {
     registry: Arc<Registry>,
     callers: Callers,
-    pool: SessionPool,
+    pool: Arc<SessionPool>,
     calls: Arc<tokio::sync::Semaphore>,
     /// Return-bytes calls run directly on the server's threads: true unless the state store
     /// may block a thread on I/O it does not hand off (SQLite's lock waits, Redis round trips).
@@ -303,7 +303,7 @@ async fn list_tools(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
     ),
     security((), ("admin_token" = []))
 )]
-async fn list_plugins(State(app): State<Arc<App>>) -> Response {
+async fn list_plugins(State(app): State<Arc<Admin>>) -> Response {
     let snapshot = app.registry.snapshot();
     Json(PluginsBody {
         chain_version: snapshot.chain_version,
@@ -329,7 +329,7 @@ async fn list_plugins(State(app): State<Arc<App>>) -> Response {
     ),
     security((), ("admin_token" = []))
 )]
-async fn metrics(State(app): State<Arc<App>>) -> Response {
+async fn metrics(State(app): State<Arc<Admin>>) -> Response {
     let text = app.registry.host().render_metrics((
         app.pool.idle_count() as u64,
         app.pool.evicted.load(std::sync::atomic::Ordering::Relaxed),
@@ -344,16 +344,78 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
         .into_response()
 }
 
-/// The API's router.
+/// What the admin routes and the console read: the registry, who the admin is, and the
+/// counters of the server's session pool. `hak serve` and `hak mcp --listen` each build one
+/// over their own pool ([`admin_router`]).
+pub struct Admin {
+    registry: Arc<Registry>,
+    callers: Callers,
+    pool: Arc<SessionPool>,
+}
+
+impl Admin {
+    /// The admin face of `registry` for a server whose callers are `callers` and whose
+    /// sessions are pooled in `pool`.
+    pub fn new(registry: Arc<Registry>, callers: Callers, pool: Arc<SessionPool>) -> Self {
+        Admin {
+            registry,
+            callers,
+            pool,
+        }
+    }
+}
+
+/// The admin routes (plugins, reload, approvals, decisions, metrics), each behind the admin
+/// token, and the console that reads them.
+pub fn admin_router(admin: Admin) -> Router {
+    let admin = Arc::new(admin);
+    // The one admin check, before any handler reads a body. A route layer: a method a path
+    // does not serve still answers 405.
+    let check = axum::middleware::from_fn_with_state(admin.clone(), require_admin);
+    Router::new()
+        .route("/metrics", get(metrics).route_layer(check.clone()))
+        .route("/v1/plugins", get(list_plugins).route_layer(check.clone()))
+        .route(
+            "/v1/plugins/:name",
+            put(put_plugin)
+                .delete(delete_plugin)
+                .layer(axum::extract::DefaultBodyLimit::max(MAX_UPLOAD_BYTES))
+                .layer(axum::middleware::from_fn(announced_size))
+                .route_layer(check.clone()),
+        )
+        .route(
+            "/v1/plugins/:name/rollback",
+            post(rollback_plugin).route_layer(check.clone()),
+        )
+        .route("/v1/reload", post(reload).route_layer(check.clone()))
+        .route(
+            "/v1/approvals",
+            get(approvals::list).route_layer(check.clone()),
+        )
+        .route(
+            "/v1/approvals/:id/approve",
+            post(approvals::approve).route_layer(check.clone()),
+        )
+        .route(
+            "/v1/approvals/:id/deny",
+            post(approvals::deny).route_layer(check.clone()),
+        )
+        .route("/v1/decisions", get(decisions::list).route_layer(check))
+        .merge(console::routes())
+        .with_state(admin)
+}
+
+/// The API's router: the tool routes, health, OpenAPI, and [`admin_router`].
 pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
-    // Needs-approval verdicts park here (admin routes below decide them).
+    // Needs-approval verdicts park here (the admin routes decide them).
     registry.host().approvals();
-    let pool = SessionPool::new(
+    let pool = Arc::new(SessionPool::new(
         registry.host().clone(),
         options.idle_session,
         options.idle_memory_mib,
         options.max_concurrent_calls,
-    );
+    ));
+    let admin = Admin::new(registry.clone(), options.callers.clone(), pool.clone());
     let direct = inline_calls(&registry);
     let app = Arc::new(App {
         registry,
@@ -362,45 +424,14 @@ pub fn router(registry: Arc<Registry>, options: ServeOptions) -> Router {
         calls: Arc::new(tokio::sync::Semaphore::new(options.max_concurrent_calls)),
         direct,
     });
-    // The one admin check, before any handler reads a body. A route layer: a method a path
-    // does not serve still answers 405.
-    let admin = axum::middleware::from_fn_with_state(app.clone(), require_admin);
     Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/v1/openapi.json", get(openapi::document))
         .route("/v1/tools", get(list_tools))
         .route("/v1/tools/:method", post(call_tool))
-        .route("/metrics", get(metrics).route_layer(admin.clone()))
-        .route("/v1/plugins", get(list_plugins).route_layer(admin.clone()))
-        .route(
-            "/v1/plugins/:name",
-            put(put_plugin)
-                .delete(delete_plugin)
-                .layer(axum::extract::DefaultBodyLimit::max(MAX_UPLOAD_BYTES))
-                .layer(axum::middleware::from_fn(announced_size))
-                .route_layer(admin.clone()),
-        )
-        .route(
-            "/v1/plugins/:name/rollback",
-            post(rollback_plugin).route_layer(admin.clone()),
-        )
-        .route("/v1/reload", post(reload).route_layer(admin.clone()))
-        .route(
-            "/v1/approvals",
-            get(approvals::list).route_layer(admin.clone()),
-        )
-        .route(
-            "/v1/approvals/:id/approve",
-            post(approvals::approve).route_layer(admin.clone()),
-        )
-        .route(
-            "/v1/approvals/:id/deny",
-            post(approvals::deny).route_layer(admin.clone()),
-        )
-        .route("/v1/decisions", get(decisions::list).route_layer(admin))
-        .merge(console::routes())
         .with_state(app)
+        .merge(admin_router(admin))
         .layer(guard::GuardLayer(Arc::new(options.guard)))
 }
 
