@@ -1,23 +1,23 @@
 //! A live plugin instance and its per-call runner: every guest call is bounded by a deadline
 //! (epoch ticks, minus time spent in host calls), fuel and the memory guard, its output is
-//! size-checked, and any failure is classified. The caller discards an instance that failed.
+//! size-checked, and any failure is classified ([`super::failure`]); the values crossing into
+//! the guest are [`super::wit_values`]'s. The caller discards an instance that failed.
 
 use super::bindings::{
     call_hook, call_policy, v0_2, Exports, JudgeParams, JudgeResults, PluginInfo, WitParts,
     WitToolReads,
 };
 use super::compat_0_1;
+use super::failure::{budget_spent, budget_ticks, classify, failure_at_start};
 use super::plugin::LoadedPlugin;
 use super::sandbox::PluginState;
 use super::ticker::Ticker;
+use super::wit_values::{input_size, stage_input_0_2, verdict_0_2, wit_stage_and_type, WitFacts};
 use crate::capabilities::CapabilityQuota;
-use crate::model::facts::{Asset, Facts, Via};
 use crate::model::limits::EPOCH_TICK_MS;
 use crate::model::stage::Stage;
-use crate::model::ToolType;
 use crate::plugin::{
-    ApprovalRequest, BlockReason, CallBudget, FailureCause, HookAnswer, PluginFailure, Reads,
-    StageCall, Verdict,
+    CallBudget, FailureCause, HookAnswer, PluginFailure, Reads, StageCall, Verdict,
 };
 use crate::state_store::StateHandle;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -476,202 +476,3 @@ impl PluginInstance {
 
 /// The most entries `inputs.reads` may return (as many as relevant tools).
 pub const MAX_READS_ENTRIES: usize = 1024;
-
-/// What a stage call hands the guest, for the input limit: method, params and facts.
-fn input_size(call: &StageCall<'_>) -> usize {
-    call.method.len() + call.input.len() + call.facts.map_or(0, facts_size)
-}
-
-fn facts_size(f: &Facts) -> usize {
-    let id = |a: &Asset| match a {
-        Asset::Hbar => 0,
-        Asset::Token(t) | Asset::Nft(t) => t.len(),
-    };
-    f.movements
-        .iter()
-        .map(|m| 16 + id(&m.asset) + m.to.as_ref().map_or(0, String::len))
-        .sum::<usize>()
-        + f.tokens.iter().map(String::len).sum::<usize>()
-        + f.changes
-            .iter()
-            .map(|c| c.kind.len() + c.id.len())
-            .sum::<usize>()
-        + f.source.as_ref().map_or(0, String::len)
-        + f.memo.as_ref().map_or(0, String::len)
-}
-
-/// [`Facts`] as the 0.2 WIT borrows them (the lists it points into).
-struct WitFacts<'a> {
-    movements: Vec<v0_2::hedera::agent_kit::types::Movement<'a>>,
-    tokens: Vec<&'a str>,
-    changes: Vec<v0_2::hedera::agent_kit::types::Entity<'a>>,
-    facts: &'a Facts,
-}
-
-impl<'a> WitFacts<'a> {
-    fn new(facts: &'a Facts) -> Self {
-        use v0_2::hedera::agent_kit::types as wit;
-        WitFacts {
-            movements: facts
-                .movements
-                .iter()
-                .map(|m| wit::Movement {
-                    asset: match &m.asset {
-                        Asset::Hbar => wit::Asset::Hbar,
-                        Asset::Token(t) => wit::Asset::Token(t),
-                        Asset::Nft(t) => wit::Asset::Nft(t),
-                    },
-                    to: m.to.as_deref(),
-                    amount: m.amount,
-                    via: match m.via {
-                        Via::Transfer => wit::Via::Transfer,
-                        Via::Allowance => wit::Via::Allowance,
-                    },
-                })
-                .collect(),
-            tokens: facts.tokens.iter().map(String::as_str).collect(),
-            changes: facts
-                .changes
-                .iter()
-                .map(|c| wit::Entity {
-                    kind: c.kind,
-                    id: &c.id,
-                })
-                .collect(),
-            facts,
-        }
-    }
-
-    fn wit(&'a self) -> v0_2::hedera::agent_kit::types::Facts<'a> {
-        v0_2::hedera::agent_kit::types::Facts {
-            movements: &self.movements,
-            source: self.facts.source.as_deref(),
-            tokens: &self.tokens,
-            changes: &self.changes,
-            memo: self.facts.memo.as_deref(),
-            scheduled: self.facts.scheduled,
-        }
-    }
-}
-
-fn stage_input_0_2<'a>(
-    call: &StageCall<'a>,
-    facts: Option<&'a WitFacts<'a>>,
-) -> v0_2::hedera::agent_kit::types::StageInput<'a> {
-    let (stage, tool_type) = wit_stage_and_type(call);
-    v0_2::hedera::agent_kit::types::StageInput {
-        stage,
-        method: call.method,
-        tool_type,
-        params: call.input,
-        facts: facts.map(WitFacts::wit),
-    }
-}
-
-/// The call's stage and tool type as the 0.2 contract writes them.
-fn wit_stage_and_type(
-    call: &StageCall<'_>,
-) -> (
-    v0_2::hedera::agent_kit::types::Stage,
-    v0_2::hedera::agent_kit::types::ToolType,
-) {
-    use v0_2::hedera::agent_kit::types::{Stage as S, ToolType as T};
-    let stage = match call.stage {
-        Stage::PreToolExecution => S::PreToolExecution,
-        Stage::PostParamsNormalization => S::PostParamsNormalization,
-        Stage::PostCoreAction => S::PostCoreAction,
-        Stage::PostSecondaryAction => S::PostSecondaryAction,
-    };
-    let tool_type = match call.tool_type {
-        ToolType::Query => T::Query,
-        ToolType::Transaction => T::Transaction,
-        ToolType::Other => T::Other,
-    };
-    (stage, tool_type)
-}
-
-/// A 0.2 verdict as the host holds it.
-fn verdict_0_2(v: v0_2::hedera::agent_kit::types::Verdict) -> Verdict {
-    use v0_2::hedera::agent_kit::types::Verdict as V;
-    match v {
-        V::Allow => Verdict::Allow,
-        V::Block(b) => Verdict::Block(BlockReason {
-            message: b.message,
-            code: b.code,
-            details_json: b.details_json,
-        }),
-        V::NeedsApproval(a) => Verdict::NeedsApproval(ApprovalRequest {
-            message: a.message,
-            code: a.code,
-            details_json: a.details_json,
-            timeout_seconds: a.timeout_seconds,
-        }),
-    }
-}
-
-fn failure_at_start(plugin: &str, e: &wasmtime::Error) -> PluginFailure {
-    PluginFailure {
-        plugin: plugin.to_owned(),
-        phase: "instantiate".into(),
-        cause: FailureCause::Trap,
-        detail: format!("{e:#}"),
-    }
-}
-
-/// Epoch ticks until `left` has passed (+1, as for a deadline: never less than asked).
-fn budget_ticks(left: std::time::Duration) -> u64 {
-    left.as_millis() as u64 / EPOCH_TICK_MS + 1
-}
-
-/// Why a guest call stopped (or never started) at the end of the tool call's budget.
-fn budget_spent(budget: CallBudget) -> String {
-    format!(
-        "ran out of the tool call's {} ms plugin budget ([engine] call_budget_ms)",
-        budget.total_ms
-    )
-}
-
-/// Turn a wasmtime error into a failure with a cause class.
-fn classify(
-    store: &mut Store<PluginState>,
-    plugin: &str,
-    phase: &str,
-    err: wasmtime::Error,
-    deadline_ms: u64,
-    fuel: Option<u64>,
-) -> PluginFailure {
-    let (cause, detail) = if let Some(wanted) = store.data_mut().memory.exceeded.take() {
-        (
-            FailureCause::Memory,
-            format!("tried to grow memory to {wanted} bytes, over its limit"),
-        )
-    } else {
-        match err.downcast_ref::<Trap>() {
-            Some(Trap::Interrupt) => (
-                FailureCause::Deadline,
-                match store.data().call_budget {
-                    Some(budget) if budget.left(std::time::Instant::now()).is_zero() => {
-                        budget_spent(budget)
-                    }
-                    _ => format!("exceeded its {deadline_ms} ms deadline"),
-                },
-            ),
-            Some(Trap::OutOfFuel) => (
-                FailureCause::Fuel,
-                format!(
-                    "used up its budget of {} instructions",
-                    fuel.unwrap_or_default()
-                ),
-            ),
-            Some(Trap::StackOverflow) => (FailureCause::Trap, "stack overflow".into()),
-            Some(trap) => (FailureCause::Trap, trap.to_string()),
-            None => (FailureCause::Trap, format!("{err:#}")),
-        }
-    };
-    PluginFailure {
-        plugin: plugin.to_owned(),
-        phase: phase.into(),
-        cause,
-        detail,
-    }
-}

@@ -9,6 +9,7 @@ mod cache;
 mod clock;
 mod compat_0_1;
 mod engine;
+mod failure;
 pub mod function_cache;
 mod hedera_api;
 mod host_api;
@@ -19,6 +20,7 @@ pub mod sandbox;
 pub mod structure;
 mod sync_io;
 mod ticker;
+mod wit_values;
 
 pub use crate::plugin::{FailureCause, PluginDescription, PluginFailure};
 pub use cache::ArtifactCache;
