@@ -341,8 +341,15 @@ impl Session {
             return self.run_on(env, tool, plan, params_json, RawParams::plain(plain));
         }
         let raw = strict_json::parse(params_json).map_err(|e| match e {
-            strict_json::ParseError::OutOfRange { ref field, .. } => Abort::Invalid {
-                message: format!("Invalid parameters: {e}"),
+            strict_json::ParseError::OutOfRange {
+                ref field,
+                ref written,
+            } => Abort::Invalid {
+                message: tool
+                    .spec()
+                    .schema
+                    .infinity_refusal(field, written.starts_with('-'))
+                    .unwrap_or_else(|| format!("Invalid parameters: {e}")),
                 field: field.clone(),
             },
             strict_json::ParseError::Json(e) => Abort::Error(format!(

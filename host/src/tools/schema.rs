@@ -179,11 +179,57 @@ impl Schema {
         if issues.is_empty() {
             return Ok(());
         }
-        let fields: Vec<String> = issues
-            .iter()
-            .map(|(path, msg)| format!("Field \"{path}\" - {msg}"))
-            .collect();
-        Err(format!("Invalid parameters: {}", fields.join("; ")))
+        Err(words(&issues))
+    }
+
+    /// The kit's refusal of a number past a double at `path` (`a.0.b`): JavaScript reads it
+    /// as ±Infinity, which `z.number().int()` refuses as a float (then its minimum, for
+    /// -Infinity). `None` where the schema names no integer field: a plain `z.number()` takes
+    /// Infinity, so the kit has no words of its own for it.
+    pub fn infinity_refusal(&self, path: &str, negative: bool) -> Option<String> {
+        let mut at = self;
+        for segment in path.split('.') {
+            at = match (&at.items, segment.parse::<usize>()) {
+                (Some(items), Ok(_)) => items,
+                _ => &at.properties.iter().find(|(name, _)| name == segment)?.1,
+            };
+        }
+        let integer = !at.union
+            && at.types.contains(&JsonType::Integer)
+            && at
+                .types
+                .iter()
+                .all(|t| matches!(t, JsonType::Integer | JsonType::Null));
+        if !integer {
+            return None;
+        }
+        let mut issues = vec![(
+            path.to_owned(),
+            "Expected integer, received float".to_owned(),
+        )];
+        if negative {
+            if let Some(min) = at.minimum {
+                issues.push((
+                    path.to_owned(),
+                    format!("Number must be greater than or equal to {min}"),
+                ));
+            }
+            if let Some(min) = at.exclusive_minimum {
+                issues.push((
+                    path.to_owned(),
+                    format!("Number must be greater than {min}"),
+                ));
+            }
+        }
+        if !at.bounded_by_tool {
+            let bound = if negative {
+                format!("greater than or equal to {}", i64::MIN)
+            } else {
+                format!("less than or equal to {}", i64::MAX)
+            };
+            issues.push((path.to_owned(), format!("Number must be {bound}")));
+        }
+        Some(words(&issues))
     }
 
     fn check(
@@ -355,6 +401,15 @@ impl Schema {
             }
         }
     }
+}
+
+/// Issues as the kit words them: `Invalid parameters: Field "a" - …; Field "b" - …`.
+fn words(issues: &[(String, String)]) -> String {
+    let fields: Vec<String> = issues
+        .iter()
+        .map(|(path, msg)| format!("Field \"{path}\" - {msg}"))
+        .collect();
+    format!("Invalid parameters: {}", fields.join("; "))
 }
 
 /// Validate `value` against a JSON schema given as JSON (compiles it first; tests and tools
