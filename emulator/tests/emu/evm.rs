@@ -18,6 +18,18 @@ const COUNTER: &str = concat!(
 );
 /// Runtime: REVERT with no data.
 const REVERTS: &str = "6005600c60003960056000f360006000fd";
+/// Runtime: STATICCALL the address in the call data's first word with the rest of it; return
+/// what it returned, or revert with it.
+const FORWARDS: &str = concat!(
+    "6028600c60003960286000f3",
+    "6020360380602060003760006000826000600035",
+    "5afa",
+    "3d600060003e",
+    "6023573d6000fd",
+    "5b3d6000f3"
+);
+/// Runtime: return EXTCODESIZE of the address in the call data's first word.
+const CODE_SIZE: &str = concat!("600c600c600039600c6000f3", "6000353b60005260206000f3");
 /// Runtime: CALL 0x167 (HTS) with no data and return its success flag.
 const CALLS_HTS: &str = concat!(
     "6017600c60003960176000f3",
@@ -288,6 +300,18 @@ mod abi {
             function decimals() external view returns (uint8);
             function transfer(address to, uint256 amount) external returns (bool);
         }
+        interface Hts {
+            function allowance(address token, address owner, address spender) external returns (int64 responseCode, uint256 allowance);
+        }
+        interface Facade {
+            function name() external view returns (string);
+            function decimals() external view returns (uint8);
+            function totalSupply() external view returns (uint256);
+            function balanceOf(address account) external view returns (uint256);
+            function allowance(address owner, address spender) external view returns (uint256);
+            function ownerOf(uint256 serial) external view returns (address);
+            function transfer(address to, uint256 amount) external returns (bool);
+        }
         interface Erc721 {
             function safeMint(address to) external returns (bool);
             function ownerOf(uint256 id) external view returns (address);
@@ -484,4 +508,268 @@ fn the_shipped_factory_initcode_is_what_their_source_compiles_to() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// A contract reads back what the ledger holds through Hedera's system contracts, as the JS
+/// SDK's `TokenAllowancesIntegrationTest` does with a `ContractId` spender (`IERC20(token)
+/// .allowance(owner, contract)`, compiled to check that the token's address has code): the
+/// allowance through HTS (0x167, `(SUCCESS, 100)`) and through the token's own address
+/// (HIP-218: 100), with its name, decimals, supply and a balance, in a call's record and a
+/// local call alike; an NFT's owner by serial; another spender has 0; the token's address
+/// holds Hedera's token proxy code. An NFT or unknown token, an unknown owner and a missing serial revert with
+/// the status's name; a transfer through the token's address is not answered and fails the run
+/// as NOT_SUPPORTED, naming the token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_contract_reads_allowances_and_balances_through_hederas_system_contracts() {
+    use abi::{Facade, Hts};
+    use hedera::{
+        AccountAllowanceApproveTransaction, TokenCreateTransaction, TokenMintTransaction, TokenType,
+    };
+    let (emu, client) = start().await;
+    let operator = emu.operator().0;
+    let create = |tx: &mut TokenCreateTransaction| {
+        let mut tx = tx.clone();
+        let client = client.clone();
+        async move {
+            tx.execute(&client)
+                .await
+                .unwrap()
+                .get_receipt(&client)
+                .await
+                .unwrap()
+                .token_id
+                .unwrap()
+        }
+    };
+    let token = create(
+        TokenCreateTransaction::new()
+            .name("Allowed")
+            .symbol("ALW")
+            .decimals(2)
+            .initial_supply(1_000)
+            .treasury_account_id(operator),
+    )
+    .await;
+    let nft = create(
+        TokenCreateTransaction::new()
+            .name("Art")
+            .symbol("ART")
+            .token_type(TokenType::NonFungibleUnique)
+            .treasury_account_id(operator)
+            .supply_key(client.get_operator_public_key().unwrap()),
+    )
+    .await;
+    TokenMintTransaction::new()
+        .token_id(nft)
+        .metadata([b"ipfs://one".to_vec()])
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap();
+    let reader = deploy(&client, FORWARDS, Hbar::ZERO).await;
+    AccountAllowanceApproveTransaction::new()
+        .approve_token_allowance(
+            token,
+            operator,
+            hedera::AccountId::new(0, 0, reader.num),
+            100,
+        )
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_receipt(&client)
+        .await
+        .unwrap();
+    let at = |num: u64| {
+        let mut bytes = [0u8; 20];
+        bytes[12..].copy_from_slice(&num.to_be_bytes());
+        Address::from(bytes)
+    };
+    let to = |num: u64, payload: Vec<u8>| [word(num), payload].concat();
+    let hts = |token: u64, owner: u64, spender: u64| {
+        to(
+            0x167,
+            Hts::allowanceCall {
+                token: at(token),
+                owner: at(owner),
+                spender: at(spender),
+            }
+            .abi_encode(),
+        )
+    };
+    let erc20_allowance = |owner: u64, spender: u64| {
+        to(
+            token.num,
+            Facade::allowanceCall {
+                owner: at(owner),
+                spender: at(spender),
+            }
+            .abi_encode(),
+        )
+    };
+    let read = |out: &[u8]| {
+        let answer = Hts::allowanceCall::abi_decode_returns(out).unwrap();
+        (answer.responseCode, answer.allowance)
+    };
+    let granted = hts(token.num, operator.num, reader.num);
+    assert_eq!(
+        read(&execute(&client, reader, granted.clone()).await),
+        (22, U256::from(100))
+    );
+    assert_eq!(
+        read(&query(&client, reader, granted).await),
+        (22, U256::from(100))
+    );
+    assert_eq!(
+        read(&query(&client, reader, hts(token.num, operator.num, 1002)).await),
+        (22, U256::ZERO),
+        "another spender has none"
+    );
+    let erc20 = erc20_allowance(operator.num, reader.num);
+    assert_eq!(
+        execute(&client, reader, erc20.clone()).await,
+        word(100),
+        "IERC20(token).allowance(owner, contract)"
+    );
+    assert_eq!(
+        query(&client, reader, erc20_allowance(operator.num, 1002)).await,
+        word(0)
+    );
+    let name = query(
+        &client,
+        reader,
+        to(token.num, Facade::nameCall {}.abi_encode()),
+    )
+    .await;
+    assert_eq!(
+        Facade::nameCall::abi_decode_returns(&name).unwrap(),
+        "Allowed"
+    );
+    for (payload, answer) in [
+        (Facade::decimalsCall {}.abi_encode(), 2),
+        (Facade::totalSupplyCall {}.abi_encode(), 1_000),
+        (
+            Facade::balanceOfCall {
+                account: at(operator.num),
+            }
+            .abi_encode(),
+            1_000,
+        ),
+        (Facade::balanceOfCall { account: at(1002) }.abi_encode(), 0),
+    ] {
+        assert_eq!(
+            query(&client, reader, to(token.num, payload)).await,
+            word(answer)
+        );
+    }
+    let owner = query(
+        &client,
+        reader,
+        to(
+            nft.num,
+            Facade::ownerOfCall {
+                serial: U256::from(1),
+            }
+            .abi_encode(),
+        ),
+    )
+    .await;
+    assert_eq!(word(operator.num), owner, "serial 1 is the treasury's");
+    // A token's address holds Hedera's token proxy code (a contract compiled to check that
+    // code exists before calling finds it); an account's holds none.
+    let sizes = deploy(&client, CODE_SIZE, Hbar::ZERO).await;
+    assert_eq!(query(&client, sizes, word(token.num)).await, word(147));
+    assert_eq!(query(&client, sizes, word(operator.num)).await, word(0));
+
+    // Not a fungible token, not an owner, no such serial: reverted with the status's name.
+    for (data, status) in [
+        (hts(nft.num, operator.num, reader.num), "INVALID_TOKEN_ID"),
+        (hts(999_999, operator.num, reader.num), "INVALID_TOKEN_ID"),
+        (
+            hts(token.num, 999_999, reader.num),
+            "INVALID_ALLOWANCE_OWNER_ID",
+        ),
+        (
+            erc20_allowance(999_999, reader.num),
+            "INVALID_ALLOWANCE_OWNER_ID",
+        ),
+        (
+            to(
+                nft.num,
+                Facade::ownerOfCall {
+                    serial: U256::from(7),
+                }
+                .abi_encode(),
+            ),
+            "INVALID_TOKEN_NFT_SERIAL_NUMBER",
+        ),
+    ] {
+        let refused = ContractCallQuery::new()
+            .contract_id(reader)
+            .gas(100_000)
+            .function_parameters(data.clone())
+            .execute(&client)
+            .await
+            .unwrap_err();
+        assert!(
+            format!("{refused:?}").contains("ContractRevertExecuted"),
+            "{status}: {refused:?}"
+        );
+        let record = ContractExecuteTransaction::new()
+            .contract_id(reader)
+            .gas(100_000)
+            .function_parameters(data)
+            .execute(&client)
+            .await
+            .unwrap()
+            .get_record_query()
+            .validate_status(false)
+            .execute(&client)
+            .await
+            .unwrap();
+        assert_eq!(record.receipt.status, Status::ContractRevertExecuted);
+        let result = record.contract_function_result.unwrap();
+        assert_eq!(
+            result.error_message,
+            Some(format!("reverted: 0x{}", hex::encode(status))),
+            "{status}"
+        );
+    }
+
+    // Moving tokens through the token's address is not emulated: the run fails, naming it.
+    let transfer = to(
+        token.num,
+        Facade::transferCall {
+            to: at(1002),
+            amount: U256::from(1),
+        }
+        .abi_encode(),
+    );
+    let record = ContractExecuteTransaction::new()
+        .contract_id(reader)
+        .gas(100_000)
+        .function_parameters(transfer)
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_record_query()
+        .validate_status(false)
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(record.receipt.status, Status::NotSupported);
+    let error = record.contract_function_result.unwrap().error_message;
+    assert_eq!(
+        error.as_deref(),
+        Some(
+            format!(
+                "the token 0.0.{}'s address is not available on the local network",
+                token.num
+            )
+            .as_str()
+        )
+    );
+    emu.shutdown();
 }

@@ -4,13 +4,18 @@
 //! Hedera's EVM). Addresses: an entity `0.0.N` is the long-zero address `0x00…N`; a contract
 //! created inside the EVM (`CREATE`/`CREATE2`) becomes a new entity answering to the address
 //! the EVM derived. Hedera's system contracts (HTS 0x167, exchange rate 0x168, PRNG 0x169,
-//! account service 0x16a) are not modelled: a call to one reverts, naming it.
+//! account service 0x16a) and a token's own address answer what [`system`] answers from the
+//! ledger (read-only views: allowances, balances, a token's ERC-20 / ERC-721 facade); any other
+//! call to one fails the run, naming it.
 //! What must not live here: transaction bodies and their checks (`handlers::contract`).
+
+mod system;
 
 use crate::state::ledger::{ContractResult, EvmLog, Ledger};
 use hedera_proto::services::ResponseCodeEnum as Code;
 use revm::context::TxEnv;
 use revm::context_interface::result::{ExecutionResult, Output};
+use revm::context_interface::ContextTr;
 use revm::database_interface::{DBErrorMarker, DatabaseRef, WrapDatabaseRef};
 use revm::interpreter::{
     CallInputs, CallOutcome, CreateInputs, CreateOutcome, CreateScheme, Gas, InstructionResult,
@@ -38,17 +43,6 @@ pub fn long_zero_num(address: &Address) -> Option<u64> {
         return None;
     }
     Some(u64::from_be_bytes(bytes[12..].try_into().ok()?))
-}
-
-/// The system contracts Hedera serves at these addresses, which this network does not.
-fn system_contract(address: &Address) -> Option<&'static str> {
-    match long_zero_num(address)? {
-        0x167 => Some("the Hedera Token Service system contract (0x167)"),
-        0x168 => Some("the exchange rate system contract (0x168)"),
-        0x169 => Some("the PRNG system contract (0x169)"),
-        0x16a => Some("the Hedera Account Service system contract (0x16a)"),
-        _ => None,
-    }
 }
 
 /// The entity an address names: a long-zero address of an account or contract, or a
@@ -140,7 +134,14 @@ impl DatabaseRef for LedgerDb<'_> {
             return Ok(None);
         }
         let Some(num) = entity_of(self.ledger, &address) else {
-            return Ok(None);
+            return Ok(system::token_code(self.ledger, &address).map(|code| {
+                let code = Bytecode::new_raw(Bytes::from(code));
+                AccountInfo {
+                    code_hash: code.hash_slow(),
+                    code: Some(code),
+                    ..Default::default()
+                }
+            }));
         };
         if let Some(c) = self.ledger.contracts.get(&num) {
             let code = Bytecode::new_raw(Bytes::from(c.runtime_code.clone()));
@@ -186,14 +187,15 @@ impl DatabaseRef for LedgerDb<'_> {
     }
 }
 
-/// Puts a `ContractCreate`'s contract at its entity's long-zero address, and refuses calls to
-/// the system contracts this network does not have.
-struct HederaRules {
+/// Puts a `ContractCreate`'s contract at its entity's long-zero address, answers the system
+/// contracts' calls the local network has ([`system`]), and refuses the others.
+struct HederaRules<'a> {
+    ledger: &'a Ledger,
     create_at: Option<Address>,
-    refused: Option<&'static str>,
+    refused: Option<String>,
 }
 
-impl<CTX> Inspector<CTX> for HederaRules {
+impl<CTX: ContextTr> Inspector<CTX> for HederaRules<'_> {
     fn create(&mut self, _ctx: &mut CTX, inputs: &mut CreateInputs) -> Option<CreateOutcome> {
         if let Some(address) = self.create_at.take() {
             inputs.set_scheme(CreateScheme::Custom { address });
@@ -201,15 +203,34 @@ impl<CTX> Inspector<CTX> for HederaRules {
         None
     }
 
-    fn call(&mut self, _ctx: &mut CTX, inputs: &mut CallInputs) -> Option<CallOutcome> {
-        let name = system_contract(&inputs.target_address)?;
-        self.refused = Some(name);
+    fn call(&mut self, ctx: &mut CTX, inputs: &mut CallInputs) -> Option<CallOutcome> {
+        let name = system::named(self.ledger, &inputs.bytecode_address)?;
+        let answer = {
+            let input = inputs.input.as_bytes(ctx);
+            system::answer(self.ledger, &inputs.bytecode_address, &input)
+        };
+        let mut gas = Gas::new(inputs.gas_limit);
+        let (result, output) = match answer {
+            Some(_) if inputs.gas_limit < system::VIEW_GAS => {
+                gas.spend_all();
+                (InstructionResult::OutOfGas, Bytes::new())
+            }
+            Some(answer) => {
+                gas.set_remaining(inputs.gas_limit - system::VIEW_GAS);
+                let result = if answer.reverted {
+                    InstructionResult::Revert
+                } else {
+                    InstructionResult::Return
+                };
+                (result, Bytes::from(answer.output))
+            }
+            None => {
+                self.refused = Some(name);
+                (InstructionResult::Revert, Bytes::new())
+            }
+        };
         Some(CallOutcome::new(
-            InterpreterResult::new(
-                InstructionResult::Revert,
-                Bytes::new(),
-                Gas::new(inputs.gas_limit),
-            ),
+            InterpreterResult::new(result, output, gas),
             inputs.return_memory_offset.clone(),
         ))
     }
@@ -258,6 +279,7 @@ pub fn run(
             cfg.disable_base_fee = true;
         });
         let mut evm = ctx.build_mainnet_with_inspector(HederaRules {
+            ledger,
             create_at,
             refused: None,
         });
