@@ -56,6 +56,7 @@ pub mod model;
 pub mod network;
 pub mod observe;
 pub mod oci;
+pub mod pause;
 pub mod plugin;
 pub mod reconcile;
 pub mod registry;

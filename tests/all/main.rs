@@ -15,6 +15,7 @@ mod evm;
 mod go_guest;
 mod hostile;
 mod hotswap;
+mod kill_switch;
 mod kit_generated;
 mod library;
 mod library_coverage;

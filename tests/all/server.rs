@@ -460,7 +460,7 @@ fn the_openapi_document_validates_and_every_operation_answers_as_documented() {
             }
         }
     }
-    assert_eq!(operations, 14, "{doc}");
+    assert_eq!(operations, 17, "{doc}");
 }
 
 /// With `[[agents]]` and no admin token, an agent key must never reach the admin routes: it

@@ -1,4 +1,5 @@
-//! A small client for a running server's admin routes, for `hak approvals list|approve|deny`:
+//! A small client for a running server's admin routes, for `hak approvals list|approve|deny`,
+//! `hak pause` and `hak resume`:
 //! one HTTP/1.1 request (plain HTTP: the server serves no TLS of its own; put a proxy in front
 //! for that), the admin token from `$HAK_ADMIN_TOKEN` as the bearer, JSON in and out, a
 //! 30-second timeout. Nothing else lives here.

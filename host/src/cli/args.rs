@@ -144,6 +144,24 @@ pub(super) enum Command {
         #[arg(long, default_value = "http://127.0.0.1:8787", global = true)]
         server: String,
     },
+    /// The kill switch of a running `hak serve` (or `hak mcp --listen`): block every tool
+    /// that changes the ledger at once, with REASON (queries still answer; calls parked for
+    /// approval are denied); kept in the state store, so replicas sharing it and a restart
+    /// stay paused. Without --reason, print whether it is paused. Sends `$HAK_ADMIN_TOKEN`.
+    Pause {
+        /// What the agents are told.
+        #[arg(long)]
+        reason: Option<String>,
+        /// The server's address.
+        #[arg(long, default_value = "http://127.0.0.1:8787")]
+        server: String,
+    },
+    /// Undo `hak pause` (recorded in the state store first). Sends `$HAK_ADMIN_TOKEN`.
+    Resume {
+        /// The server's address.
+        #[arg(long, default_value = "http://127.0.0.1:8787")]
+        server: String,
+    },
     /// Work with plugin components.
     Plugin {
         #[command(subcommand)]

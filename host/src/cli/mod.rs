@@ -74,6 +74,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&result)?);
         }
         Command::Replay { log, host } => return replay(&log, &host),
+        Command::Pause { reason, server } => {
+            let answer = match reason {
+                Some(reason) => crate::cli::admin_client::request(
+                    &server,
+                    "POST",
+                    "/v1/pause",
+                    Some(&serde_json::json!({ "reason": reason })),
+                )?,
+                None => crate::cli::admin_client::request(&server, "GET", "/v1/pause", None)?,
+            };
+            println!("{}", serde_json::to_string_pretty(&answer)?);
+        }
+        Command::Resume { server } => {
+            let answer = crate::cli::admin_client::request(&server, "POST", "/v1/resume", None)?;
+            println!("{}", serde_json::to_string_pretty(&answer)?);
+        }
         Command::Approvals { command, server } => {
             let answer = match command {
                 ApprovalsCommand::List => {

@@ -164,6 +164,7 @@ impl HostBuilder {
         };
         let tools = ToolRegistry::native();
         let chain = ArcSwap::from_pointee(Chain::new(plugins, tools.methods()));
+        let pause = crate::pause::Switch::open(state.clone());
         let host = Host {
             inner: Arc::new(HostInner {
                 runtime,
@@ -180,9 +181,11 @@ impl HostBuilder {
                 decisions,
                 approvals: std::sync::OnceLock::new(),
                 oci,
+                pause,
             }),
         };
         host.watch_orphans();
+        host.watch_pause();
         Ok(host)
     }
 }

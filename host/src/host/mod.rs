@@ -3,6 +3,7 @@
 //! Loading and validation happen in [`HostBuilder::build`], never on the call path.
 
 mod build;
+mod kill_switch;
 
 pub use build::HostBuilder;
 
@@ -60,6 +61,8 @@ struct HostInner {
     approvals: std::sync::OnceLock<Arc<crate::approvals::Approvals>>,
     /// Resolves the manifest's `oci://` plugins (and follows their tags in `hak serve`).
     oci: Option<Arc<crate::oci::resolve::Resolver>>,
+    /// The kill switch, kept in the state store ([`crate::pause`]).
+    pause: crate::pause::Switch,
 }
 
 /// A running host. Clone it freely; each agent context gets its own [`Session`].
@@ -258,6 +261,7 @@ impl Host {
                 .sum(),
             sessions_idle: sessions.0,
             sessions_evicted: sessions.1,
+            paused: self.inner.pause.is_paused(),
         })
     }
 }
@@ -326,6 +330,10 @@ impl CallEnv for Host {
 
     fn decision_log(&self) -> Option<&DecisionLog> {
         self.inner.decisions.as_ref()
+    }
+
+    fn paused(&self) -> Option<Arc<crate::pause::Paused>> {
+        self.inner.pause.current()
     }
 
     fn approver(&self) -> Option<Arc<dyn crate::approvals::Approver>> {

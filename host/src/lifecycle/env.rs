@@ -57,6 +57,12 @@ pub trait CallEnv: Send + Sync {
         std::time::Duration::from_millis(crate::model::limits::DEFAULT_CALL_BUDGET_MS)
     }
 
+    /// The kill switch's pause in effect, if any: tools that change the ledger are blocked
+    /// while it holds ([`crate::pause`]). Checked on every such call: one atomic load.
+    fn paused(&self) -> Option<Arc<crate::pause::Paused>> {
+        None
+    }
+
     /// Who decides needs-approval verdicts (`hak serve`, `hak mcp`); `None`: nobody can, so
     /// such a verdict blocks (a session may bring its own, [`super::Session::set_approver`]).
     fn approver(&self) -> Option<Arc<dyn Approver>> {

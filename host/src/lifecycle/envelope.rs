@@ -49,6 +49,26 @@ pub struct Block {
     pub approval: Option<crate::approvals::Outcome>,
 }
 
+/// The kill switch's block of a call that would change the ledger ([`crate::pause`]), in the
+/// kit's block envelope: policy `Kill Switch`, code `PAUSED`, the pause's reason, who and when.
+pub fn paused(method: &str, stage: Stage, paused: &crate::pause::Paused) -> Abort {
+    Abort::Blocked(Box::new(Block {
+        policy: PluginDescription {
+            name: "Kill Switch".into(),
+            description: "hak is paused: tools that change the ledger are blocked".into(),
+            relevant_tools: vec!["*".into()],
+            ..Default::default()
+        },
+        plugin: "kill-switch".into(),
+        method: method.to_owned(),
+        stage,
+        reason: paused.message(),
+        reason_code: Some("PAUSED".into()),
+        details: serde_json::json!({"by": paused.by, "pausedAt": paused.at, "reason": paused.reason}),
+        approval: None,
+    }))
+}
+
 fn error_envelope(
     tool_name: &str,
     message: &str,

@@ -335,6 +335,16 @@ impl Session {
         plan: &Plan,
         params_json: &str,
     ) -> Result<Envelope, Abort> {
+        // The kill switch: nothing that changes the ledger runs while it holds.
+        if tool.spec().tool_type != crate::tools::ToolType::Query {
+            if let Some(paused) = env.paused() {
+                return Err(envelope::paused(
+                    tool.spec().method,
+                    Stage::PreToolExecution,
+                    &paused,
+                ));
+            }
+        }
         // Plainly well-formed params go straight into the tool's types; anything else is
         // parsed (refusing repeated keys) for the schema to judge and word.
         if let Some(plain) = tool.read_plain(params_json) {

@@ -82,6 +82,10 @@ impl Session {
                 Envelope::Value(result)
             }
             CoreOutput::Transaction(mut built) => {
+                // A pause made while this call ran stops it before its transaction leaves.
+                if let Some(paused) = env.paused() {
+                    return Err(envelope::paused(method, Stage::PostCoreAction, &paused));
+                }
                 let strategy = env.strategy(context.mode).map_err(Abort::Error)?;
                 let strategy_env = env.strategy_env(&context);
                 let commit_owed = self.bind_reservations(env, plan, &mut built, &strategy_env)?;

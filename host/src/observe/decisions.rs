@@ -271,14 +271,28 @@ impl DecisionLog {
         lines
             .iter()
             .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .filter(|line| filter.matches(line))
+            .filter(|line| line.get("event").is_none() && filter.matches(line))
             .take(limit)
             .collect()
     }
 
     /// Record one call.
     pub fn write(&self, record: &CallRecord<'_>) {
-        let line = self.line(record);
+        self.send(self.line(record));
+    }
+
+    /// Record an event that is not a call (`{"event": "pause", …}`), with its time first.
+    /// `GET /v1/decisions` lists calls only; the file keeps both.
+    pub fn event(&self, event: serde_json::Value) {
+        let mut line = serde_json::Map::new();
+        line.insert("time".into(), rfc3339_now().into());
+        if let serde_json::Value::Object(fields) = event {
+            line.extend(fields);
+        }
+        self.send(serde_json::Value::Object(line).to_string());
+    }
+
+    fn send(&self, line: String) {
         let tx = self
             .tx
             .lock()

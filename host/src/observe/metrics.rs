@@ -215,7 +215,13 @@ pub struct Metrics {
     state_errors: Family<OpLabels, Counter>,
     changes: Family<ChangeLabels, Counter>,
     approvals: Family<DecisionLabels, Counter>,
+    kill_switch: Family<SwitchLabels, Counter>,
     decision_log_errors: Counter,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct SwitchLabels {
+    action: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -288,6 +294,12 @@ impl Metrics {
             "Needs-approval verdicts by decision: approved, denied, timeout, unavailable",
             approvals.clone(),
         );
+        let kill_switch = Family::<SwitchLabels, Counter>::default();
+        registry.register(
+            "kill_switch",
+            "Kill-switch changes seen by this process: paused, resumed (by the admin API here, or read back from a shared state store)",
+            kill_switch.clone(),
+        );
         let decision_log_errors = Counter::default();
         registry.register(
             "decision_log_errors",
@@ -304,8 +316,16 @@ impl Metrics {
             state_errors,
             changes,
             approvals,
+            kill_switch,
             decision_log_errors,
         }
+    }
+
+    /// Count a kill-switch change (`paused` or `resumed`).
+    pub fn kill_switch(&self, action: &'static str) {
+        self.kill_switch
+            .get_or_create(&SwitchLabels { action })
+            .inc();
     }
 
     /// Count one needs-approval verdict by what became of it.
@@ -403,6 +423,12 @@ impl Metrics {
             "Idle sessions dropped to make room or for being idle too long",
             snapshot.sessions_evicted,
         );
+        gauge(
+            &mut now,
+            "paused",
+            "1 while the kill switch is on (tools that change the ledger are blocked), else 0",
+            u64::from(snapshot.paused),
+        );
         let mut out = String::with_capacity(16 * 1024);
         // Writing to a String cannot fail.
         let _ = encode_registry(&mut out, &self.registry);
@@ -421,6 +447,7 @@ pub struct Snapshot {
     pub instances_created: u64,
     pub sessions_idle: u64,
     pub sessions_evicted: u64,
+    pub paused: bool,
 }
 
 /// One plugin's metric handles, as one session uses them: resolved on first use, then plain

@@ -22,7 +22,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 /// What a plugin says about itself (`describe`), checked.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PluginDescription {
     pub name: String,

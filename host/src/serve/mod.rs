@@ -10,7 +10,7 @@
 //!   "signature": hex}`), `DELETE /v1/plugins/{name}`, `POST /v1/plugins/{name}/rollback`,
 //!   `POST /v1/reload` (re-sync the plugins directory); `GET /v1/approvals`,
 //!   `POST /v1/approvals/{id}/approve|deny` (calls parked on a needs-approval verdict:
-//!   [`approvals`]).
+//!   [`approvals`]); `GET|POST /v1/pause`, `POST /v1/resume` (the kill switch: `kill_switch`).
 //!
 //! Who may call, and in which context: [`auth`] (`[[agents]]`, bearer keys). What requests a
 //! browser could forge are refused: [`guard`]. Sessions are pooled and bounded: [`pool`].
@@ -26,6 +26,7 @@
 mod admin;
 mod approvals;
 mod decisions;
+mod kill_switch;
 use admin::*;
 pub mod auth;
 pub mod console;
@@ -400,7 +401,17 @@ pub fn admin_router(admin: Admin) -> Router {
             "/v1/approvals/:id/deny",
             post(approvals::deny).route_layer(check.clone()),
         )
-        .route("/v1/decisions", get(decisions::list).route_layer(check))
+        .route(
+            "/v1/decisions",
+            get(decisions::list).route_layer(check.clone()),
+        )
+        .route(
+            "/v1/pause",
+            get(kill_switch::show)
+                .post(kill_switch::pause)
+                .route_layer(check.clone()),
+        )
+        .route("/v1/resume", post(kill_switch::resume).route_layer(check))
         .merge(console::routes())
         .with_state(admin)
 }

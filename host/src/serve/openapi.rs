@@ -84,6 +84,13 @@ pub struct ApprovalDecided {
     pub by: String,
 }
 
+/// The kill switch: whether hak is paused, and the pause (reason, who, when).
+#[derive(Serialize, ToSchema)]
+pub struct PauseBody {
+    pub paused: bool,
+    pub pause: Option<crate::pause::Paused>,
+}
+
 /// A tool call's result envelope, worded as the kit words it: `raw.status` is "SUCCESS" or
 /// "ERROR" (then `raw.error`, `raw.errorCode` and, for a block, `raw.policyBlock`), and
 /// `humanMessage` is what an agent reads. In return-bytes mode `raw.bytes` holds the
@@ -134,12 +141,15 @@ impl Modify for BearerSchemes {
         super::approvals::approve,
         super::approvals::deny,
         super::decisions::list,
+        super::kill_switch::show,
+        super::kill_switch::pause,
+        super::kill_switch::resume,
         document,
     ),
     modifiers(&BearerSchemes),
     tags(
         (name = "tools", description = "Tool calls, as an agent makes them"),
-        (name = "admin", description = "Plugins of a running host, and calls awaiting approval"),
+        (name = "admin", description = "Plugins of a running host, calls awaiting approval, decisions, metrics and the kill switch"),
         (name = "health", description = "Liveness and readiness"),
     )
 )]
