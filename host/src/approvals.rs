@@ -110,6 +110,12 @@ pub struct ApprovalSettings {
     /// `hak mcp`: ask the human behind an MCP client that supports elicitation. The client is
     /// trusted to put the question to its user, not to the agent; `false` blocks instead.
     pub mcp_elicitation: bool,
+    /// How many distinct approvers must approve a parked call before it goes on; one denial
+    /// blocks it at once.
+    pub quorum: usize,
+    /// Whether the admin token approves (as the approver `admin`); `false`: only
+    /// `[[approvers]]` (and an MCP client asked by elicitation) do.
+    pub admin_approves: bool,
 }
 
 impl Default for ApprovalSettings {
@@ -119,6 +125,8 @@ impl Default for ApprovalSettings {
             max_timeout_seconds: 900,
             max_pending: 256,
             mcp_elicitation: true,
+            quorum: 1,
+            admin_approves: true,
         }
     }
 }
@@ -136,6 +144,12 @@ impl ApprovalSettings {
         }
         if self.max_pending > 100_000 {
             return Err("[approvals] max_pending may be at most 100000".into());
+        }
+        if !(1..=16).contains(&self.quorum) {
+            return Err(format!(
+                "[approvals] quorum must be between 1 and 16, got {}",
+                self.quorum
+            ));
         }
         Ok(())
     }
@@ -160,12 +174,22 @@ pub struct Pending {
     /// RFC 3339.
     pub asked_at: String,
     pub expires_at: String,
+    /// How many distinct approvers must approve it.
+    pub quorum: usize,
+    /// Who approved it so far (fewer than `quorum`).
+    pub approved_by: Vec<String>,
 }
 
 struct Parked {
-    view: Pending,
+    view: Mutex<Pending>,
     decision: Mutex<Option<Decision>>,
     woken: Condvar,
+}
+
+impl Parked {
+    fn view(&self) -> Pending {
+        self.view.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 /// Why a decision was not taken.
@@ -173,6 +197,17 @@ struct Parked {
 pub enum DecideError {
     #[error("no call is awaiting approval under id {0:?} (decided, timed out or never asked)")]
     Unknown(String),
+    #[error("{0} already approved this call; another approver must")]
+    AlreadyApproved(String),
+}
+
+/// What a decision did.
+#[derive(Clone, Debug)]
+pub enum Decided {
+    /// The call's decision is taken (approved by the quorum, or denied).
+    Final(Pending),
+    /// One more approval counted; the call still waits for the rest of the quorum.
+    Counted(Pending),
 }
 
 /// The parked calls of one host.
@@ -198,13 +233,15 @@ impl Approvals {
     /// The calls awaiting a decision, oldest first.
     pub fn pending(&self) -> Vec<Pending> {
         let parked = self.parked.lock().unwrap_or_else(|e| e.into_inner());
-        let mut list: Vec<Pending> = parked.values().map(|p| p.view.clone()).collect();
+        let mut list: Vec<Pending> = parked.values().map(|p| p.view()).collect();
         list.sort_by(|a, b| a.asked_at.cmp(&b.asked_at).then(a.id.cmp(&b.id)));
         list
     }
 
     /// Approve or deny the call parked under `id`. `by` names the approver (recorded in the
-    /// decision log), `via` how they answered (`admin-api`, `mcp-elicitation`).
+    /// decision log), `via` how they answered (`admin-api`, `mcp-elicitation`). One denial
+    /// blocks the call; it goes on once `quorum` distinct approvers approved it (each approver
+    /// counts once; the approvers are named in the decision, in the order they approved).
     pub fn decide(
         &self,
         id: &str,
@@ -212,7 +249,7 @@ impl Approvals {
         by: &str,
         via: &'static str,
         note: Option<String>,
-    ) -> Result<Pending, DecideError> {
+    ) -> Result<Decided, DecideError> {
         let parked = self
             .parked
             .lock()
@@ -224,14 +261,37 @@ impl Approvals {
         if decision.is_some() {
             return Err(DecideError::Unknown(id.to_owned()));
         }
-        let by = by.to_owned();
-        *decision = Some(if approve {
-            Decision::Approved { by, via, note }
-        } else {
-            Decision::Denied { by, via, note }
+        let mut view = parked.view.lock().unwrap_or_else(|e| e.into_inner());
+        if !approve {
+            *decision = Some(Decision::Denied {
+                by: by.to_owned(),
+                via,
+                note,
+            });
+            parked.woken.notify_all();
+            return Ok(Decided::Final(view.clone()));
+        }
+        if view.approved_by.iter().any(|b| b == by) {
+            return Err(DecideError::AlreadyApproved(by.to_owned()));
+        }
+        view.approved_by.push(by.to_owned());
+        if view.approved_by.len() < view.quorum {
+            tracing::info!(
+                approval = id,
+                by,
+                "approved ({} of {})",
+                view.approved_by.len(),
+                view.quorum
+            );
+            return Ok(Decided::Counted(view.clone()));
+        }
+        *decision = Some(Decision::Approved {
+            by: view.approved_by.join(", "),
+            via,
+            note,
         });
         parked.woken.notify_all();
-        Ok(parked.view.clone())
+        Ok(Decided::Final(view.clone()))
     }
 
     /// Deny every parked call and every later request (shutdown).
@@ -260,12 +320,14 @@ impl Approvals {
         let id = new_id();
         let now = SystemTime::now();
         let parked = Arc::new(Parked {
-            view: Pending {
+            view: Mutex::new(Pending {
                 id: id.clone(),
                 ask,
                 asked_at: rfc3339(now),
                 expires_at: rfc3339(now + timeout),
-            },
+                quorum: self.settings.quorum.max(1),
+                approved_by: Vec::new(),
+            }),
             decision: Mutex::new(None),
             woken: Condvar::new(),
         });
@@ -289,14 +351,15 @@ impl Approvals {
             }
             all.insert(id.clone(), parked.clone());
         }
+        let view = parked.view();
         tracing::info!(
             approval = %id,
-            plugin = %parked.view.ask.plugin,
-            tool = %parked.view.ask.tool,
+            plugin = %view.ask.plugin,
+            tool = %view.ask.tool,
             "call awaits approval: {}",
-            crate::logging::one_line(&parked.view.ask.message)
+            crate::logging::one_line(&view.ask.message)
         );
-        asked(&parked.view);
+        asked(&view);
         CallSlot::release_for_park();
         let deadline = Instant::now() + timeout;
         // Waiting must not hold a server worker thread (`hak serve` runs calls on them).
@@ -452,7 +515,7 @@ mod tests {
         assert_eq!(
             approvals
                 .decide(&id, false, "bob", "admin-api", None)
-                .map(|p| p.id),
+                .map(|_| ()),
             Err(DecideError::Unknown(id))
         );
     }

@@ -243,6 +243,111 @@ fn calls_awaiting_approval_do_not_hold_the_servers_call_slots() {
     }
 }
 
+/// The key of approver `name` in these tests, and its `Authorization` header.
+fn key_of(name: &str) -> String {
+    format!("{name}-approver-key-0123456789")
+}
+
+fn bearer_of(name: &str) -> String {
+    format!("Bearer {}", key_of(name))
+}
+
+/// `[[approvers]]` entries for `names`, each known by the sha256 of [`key_of`].
+fn approvers(names: &[&str]) -> String {
+    use sha2::Digest;
+    names
+        .iter()
+        .map(|name| {
+            format!(
+                "[[approvers]]\nname = \"{name}\"\nkey_sha256 = \"{}\"\n",
+                hex::encode(sha2::Sha256::digest(key_of(name).as_bytes()))
+            )
+        })
+        .collect()
+}
+
+/// Two of three approvers (`[approvals] quorum = 2`, the admin token not one of them): a
+/// parked call goes on only once two distinct approvers approved it, each named by their own
+/// key (never by the body); the same approver twice counts once; one denial blocks it; the
+/// listing shows who approved so far; an agent's key and the admin token decide nothing.
+#[test]
+fn a_parked_call_goes_on_only_when_a_quorum_of_distinct_approvers_approved_it() {
+    let entry = approve_above_one_hbar();
+    let (addr, _server) = serve(&format!(
+        "{RETURN_BYTES_HEADER}\n[approvals]\nquorum = 2\nadmin_approves = false\n{}{entry}",
+        approvers(&["alice", "bob", "carol"])
+    ));
+    let as_ = |name: &str| bearer_of(name);
+    let decide = |id: &str, verb: &str, who: &str, body: &str| {
+        let header = as_(who);
+        let headers: Vec<(&str, &str)> = if who == "admin" {
+            vec![ADMIN]
+        } else {
+            vec![("authorization", header.as_str())]
+        };
+        http(
+            addr,
+            "POST",
+            &format!("/v1/approvals/{id}/{verb}"),
+            &headers,
+            body,
+        )
+    };
+
+    let call = call_in_background(addr, transfer(2));
+    let id = pending(addr, 1)[0]["id"].as_str().unwrap().to_owned();
+    // An approver lists what waits (with the quorum and nobody yet).
+    let (status, _, listed) = http(
+        addr,
+        "GET",
+        "/v1/approvals",
+        &[("authorization", &as_("carol"))],
+        "",
+    );
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed["approvals"][0]["quorum"], 2);
+    assert_eq!(listed["approvals"][0]["approvedBy"], json!([]));
+    // An approver's key is no admin: no plugins, no metrics.
+    assert_eq!(
+        http(
+            addr,
+            "GET",
+            "/v1/plugins",
+            &[("authorization", &as_("carol"))],
+            ""
+        )
+        .0,
+        401
+    );
+    // Not the admin token, not an unknown key, not a name in the body.
+    assert_eq!(decide(&id, "approve", "admin", "").0, 403);
+    assert_eq!(decide(&id, "approve", "mallory", "").0, 401);
+    assert_eq!(decide(&id, "approve", "alice", r#"{"by":"bob"}"#).0, 400);
+    let (status, _, first) = decide(&id, "approve", "alice", "");
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(first["decision"], "awaiting");
+    assert_eq!(first["approvedBy"], json!(["alice"]));
+    // Alice again counts once.
+    assert_eq!(decide(&id, "approve", "alice", "").0, 409);
+    assert_eq!(pending(addr, 1)[0]["approvedBy"], json!(["alice"]));
+    assert!(!call.is_finished(), "one approval of two: still parked");
+    let (status, _, second) = decide(&id, "approve", "bob", r#"{"note":"checked"}"#);
+    assert_eq!(status, 200, "{second}");
+    assert_eq!(second["decision"], "approved");
+    let out = call.join().unwrap();
+    assert!(out["raw"]["bytes"].is_string(), "approved by two: {out}");
+
+    // One denial blocks, whoever approved before.
+    let call = call_in_background(addr, transfer(3));
+    let id = pending(addr, 1)[0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(decide(&id, "approve", "alice", "").0, 200);
+    assert_eq!(decide(&id, "deny", "carol", r#"{"note":"no"}"#).0, 200);
+    let out = call.join().unwrap();
+    let approval = &out["raw"]["policyBlock"]["approval"];
+    assert_eq!(approval["decision"], "denied", "{out}");
+    assert_eq!(approval["by"], "carol", "{out}");
+}
+
 #[test]
 fn an_approval_is_granted_denied_and_timed_out_over_http_and_the_cli() {
     let dir = root()
@@ -253,8 +358,9 @@ fn an_approval_is_granted_denied_and_timed_out_over_http_and_the_cli() {
     let log = dir.join("decisions.jsonl");
     let entry = approve_above_one_hbar();
     let manifest = format!(
-        "{RETURN_BYTES_HEADER}\n[decisions]\npath = {:?}\n{entry}",
-        log.display().to_string()
+        "{RETURN_BYTES_HEADER}\n[decisions]\npath = {:?}\n{}{entry}",
+        log.display().to_string(),
+        approvers(&["alice", "bob"])
     );
     let (addr, server) = serve(&manifest);
 
@@ -281,8 +387,8 @@ fn an_approval_is_granted_denied_and_timed_out_over_http_and_the_cli() {
         addr,
         "POST",
         &format!("/v1/approvals/{id}/approve"),
-        &[ADMIN],
-        r#"{"by":"alice"}"#,
+        &[("authorization", &bearer_of("alice"))],
+        "",
     );
     assert_eq!(
         (status, &body["decision"]),
@@ -310,6 +416,7 @@ fn an_approval_is_granted_denied_and_timed_out_over_http_and_the_cli() {
             .args(args)
             .args(["--server", &server_url])
             .env("HAK_ADMIN_TOKEN", "s3cret")
+            .env("HAK_TEST_BOB_KEY", key_of("bob"))
             .output()
             .unwrap();
         assert!(
@@ -325,8 +432,8 @@ fn an_approval_is_granted_denied_and_timed_out_over_http_and_the_cli() {
         "approvals",
         "deny",
         &id,
-        "--by",
-        "bob",
+        "--key-env",
+        "HAK_TEST_BOB_KEY",
         "--note",
         "not today",
     ]);

@@ -1,7 +1,7 @@
 //! A small client for a running server's admin routes, for `hak approvals list|approve|deny`,
 //! `hak pause` and `hak resume`:
 //! one HTTP/1.1 request (plain HTTP: the server serves no TLS of its own; put a proxy in front
-//! for that), the admin token from `$HAK_ADMIN_TOKEN` as the bearer, JSON in and out, a
+//! for that), the admin token from `$HAK_ADMIN_TOKEN` (or an approver's key) as the bearer, JSON in and out, a
 //! 30-second timeout. Nothing else lives here.
 
 use bytes::Bytes;
@@ -22,6 +22,17 @@ pub fn request(
     path: &str,
     body: Option<&Value>,
 ) -> anyhow::Result<Value> {
+    request_as("HAK_ADMIN_TOKEN", server, method, path, body)
+}
+
+/// [`request`] with the bearer key `$key_env` holds (an approver's, or the admin token).
+pub fn request_as(
+    key_env: &str,
+    server: &str,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> anyhow::Result<Value> {
     let url = format!("{}{path}", server.trim_end_matches('/'));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -33,10 +44,7 @@ pub fn request(
             .method(method)
             .uri(&url)
             .header("content-type", "application/json");
-        if let Some(token) = std::env::var("HAK_ADMIN_TOKEN")
-            .ok()
-            .filter(|t| !t.is_empty())
-        {
+        if let Some(token) = std::env::var(key_env).ok().filter(|t| !t.is_empty()) {
             request = request.header("authorization", format!("Bearer {token}"));
         }
         let body = body.map(Value::to_string).unwrap_or_default();

@@ -135,14 +135,18 @@ pub(super) enum Command {
         #[arg(long, requires = "listen")]
         admin_without_token: bool,
     },
-    /// Calls a running `hak serve` holds for approval (a policy answered needs-approval):
-    /// list them, approve or deny one. Sends `$HAK_ADMIN_TOKEN` as the admin bearer.
+    /// Calls a running `hak serve` (or `hak mcp --listen`) holds for approval (a policy
+    /// answered needs-approval): list them, approve or deny one, as the approver whose bearer
+    /// key `$KEY_ENV` holds (`[[approvers]]`; the admin token approves as `admin`).
     Approvals {
         #[command(subcommand)]
         command: ApprovalsCommand,
         /// The server's address.
         #[arg(long, default_value = "http://127.0.0.1:8787", global = true)]
         server: String,
+        /// The env var holding your key: an approver's, or the admin token.
+        #[arg(long, default_value = "HAK_ADMIN_TOKEN", global = true)]
+        key_env: String,
     },
     /// The kill switch of a running `hak serve` (or `hak mcp --listen`): block every tool
     /// that changes the ledger at once, with REASON (queries still answer; calls parked for
@@ -180,14 +184,12 @@ pub(super) enum Command {
 
 #[derive(Subcommand)]
 pub(super) enum ApprovalsCommand {
-    /// Print the calls awaiting approval as JSON (oldest first).
+    /// Print the calls awaiting approval as JSON (oldest first), each with the approvers
+    /// that approved it so far and the quorum.
     List,
-    /// Approve the call parked under ID: its chain goes on.
+    /// Approve the call parked under ID: it goes on once the quorum approved it.
     Approve {
         id: String,
-        /// Your name, kept in the decision log (default `admin`).
-        #[arg(long)]
-        by: Option<String>,
         /// A note for the log.
         #[arg(long)]
         note: Option<String>,
@@ -195,8 +197,6 @@ pub(super) enum ApprovalsCommand {
     /// Deny the call parked under ID: it ends blocked with the policy's reason and the note.
     Deny {
         id: String,
-        #[arg(long)]
-        by: Option<String>,
         #[arg(long)]
         note: Option<String>,
     },

@@ -90,16 +90,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let answer = crate::cli::admin_client::request(&server, "POST", "/v1/resume", None)?;
             println!("{}", serde_json::to_string_pretty(&answer)?);
         }
-        Command::Approvals { command, server } => {
+        Command::Approvals {
+            command,
+            server,
+            key_env,
+        } => {
             let answer = match command {
-                ApprovalsCommand::List => {
-                    crate::cli::admin_client::request(&server, "GET", "/v1/approvals", None)?
+                ApprovalsCommand::List => crate::cli::admin_client::request_as(
+                    &key_env,
+                    &server,
+                    "GET",
+                    "/v1/approvals",
+                    None,
+                )?,
+                ApprovalsCommand::Approve { id, note } => {
+                    decide_approval(&server, &id, "approve", &key_env, note)?
                 }
-                ApprovalsCommand::Approve { id, by, note } => {
-                    decide_approval(&server, &id, "approve", by, note)?
-                }
-                ApprovalsCommand::Deny { id, by, note } => {
-                    decide_approval(&server, &id, "deny", by, note)?
+                ApprovalsCommand::Deny { id, note } => {
+                    decide_approval(&server, &id, "deny", &key_env, note)?
                 }
             };
             println!("{}", serde_json::to_string_pretty(&answer)?);
@@ -281,19 +289,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `POST /v1/approvals/{id}/{verb}` on `server`.
+/// `POST /v1/approvals/{id}/{verb}` on `server`, as the approver whose key `$key_env` holds.
 fn decide_approval(
     server: &str,
     id: &str,
     verb: &str,
-    by: Option<String>,
+    key_env: &str,
     note: Option<String>,
 ) -> anyhow::Result<serde_json::Value> {
     if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
         anyhow::bail!("approval id {id:?} is not an id `hak approvals list` printed");
     }
-    let body = json!({"by": by, "note": note});
-    crate::cli::admin_client::request(
+    let body = json!({ "note": note });
+    crate::cli::admin_client::request_as(
+        key_env,
         server,
         "POST",
         &format!("/v1/approvals/{id}/{verb}"),

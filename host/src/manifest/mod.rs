@@ -57,9 +57,14 @@ pub struct Manifest {
     pub server: ServerSection,
     /// The decision log: one JSON line per call (off when absent).
     pub decisions: Option<crate::observe::decisions::DecisionSettings>,
-    /// How long calls parked on a needs-approval verdict wait, and how many may.
+    /// How long calls parked on a needs-approval verdict wait, how many may, and how many
+    /// approvers must approve one.
     #[serde(default)]
     pub approvals: crate::approvals::ApprovalSettings,
+    /// The people who approve parked calls (`[[approvers]]`), each by a bearer key of their
+    /// own: they read and decide the calls awaiting approval, nothing else.
+    #[serde(default)]
+    pub approvers: Vec<ApproverSpec>,
     /// Plugins named by `oci://` references: the cache, plain-HTTP registries, how often a
     /// followed tag is checked.
     #[serde(default)]
@@ -274,6 +279,19 @@ pub struct AgentSpec {
     /// Let this agent pick its account per request with `x-hak-account-id` (default: no).
     #[serde(default)]
     pub allow_account_header: bool,
+}
+
+/// One approver of parked calls (`[[approvers]]`): named in every decision it takes, known
+/// by its bearer key.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApproverSpec {
+    /// What the decision log, the listing and the agent read (`admin` is the admin token's).
+    pub name: String,
+    /// The NAME of the env var holding the approver's key…
+    pub key_env: Option<String>,
+    /// …or the sha256 (hex) of the key.
+    pub key_sha256: Option<String>,
 }
 
 /// `hak serve`'s HTTP settings (`[server]`).

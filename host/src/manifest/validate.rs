@@ -181,6 +181,40 @@ impl Manifest {
                     .map_err(|e| format!("{at}: account_id: invalid account id {id:?}: {e}"))?;
             }
         }
+        let mut approver_names = std::collections::HashSet::new();
+        for (i, a) in self.approvers.iter().enumerate() {
+            let at = format!("approvers[{i}] ({})", a.name);
+            let name = a.name.trim();
+            if name.is_empty() || name.len() > 64 {
+                return Err(format!("approvers[{i}].name must be 1 to 64 characters"));
+            }
+            if name == "admin" || name.starts_with("mcp client") {
+                return Err(format!(
+                    "{at}: the name is reserved (the admin token approves as `admin`, an MCP client as `mcp client …`)"
+                ));
+            }
+            if !approver_names.insert(name) {
+                return Err(format!("{at}: duplicate approver name"));
+            }
+            match (&a.key_env, &a.key_sha256) {
+                (Some(_), None) => {}
+                (None, Some(digest)) => {
+                    if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+                        return Err(format!("{at}: key_sha256 must be 64 hex digits"));
+                    }
+                }
+                _ => return Err(format!("{at}: set exactly one of key_env and key_sha256")),
+            }
+        }
+        let can_approve = self.approvers.len()
+            + usize::from(self.approvals.admin_approves)
+            + usize::from(self.approvals.mcp_elicitation);
+        if self.approvals.quorum > can_approve.max(1) {
+            return Err(format!(
+                "approvals.quorum = {} but only {can_approve} can approve ([[approvers]], the admin token unless approvals.admin_approves = false, an MCP client asked by elicitation)",
+                self.approvals.quorum
+            ));
+        }
         if self.server.max_concurrent_calls == 0 {
             return Err("server.max_concurrent_calls must be at least 1".into());
         }

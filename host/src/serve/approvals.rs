@@ -1,29 +1,52 @@
-//! The approval routes of `hak serve` (admin): the calls parked on a needs-approval verdict,
-//! and the decision that wakes one. Parking, timeouts and limits are [`crate::approvals`]'s;
-//! here is only HTTP.
+//! The approval routes of `hak serve` and `hak mcp --listen`: the calls parked on a
+//! needs-approval verdict, and the decisions that wake one. Parking, timeouts, limits and the
+//! quorum are [`crate::approvals`]'s; who is asking is [`super::auth`]'s; here is only HTTP.
+//! The admin and the `[[approvers]]` (each by their own bearer key) may list and decide; the
+//! approver is the one the key names (`admin` for the admin token), never a name in the body.
 //! - `GET /v1/approvals` → `{"approvals": [{id, plugin, policyName, tool, stage, message,
-//!   code, details, agent, context, normalisedParams, facts, askedAt, expiresAt}]}`
-//! - `POST /v1/approvals/{id}/approve` and `.../deny`, body `{"by": "alice", "note": "…"}`
-//!   (both optional; `by` defaults to `admin`) → `{"id", "decision", "by"}`, 404 when no call
-//!   waits under that id.
+//!   code, details, agent, context, normalisedParams, facts, askedAt, expiresAt, quorum,
+//!   approvedBy}]}`
+//! - `POST /v1/approvals/{id}/approve` and `.../deny`, body `{"note": "…"}` (optional) →
+//!   `{"id", "decision", "by", "approvedBy", "quorum"}` (`decision`: `approved` once the
+//!   quorum is met, `awaiting` while more approvers must approve, `denied`); 404 when no call
+//!   waits under that id, 409 when this approver already approved it.
 
 use super::openapi::{ApprovalDecided, ApprovalsBody, ErrorBody};
 use super::{error, Admin};
+use crate::approvals::{DecideError, Decided};
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 use std::sync::Arc;
 
-/// Who decides, and why (both optional).
+/// Why (optional).
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DecisionBody {
-    /// The approver's name, kept in the decision log (default `admin`).
-    by: Option<String>,
+    /// Not taken: the approver is who the bearer key names. Refused when given.
+    #[schema(ignore)]
+    by: Option<serde_json::Value>,
     /// A note for the agent and the log.
     note: Option<String>,
+}
+
+/// The approvals routes' check: the admin or an approver, nobody else.
+pub(super) async fn require_approver(
+    State(app): State<Arc<Admin>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if app.callers.may_see_approvals(request.headers()) {
+        next.run(request).await
+    } else {
+        let (status, why) = app.callers.refusal();
+        error(
+            StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN),
+            why,
+        )
+    }
 }
 
 /// The calls awaiting approval, oldest first.
@@ -33,9 +56,9 @@ pub struct DecisionBody {
     tag = "admin",
     responses(
         (status = 200, description = "The calls awaiting a decision", body = ApprovalsBody),
-        (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+        (status = 401, description = "The approvals routes need the admin token or an approver's key", body = ErrorBody),
     ),
-    security((), ("admin_token" = []))
+    security((), ("admin_token" = []), ("approver_key" = []))
 )]
 pub(super) async fn list(State(app): State<Arc<Admin>>) -> Response {
     let pending = app.registry.host().approvals().pending();
@@ -56,19 +79,22 @@ pub(super) async fn list(State(app): State<Arc<Admin>>) -> Response {
     params(("id" = String, Path, description = "The approval id (GET /v1/approvals)")),
     request_body(content = Option<DecisionBody>, content_type = "application/json"),
     responses(
-        (status = 200, description = "Approved; the call goes on", body = ApprovalDecided),
+        (status = 200, description = "Approved: the call goes on once the quorum has approved", body = ApprovalDecided),
         (status = 400, description = "The body is not a decision", body = ErrorBody),
-        (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+        (status = 401, description = "The approvals routes need the admin token or an approver's key", body = ErrorBody),
+        (status = 403, description = "The admin token does not approve here ([approvals] admin_approves = false)", body = ErrorBody),
         (status = 404, description = "No call awaits approval under this id", body = ErrorBody),
+        (status = 409, description = "This approver already approved the call", body = ErrorBody),
     ),
-    security((), ("admin_token" = []))
+    security((), ("admin_token" = []), ("approver_key" = []))
 )]
 pub(super) async fn approve(
     State(app): State<Arc<Admin>>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: String,
 ) -> Response {
-    decide(&app, &id, true, &body)
+    decide(&app, &id, true, &headers, &body)
 }
 
 /// Deny a parked call: it ends blocked, with the policy's reason and the note.
@@ -81,20 +107,32 @@ pub(super) async fn approve(
     responses(
         (status = 200, description = "Denied; the call ends blocked", body = ApprovalDecided),
         (status = 400, description = "The body is not a decision", body = ErrorBody),
-        (status = 401, description = "Admin routes need the admin token", body = ErrorBody),
+        (status = 401, description = "The approvals routes need the admin token or an approver's key", body = ErrorBody),
+        (status = 403, description = "The admin token does not approve here ([approvals] admin_approves = false)", body = ErrorBody),
         (status = 404, description = "No call awaits approval under this id", body = ErrorBody),
+        (status = 409, description = "This approver already approved the call", body = ErrorBody),
     ),
-    security((), ("admin_token" = []))
+    security((), ("admin_token" = []), ("approver_key" = []))
 )]
 pub(super) async fn deny(
     State(app): State<Arc<Admin>>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: String,
 ) -> Response {
-    decide(&app, &id, false, &body)
+    decide(&app, &id, false, &headers, &body)
 }
 
-fn decide(app: &Admin, id: &str, approve: bool, body: &str) -> Response {
+fn decide(app: &Admin, id: &str, approve: bool, headers: &HeaderMap, body: &str) -> Response {
+    let by = match app.callers.approver(headers) {
+        Ok(by) => by,
+        Err((status, why)) => {
+            return error(
+                StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN),
+                why,
+            )
+        }
+    };
     let body: DecisionBody = if body.trim().is_empty() {
         DecisionBody::default()
     } else {
@@ -103,32 +141,39 @@ fn decide(app: &Admin, id: &str, approve: bool, body: &str) -> Response {
             Err(e) => return error(StatusCode::BAD_REQUEST, format!("invalid decision: {e}")),
         }
     };
-    let by = body
-        .by
-        .filter(|b| !b.trim().is_empty())
-        .unwrap_or_else(|| "admin".to_owned());
-    if by.len() > 256 || body.note.as_ref().is_some_and(|n| n.len() > 4096) {
+    if body.by.is_some() {
         return error(
             StatusCode::BAD_REQUEST,
-            "invalid decision: `by` is at most 256 bytes, `note` at most 4096",
+            "invalid decision: `by` is not taken: the approver is who the bearer key names",
         );
     }
-    match app
+    if body.note.as_ref().is_some_and(|n| n.len() > 4096) {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "invalid decision: `note` is at most 4096 bytes",
+        );
+    }
+    let decided = app
         .registry
         .host()
         .approvals()
-        .decide(id, approve, &by, "admin-api", body.note)
-    {
-        Ok(_) => {
-            let decision = if approve { "approved" } else { "denied" };
-            tracing::info!(approval = id, by = %by, "call {decision} through the admin API");
-            Json(ApprovalDecided {
-                id: id.to_owned(),
-                decision: decision.to_owned(),
-                by,
-            })
-            .into_response()
+        .decide(id, approve, &by, "admin-api", body.note);
+    let (decision, view) = match decided {
+        Ok(Decided::Final(view)) if approve => ("approved", view),
+        Ok(Decided::Final(view)) => ("denied", view),
+        Ok(Decided::Counted(view)) => ("awaiting", view),
+        Err(e @ DecideError::AlreadyApproved(_)) => {
+            return error(StatusCode::CONFLICT, e.to_string())
         }
-        Err(e) => error(StatusCode::NOT_FOUND, e.to_string()),
-    }
+        Err(e) => return error(StatusCode::NOT_FOUND, e.to_string()),
+    };
+    tracing::info!(approval = id, by = %by, "call {decision} through the admin API");
+    Json(ApprovalDecided {
+        id: id.to_owned(),
+        decision: decision.to_owned(),
+        by: by.to_string(),
+        approved_by: view.approved_by,
+        quorum: view.quorum,
+    })
+    .into_response()
 }

@@ -1,6 +1,7 @@
 //! Who is calling `hak serve`: the agents of the manifest's `[[agents]]`, each known only by
-//! the sha256 of its bearer key and bound to its context (account, mode, allowed tools), and
-//! the admin token. Keys are compared as digests in constant time (`subtle`), every agent
+//! the sha256 of its bearer key and bound to its context (account, mode, allowed tools), the
+//! approvers of `[[approvers]]` (by their keys' digests: they read and decide parked calls,
+//! nothing else), and the admin token. Keys are compared as digests in constant time (`subtle`), every agent
 //! checked, so neither timing nor the order of entries tells a caller anything.
 
 use crate::manifest::Manifest;
@@ -74,6 +75,10 @@ pub struct Callers {
     agents: Vec<Agent>,
     admin: AdminAccess,
     default_context: AgentContext,
+    /// `[[approvers]]`: each by the sha256 of its key.
+    approvers: Vec<(Arc<str>, [u8; 32])>,
+    /// Whether the admin token approves (as `admin`).
+    admin_approves: bool,
 }
 
 fn digest(text: &str) -> [u8; 32] {
@@ -98,24 +103,7 @@ impl Callers {
         let mut agents = Vec::new();
         for (i, spec) in manifest.agents.iter().enumerate() {
             let at = format!("agents[{i}] ({})", spec.name);
-            let digest = match (&spec.key_env, &spec.key_sha256) {
-                (Some(var), _) => match std::env::var(var) {
-                    Ok(key) if key.trim().len() >= 16 => digest(key.trim()),
-                    Ok(_) => {
-                        return Err(format!(
-                            "{at}: ${var} must hold a key of at least 16 characters"
-                        ))
-                    }
-                    Err(_) => return Err(format!("{at}: ${var} is not set")),
-                },
-                (None, Some(hex_digest)) => {
-                    let mut out = [0u8; 32];
-                    hex::decode_to_slice(hex_digest, &mut out)
-                        .map_err(|e| format!("{at}: key_sha256: {e}"))?;
-                    out
-                }
-                (None, None) => return Err(format!("{at}: no key")),
-            };
+            let digest = key_digest(&at, spec.key_env.as_deref(), spec.key_sha256.as_deref())?;
             let mut context = default_context.clone();
             if let Some(id) = &spec.account_id {
                 context.account_id =
@@ -145,11 +133,85 @@ impl Callers {
             None if agents.is_empty() => AdminAccess::Open,
             None => AdminAccess::Closed,
         };
+        let mut approvers = Vec::new();
+        for (i, spec) in manifest.approvers.iter().enumerate() {
+            let at = format!("approvers[{i}] ({})", spec.name);
+            let key = key_digest(&at, spec.key_env.as_deref(), spec.key_sha256.as_deref())?;
+            if let Some(agent) = agents.iter().find(|a| bool::from(a.digest.ct_eq(&key))) {
+                return Err(format!(
+                    "{at}: its key is agent {}'s: an agent could approve its own held calls",
+                    agent.name
+                ));
+            }
+            if matches!(admin, AdminAccess::Token(token) if bool::from(token.ct_eq(&key))) {
+                return Err(format!(
+                    "{at}: its key is the admin token: give each approver a key of their own"
+                ));
+            }
+            if approvers
+                .iter()
+                .any(|(_, other): &(Arc<str>, [u8; 32])| bool::from(other.ct_eq(&key)))
+            {
+                return Err(format!("{at}: another approver has the same key"));
+            }
+            approvers.push((Arc::from(spec.name.trim()), key));
+        }
         Ok(Callers {
             agents,
             admin,
             default_context: default_context.clone(),
+            approvers,
+            admin_approves: manifest.approvals.admin_approves,
         })
+    }
+
+    /// The approver a request speaks for: the `[[approvers]]` entry its bearer key names, or
+    /// `admin` for the admin (unless `[approvals] admin_approves = false`), or why not.
+    pub fn approver(&self, headers: &HeaderMap) -> Result<Arc<str>, Refusal> {
+        if let Some(given) = bearer(headers).map(digest) {
+            let mut found = None;
+            for (name, key) in &self.approvers {
+                if bool::from(key.ct_eq(&given)) {
+                    found = Some(name.clone());
+                }
+            }
+            if let Some(name) = found {
+                return Ok(name);
+            }
+        }
+        if self.is_admin(headers) {
+            return if self.admin_approves {
+                Ok(Arc::from("admin"))
+            } else {
+                Err((
+                    403,
+                    "the admin token does not approve here ([approvals] admin_approves = false): an approver decides with their own key".into(),
+                ))
+            };
+        }
+        Err(self.refusal())
+    }
+
+    /// Whether the request may list the calls awaiting approval: an approver or the admin.
+    pub fn may_see_approvals(&self, headers: &HeaderMap) -> bool {
+        self.is_admin(headers)
+            || bearer(headers).map(digest).is_some_and(|given| {
+                self.approvers
+                    .iter()
+                    .fold(false, |seen, (_, key)| seen | bool::from(key.ct_eq(&given)))
+            })
+    }
+
+    /// Why a request that is neither the admin nor an approver is refused.
+    pub fn refusal(&self) -> Refusal {
+        if self.admin_closed() && self.approvers.is_empty() {
+            (
+                403,
+                "admin routes are off: [[agents]] are configured and $HAK_ADMIN_TOKEN is not set (start the server with it, or with --admin-without-token)".into(),
+            )
+        } else {
+            (401, "admin routes need the bearer token".into())
+        }
     }
 
     /// Serve the admin routes without a token even though agents are configured (an explicit
@@ -256,5 +318,29 @@ impl Callers {
                 .map(digest)
                 .is_some_and(|given| bool::from(expected.ct_eq(&given))),
         }
+    }
+}
+
+/// The sha256 of the key `key_env` names (at least 16 characters), or `key_sha256` itself.
+fn key_digest(
+    at: &str,
+    key_env: Option<&str>,
+    key_sha256: Option<&str>,
+) -> Result<[u8; 32], String> {
+    match (key_env, key_sha256) {
+        (Some(var), _) => match std::env::var(var) {
+            Ok(key) if key.trim().len() >= 16 => Ok(digest(key.trim())),
+            Ok(_) => Err(format!(
+                "{at}: ${var} must hold a key of at least 16 characters"
+            )),
+            Err(_) => Err(format!("{at}: ${var} is not set")),
+        },
+        (None, Some(hex_digest)) => {
+            let mut out = [0u8; 32];
+            hex::decode_to_slice(hex_digest, &mut out)
+                .map_err(|e| format!("{at}: key_sha256: {e}"))?;
+            Ok(out)
+        }
+        (None, None) => Err(format!("{at}: no key")),
     }
 }

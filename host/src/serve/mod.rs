@@ -373,6 +373,8 @@ pub fn admin_router(admin: Admin) -> Router {
     // The one admin check, before any handler reads a body. A route layer: a method a path
     // does not serve still answers 405.
     let check = axum::middleware::from_fn_with_state(admin.clone(), require_admin);
+    // The approvals routes: the admin, or an approver by their own key.
+    let approver = axum::middleware::from_fn_with_state(admin.clone(), approvals::require_approver);
     Router::new()
         .route("/metrics", get(metrics).route_layer(check.clone()))
         .route("/v1/plugins", get(list_plugins).route_layer(check.clone()))
@@ -391,15 +393,15 @@ pub fn admin_router(admin: Admin) -> Router {
         .route("/v1/reload", post(reload).route_layer(check.clone()))
         .route(
             "/v1/approvals",
-            get(approvals::list).route_layer(check.clone()),
+            get(approvals::list).route_layer(approver.clone()),
         )
         .route(
             "/v1/approvals/:id/approve",
-            post(approvals::approve).route_layer(check.clone()),
+            post(approvals::approve).route_layer(approver.clone()),
         )
         .route(
             "/v1/approvals/:id/deny",
-            post(approvals::deny).route_layer(check.clone()),
+            post(approvals::deny).route_layer(approver),
         )
         .route(
             "/v1/decisions",

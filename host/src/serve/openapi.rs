@@ -77,11 +77,18 @@ pub struct DecisionsBody {
 
 /// A decision taken through the admin API.
 #[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct ApprovalDecided {
     pub id: String,
-    /// `approved` or `denied`.
+    /// `approved` (the quorum is met: the call goes on), `awaiting` (counted; more approvers
+    /// must approve) or `denied`.
     pub decision: String,
+    /// The approver the bearer key names (`admin` for the admin token).
     pub by: String,
+    /// Who approved so far, in order.
+    pub approved_by: Vec<String>,
+    /// How many distinct approvers must approve.
+    pub quorum: usize,
 }
 
 /// The kill switch: whether hak is paused, and the pause (reason, who, when).
@@ -112,7 +119,7 @@ struct BearerSchemes;
 impl Modify for BearerSchemes {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
-        for name in ["agent_key", "admin_token"] {
+        for name in ["agent_key", "admin_token", "approver_key"] {
             components.add_security_scheme(
                 name,
                 SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),

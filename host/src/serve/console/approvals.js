@@ -1,5 +1,6 @@
 // The Approvals page: each call parked on a needs-approval verdict, what it does (from the
-// host's facts), the time left, and Approve / Deny with a note.
+// host's facts), the time left, who approved so far when a quorum of approvers must, and
+// Approve / Deny with a note.
 'use strict';
 
 (() => {
@@ -67,14 +68,31 @@
     buttons.forEach((b) => (b.disabled = true));
     const note = card.querySelector('input').value.trim();
     try {
-      await hak.post('/v1/approvals/' + encodeURIComponent(approval.id) + '/' + (approve ? 'approve' : 'deny'), note ? { note } : {});
-      card.remove();
-      hak.status('');
+      const answer = await hak.post('/v1/approvals/' + encodeURIComponent(approval.id) + '/' + (approve ? 'approve' : 'deny'), note ? { note } : {});
+      if (answer && answer.decision === 'awaiting') {
+        // Counted: the call waits for the rest of the quorum; this approver cannot approve again.
+        card.querySelector('button.deny').disabled = false;
+        showQuorum(card, answer);
+        hak.status('Approved as ' + answer.by + ': ' + answer.approvedBy.length + ' of ' + answer.quorum + ' approvers so far.');
+      } else {
+        card.remove();
+        hak.status('');
+      }
       hak.refresh();
     } catch (e) {
       buttons.forEach((b) => (b.disabled = false));
       hak.handle(e);
     }
+  }
+
+  // With a quorum over one: who approved so far, of how many.
+  function showQuorum(node, approval) {
+    const label = node.querySelector('.quorum');
+    const by = approval.approvedBy || [];
+    label.hidden = !(approval.quorum > 1);
+    label.textContent = by.length
+      ? 'approved by ' + by.join(', ') + ' (' + by.length + ' of ' + approval.quorum + ')'
+      : 'needs ' + approval.quorum + ' approvers';
   }
 
   function card(approval) {
@@ -87,6 +105,7 @@
       element('span', null, 'asked by ' + approval.policyName + ' (' + approval.plugin + ')'),
       element('span', null, 'at ' + approval.stage),
       element('span', 'left'),
+      element('span', 'quorum'),
     );
     const note = element('input');
     note.type = 'text';
@@ -99,6 +118,7 @@
       button('deny', 'Deny', () => decide(node, approval, false)),
     );
     node.append(element('h3', null, approval.tool), meta, element('p', 'message', approval.message), ...describeCall(approval), actions);
+    showQuorum(node, approval);
     return node;
   }
 
@@ -121,6 +141,7 @@
     const shown = new Set([...list.children].map((n) => n.dataset.id));
     for (const approval of approvals) {
       if (!shown.has(approval.id)) list.append(card(approval));
+      else showQuorum(list.querySelector('[data-id="' + CSS.escape(approval.id) + '"]'), approval);
     }
     $('approvals-count').textContent = approvals.length ? '(' + approvals.length + ')' : '';
     $('approvals-empty').hidden = approvals.length > 0;
