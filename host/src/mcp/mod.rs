@@ -189,8 +189,8 @@ impl McpServer {
         // A client that asked for progress hears every second that its call still runs
         // (stopped when the call ends or its request is dropped).
         let _ticker = progress.map(|token| Ticker(tokio::spawn(progress_notes(peer, token))));
-        // Return-bytes calls run on the worker that read the request, as in `hak serve`: the
-        // hand-off to a blocking thread and back was half of an MCP call (BENCHMARKS).
+        // Return-bytes calls run on the worker that read the request, as in `hak serve`: a
+        // hand-off to a blocking thread and back would cost as much as the call.
         match crate::serve::run_call(inline, mode, work).await {
             Ok(Ok(envelope)) => Ok(envelope),
             Ok(Err(unknown)) => Err(ErrorData::invalid_params(unknown.to_string(), None)),

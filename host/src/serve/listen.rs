@@ -9,8 +9,7 @@
 //! the connection's own task: the dispatcher and the handler are one task), and tokio
 //! answers a task woken during its poll as a yield: back of the queue, and another worker
 //! woken to steal it, which finds nothing and parks again — futex calls, an event-fd write
-//! and a cross-CPU wake-up per request (c1 latency −15 % without them, BENCHMARKS,
-//! nineteenth session). Every connection is also `TCP_NODELAY`, as it was under axum: an
+//! and a cross-CPU wake-up per request, which this listener saves. Every connection is also `TCP_NODELAY`, as it was under axum: an
 //! answer in two writes (an MCP event stream's event, then the chunked body's end) must not
 //! wait for the client's delayed ACK of the first (44 ms a call).
 
