@@ -452,3 +452,38 @@ fn the_metrics_page_charts_calls_and_plugin_step_times_sampled_from_metrics_in_a
     );
     assert!(chosen.contains(" µs"), "{chosen}");
 }
+
+/// The kill switch in the console, in a real browser: paused from the page with a reason (a
+/// banner says why and who; calls that change the ledger are blocked, queries answer), then
+/// resumed from the page once confirmed (the banner goes; calls run again).
+#[test]
+#[ignore = "needs chromium and `npm ci` in tests/console (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn the_kill_switch_is_paused_and_resumed_in_the_console_in_a_real_browser() {
+    let (addr, _server) = serve(RETURN_BYTES_HEADER);
+    let transfer = r#"{"transfers":[{"accountId":"0.0.1002","amount":1}]}"#;
+    let call = || http(addr, "POST", "/v1/tools/transfer_hbar_tool", &[], transfer).2;
+    assert!(call()["raw"]["bytes"].is_string());
+
+    let report = run_driver(
+        addr,
+        &["pause", "incident 9: rotate the keys"],
+        &root().join("target/test-tmp/console-paused.png"),
+    );
+    let banner = report["banner"].as_str().unwrap();
+    assert!(
+        banner.contains("Paused by admin") && banner.contains("incident 9: rotate the keys"),
+        "{report}"
+    );
+    assert_eq!(report["formShown"], false, "{report}");
+    let out = call();
+    assert_eq!(out["raw"]["policyBlock"]["reasonCode"], "PAUSED", "{out}");
+
+    let report = run_driver(
+        addr,
+        &["resume"],
+        &root().join("target/test-tmp/console-resumed.png"),
+    );
+    assert_eq!(report["asked"], "Confirm: resume calls", "{report}");
+    assert_eq!(report["formShown"], true, "{report}");
+    assert!(call()["raw"]["bytes"].is_string(), "resumed");
+}

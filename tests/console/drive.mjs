@@ -25,6 +25,13 @@
 // Reports {charts, lines, plugins, chosen}: the charts' text, how many lines they drew, the
 // plugins offered, and the step-time chart's text once <plugin> is chosen.
 //
+// pause <reason>: opens /console signed in, pauses with <reason> through the kill switch and
+// waits for the banner. Reports {banner, formShown}: the banner's text, whether the pause form
+// still shows.
+//
+// resume: opens /console signed in, waits for the banner, clicks Resume (the button then asks
+// to confirm), confirms, and waits for the banner to go. Reports {asked, banner, formShown}.
+//
 // All report every page error or console error (`errors`) and every request that left the
 // server's origin (`external`), as one JSON line.
 import puppeteer from 'puppeteer-core';
@@ -117,6 +124,30 @@ async function decisions(page) {
   if (option('--screenshot')) await page.screenshot({ path: option('--screenshot'), fullPage: true });
 }
 
+async function pause(page, reason) {
+  await page.goto(base + '/console', { waitUntil: 'load' });
+  await signIn(page, token);
+  await page.waitForSelector('#pause-controls:not([hidden])', { timeout: 20000 });
+  await page.type('#pause-reason', reason);
+  await page.click('#pause-controls button');
+  await page.waitForSelector('#paused:not([hidden])', { timeout: 20000 });
+  out.banner = await text(page, '#paused-text');
+  out.formShown = await shown(page, '#pause-controls');
+  if (option('--screenshot')) await page.screenshot({ path: option('--screenshot') });
+}
+
+async function resume(page) {
+  await page.goto(base + '/console', { waitUntil: 'load' });
+  await signIn(page, token);
+  await page.waitForSelector('#paused:not([hidden])', { timeout: 20000 });
+  await page.click('#resume');
+  out.asked = await text(page, '#resume');
+  await page.click('#resume');
+  await page.waitForSelector('#paused', { hidden: true, timeout: 20000 });
+  out.banner = await text(page, '#paused-text');
+  out.formShown = await shown(page, '#pause-controls');
+}
+
 async function metrics(page, plugin) {
   await page.goto(base + '/console#metrics', { waitUntil: 'load' });
   await signIn(page, token);
@@ -153,6 +184,10 @@ try {
     await decisions(page);
   } else if (action === 'metrics') {
     await metrics(page, rest[0]);
+  } else if (action === 'pause') {
+    await pause(page, rest[0]);
+  } else if (action === 'resume') {
+    await resume(page);
   } else {
     await page.goto(base + '/console', { waitUntil: 'load' });
     await approvals(page);

@@ -1,5 +1,5 @@
 //! The operator console: a page, its scripts (the shared `console.js`, one per page:
-//! `approvals.js`, `decisions.js`, `chain.js`, `metrics.js`), a style sheet and an icon
+//! `approvals.js`, `decisions.js`, `chain.js`, `metrics.js`, and `killswitch.js` above them), a style sheet and an icon
 //! embedded in the binary and served at `GET /console` by `hak serve` and `hak mcp --listen`. The page holds no
 //! data: it reads the admin routes (approvals, decisions, plugins, roll back, metrics) of the
 //! server that served it, with the admin token the
@@ -17,7 +17,7 @@ use axum::Router;
 const JS: &str = "text/javascript; charset=utf-8";
 
 /// Every file of the console: its path, content type and bytes.
-const FILES: [(&str, &str, &str); 8] = [
+const FILES: [(&str, &str, &str); 9] = [
     (
         "/console",
         "text/html; charset=utf-8",
@@ -43,6 +43,11 @@ const FILES: [(&str, &str, &str); 8] = [
         "/console/metrics.js",
         JS,
         include_str!("console/metrics.js"),
+    ),
+    (
+        "/console/killswitch.js",
+        JS,
+        include_str!("console/killswitch.js"),
     ),
     (
         "/console/console.css",

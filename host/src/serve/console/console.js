@@ -8,6 +8,9 @@ const hak = (() => {
   const TOKEN_KEY = 'hak-admin-token';
   const POLL_MS = 1000;
   const pages = new Map();
+  // What shows on every page (the kill switch): refreshed with the page, hidden when the
+  // token cannot read it.
+  const widgets = [];
   let polling = null;
 
   const $ = (id) => document.getElementById(id);
@@ -97,6 +100,7 @@ const hak = (() => {
   // Refresh the page on show; a poll that fails says why once it answers again.
   async function refresh() {
     if (!token()) return;
+    for (const widget of widgets) widget.refresh().catch(() => widget.clear());
     try {
       await pages.get(current()).refresh();
       if ($('status').dataset.kind === 'poll') {
@@ -133,6 +137,7 @@ const hak = (() => {
     clearInterval(polling);
     polling = null;
     for (const page of pages.values()) page.clear();
+    for (const widget of widgets) widget.clear();
     $('sign-in').hidden = false;
     $('signed-in').hidden = true;
     status(why || '');
@@ -166,5 +171,7 @@ const hak = (() => {
     // A page: `refresh()` loads and shows its data (throws on failure), `clear()` forgets it
     // on sign-out; optional `start()` once the document is ready, `hide()` when another shows.
     page: (name, page) => pages.set(name, page),
+    // Shown above every page: `refresh()` and `clear()` as a page's.
+    widget: (widget) => widgets.push(widget),
   };
 })();

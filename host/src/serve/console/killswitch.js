@@ -1,0 +1,61 @@
+// The kill switch, above every page: while hak is paused, a banner says why, who and since
+// when, with Resume (asked twice: resuming lets calls move value again); otherwise Pause with a
+// reason. Shown to the admin only (an approver's key reads approvals, not the switch).
+'use strict';
+
+(() => {
+  const { $ } = hak;
+  let confirmUntil = 0;
+
+  async function refresh() {
+    const state = await hak.api('/v1/pause');
+    $('pause-controls').hidden = state.paused;
+    $('paused').hidden = !state.paused;
+    if (state.paused) {
+      const p = state.pause;
+      $('paused-text').textContent =
+        'Paused by ' + p.by + (p.at ? ' at ' + p.at : '') + ': ' + p.reason +
+        '. Nothing that changes the ledger runs; queries answer.';
+    } else {
+      confirmUntil = 0;
+      $('resume').textContent = 'Resume';
+    }
+  }
+
+  function clear() {
+    $('paused').hidden = true;
+    $('pause-controls').hidden = true;
+  }
+
+  async function change(path, body, done) {
+    try {
+      await hak.post(path, body);
+      hak.status(done);
+      await refresh();
+    } catch (e) {
+      hak.handle(e);
+    }
+  }
+
+  document.addEventListener('DOMContentLoaded', () => {
+    $('pause-controls').addEventListener('submit', (event) => {
+      event.preventDefault();
+      const reason = $('pause-reason').value.trim();
+      if (!reason) return;
+      $('pause-reason').value = '';
+      change('/v1/pause', { reason }, 'Paused: calls that change the ledger are blocked.');
+    });
+    $('resume').addEventListener('click', () => {
+      if (Date.now() > confirmUntil) {
+        confirmUntil = Date.now() + 5000;
+        $('resume').textContent = 'Confirm: resume calls';
+        return;
+      }
+      confirmUntil = 0;
+      $('resume').textContent = 'Resume';
+      change('/v1/resume', {}, 'Resumed: calls run again.');
+    });
+  });
+
+  hak.widget({ refresh, clear });
+})();
