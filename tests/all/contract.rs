@@ -771,3 +771,55 @@ fn a_stopped_server_answers_its_call_in_flight_closes_idle_connections_and_accep
         "a stopped server still accepts connections"
     );
 }
+
+/// Two approvers in the console, in a real browser: alice signs in with her own key and
+/// approves (the card stays, saying who approved of how many, her Approve spent; another page
+/// refuses her key without forgetting it), then bob approves and the call goes on.
+#[test]
+#[ignore = "needs chromium and `npm ci` in tests/console (scripts/install-deps.sh); scripts/test.sh runs it"]
+fn two_approvers_approve_a_call_in_the_console_in_a_real_browser() {
+    let entry = approve_above_one_hbar();
+    let (addr, _server) = serve(&format!(
+        "{RETURN_BYTES_HEADER}\n[approvals]\nquorum = 2\nadmin_approves = false\n{}{entry}",
+        approvers(&["alice", "bob"])
+    ));
+    let call = call_in_background(addr, transfer(2));
+    pending(addr, 1);
+    let drive = |key: &str, action: &str, shot: &str| -> Value {
+        let out = std::process::Command::new("node")
+            .arg(root().join("tests/console/drive.mjs"))
+            .args([&format!("http://{addr}"), key, action])
+            .arg("--screenshot")
+            .arg(root().join("target/test-tmp").join(shot))
+            .output()
+            .expect("node runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
+        assert_eq!(report["errors"], json!([]), "{report}");
+        assert_eq!(report["external"], json!([]), "{report}");
+        report
+    };
+    let alice = drive(&key_of("alice"), "approve-once", "console-quorum.png");
+    assert!(
+        alice["status"]
+            .as_str()
+            .unwrap()
+            .contains("Approved as alice: 1 of 2"),
+        "{alice}"
+    );
+    assert_eq!(alice["quorum"], "approved by alice (1 of 2)", "{alice}");
+    assert_eq!(alice["approveEnabled"], false, "{alice}");
+    assert_eq!(alice["signOutShown"], true, "{alice}");
+    assert!(!call.is_finished(), "one approval of two: still parked");
+    let bob = drive(&key_of("bob"), "approve", "console-quorum-done.png");
+    assert!(
+        bob["card"]
+            .as_str()
+            .unwrap()
+            .contains("approved by alice (1 of 2)"),
+        "{bob}"
+    );
+    let out = call.join().unwrap();
+    assert!(out["raw"]["bytes"].is_string(), "approved by two: {out}");
+}

@@ -12,6 +12,10 @@
 // refusal shown, the card's text, which of the sign-in form and the sign-out button show once
 // signed in, the list's text once decided.
 //
+// approve-once: as approve, with an approver's key where more approvers must approve: approves
+// the card and waits for the page to say so. Reports {card, status, quorum}: the card's text
+// before, the status line, the card's quorum label after.
+//
 // chain: opens /console#chain signed in, reads the chain, asks to roll <plugin> back, cancels,
 // asks again and confirms. Reports {before, confirm, after, status}: the table's text with
 // its version before, the confirmation asked, the table after, the page's status line.
@@ -51,6 +55,9 @@ const browser = await puppeteer.launch({
 const out = { errors: [], external: [] };
 // While the wrong token is tried, the browser logs the 401 it gets: expected there only.
 let wrongToken = false;
+// An approver's key is refused by the admin routes other than approvals (the browser logs
+// each refused request): expected in that session only.
+const approverKey = action === 'approve-once';
 
 const text = (page, selector) => page.$eval(selector, (e) => e.innerText);
 const shown = (page, selector) => page.$eval(selector, (e) => e.getClientRects().length > 0);
@@ -83,6 +90,25 @@ async function approvals(page) {
   await page.waitForFunction(() => document.querySelectorAll('#approvals .card').length === 0, { timeout: 20000 });
   await page.waitForFunction(() => !document.getElementById('approvals-empty').hidden, { timeout: 5000 });
   out.after = await text(page, '#approvals-page');
+}
+
+async function approveOnce(page) {
+  await page.goto(base + '/console', { waitUntil: 'load' });
+  await signIn(page, token);
+  await page.waitForSelector('#approvals .card', { timeout: 20000 });
+  out.card = await text(page, '#approvals .card');
+  await page.click('#approvals .card button.approve');
+  await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('Approved as'), { timeout: 20000 });
+  out.status = await text(page, '#status');
+  await page.waitForFunction(() => document.querySelector('#approvals .card .quorum').textContent.startsWith('approved by'), { timeout: 5000 });
+  out.quorum = await text(page, '#approvals .card .quorum');
+  out.approveEnabled = await page.$eval('#approvals .card button.approve', (b) => !b.disabled);
+  // Another page refuses an approver's key without signing it out.
+  await page.goto(base + '/console#chain', { waitUntil: 'load' });
+  await page.waitForFunction(() => document.getElementById('status').textContent.includes("approver's"), { timeout: 20000 });
+  out.elsewhere = await text(page, '#status');
+  out.signOutShown = await shown(page, '#signed-in');
+  if (option('--screenshot')) await page.screenshot({ path: option('--screenshot') });
 }
 
 async function chain(page, plugin) {
@@ -171,7 +197,7 @@ try {
   page.on('pageerror', (e) => out.errors.push('pageerror: ' + e.message));
   page.on('console', (m) => {
     if (m.type() !== 'error') return;
-    if (wrongToken && m.text().includes('status of 401')) return;
+    if ((wrongToken || approverKey) && m.text().includes('status of 401')) return;
     out.errors.push('console: ' + m.text());
   });
   page.on('request', (r) => {
@@ -184,6 +210,8 @@ try {
     await decisions(page);
   } else if (action === 'metrics') {
     await metrics(page, rest[0]);
+  } else if (action === 'approve-once') {
+    await approveOnce(page);
   } else if (action === 'pause') {
     await pause(page, rest[0]);
   } else if (action === 'resume') {

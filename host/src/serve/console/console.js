@@ -108,6 +108,17 @@ const hak = (() => {
         delete $('status').dataset.kind;
       }
     } catch (e) {
+      // An approver's key reads the approvals only: another page refuses it, which is no
+      // reason to forget it.
+      if (e instanceof Unauthorized && current() !== 'approvals') {
+        try {
+          await fetchText('/v1/approvals');
+          status("This key is an approver's: it reads and decides the calls awaiting approval, nothing else.");
+          return;
+        } catch (_) {
+          // Not an approver's either: refused below.
+        }
+      }
       handle(e);
       $('status').dataset.kind = 'poll';
     }

@@ -6,9 +6,19 @@
 (() => {
   const { $ } = hak;
   let confirmUntil = 0;
+  // Refused once (an approver's key): not asked again until the next sign-in.
+  let refused = false;
 
   async function refresh() {
-    const state = await hak.api('/v1/pause');
+    if (refused) return;
+    let state;
+    try {
+      state = await hak.api('/v1/pause');
+    } catch (e) {
+      refused = true;
+      hide();
+      return;
+    }
     $('pause-controls').hidden = state.paused;
     $('paused').hidden = !state.paused;
     if (state.paused) {
@@ -22,9 +32,14 @@
     }
   }
 
-  function clear() {
+  function hide() {
     $('paused').hidden = true;
     $('pause-controls').hidden = true;
+  }
+
+  function clear() {
+    refused = false;
+    hide();
   }
 
   async function change(path, body, done) {
