@@ -62,7 +62,7 @@ fn hcs_audit_trail_records_successes_blocks_and_failures() {
     let hook = plugin_entry(
         "audit",
         "rust/hcs-audit-trail",
-        &format!("config = {{ relevantTools = [\"transfer_hbar_tool\"], topicId = \"{trail}\" }}\ncapabilities = [\"hedera:submit-topic-message\"]"),
+        &format!("config = {{ relevantTools = [\"transfer_hbar_tool\"], topicId = \"{trail}\" }}\ncapabilities = [\"hedera:submit-topic-message\"]\n[plugins.limits]\ndeadline_ms = 5000"),
     );
     let host = host_on(&base, &format!("{}{hook}", max_one()));
     let mut s = host.default_session();

@@ -154,7 +154,7 @@ fn a_granted_capability_submits_to_a_topic_and_an_ungranted_one_cannot() {
         plugin_entry(
             "auditor",
             "fixtures/recorder",
-            "capabilities = [\"hedera:submit-topic-message\"]\nconfig = { tag = \"A\", stages = [\"post-secondary-action\"], hooksOnly = true, auditTopic = \"0.0.1006\" }",
+            "capabilities = [\"hedera:submit-topic-message\"]\nconfig = { tag = \"A\", stages = [\"post-secondary-action\"], hooksOnly = true, auditTopic = \"0.0.1006\" }\n[plugins.limits]\ndeadline_ms = 5000",
         )
     ));
     let emu = host.local_network().unwrap();

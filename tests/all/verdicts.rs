@@ -251,12 +251,38 @@ fn a_capability_call_to_a_silent_network_times_out() {
         silent_network_header(),
         hostile_entry(
             "steal-capability",
-            "capabilities = [\"hedera:submit-topic-message\"]\n[plugins.limits]\ncapability_timeout_ms = 300"
+            "capabilities = [\"hedera:submit-topic-message\"]\n[plugins.limits]\ncapability_timeout_ms = 300\ndeadline_ms = 3000"
         )
     );
     let (out, took) = bounded(&manifest, ATTACK);
     assert!(error(&out).contains("timed out after 300ms"), "{out}");
     assert!(took < Duration::from_secs(5), "held {took:?}");
+}
+
+/// One deadline for everything a plugin does in a stage: a capability call to a network that
+/// never answers is cancelled at the plugin's 200 ms deadline (not its own 5 s timeout), and
+/// the plugin fails as out of time, closed, whatever it answers after the call (it was a
+/// capability call of 5 s past a 100 ms deadline).
+#[test]
+fn a_capability_call_counts_against_the_plugins_deadline() {
+    let manifest = format!(
+        "{}{}",
+        silent_network_header(),
+        hostile_entry(
+            "steal-capability",
+            "capabilities = [\"hedera:submit-topic-message\"]\n[plugins.limits]\ndeadline_ms = 200"
+        )
+    );
+    let (out, took) = bounded(&manifest, ATTACK);
+    let failure = &out["raw"]["pluginFailure"];
+    assert_eq!(failure["cause"], "deadline", "{out}");
+    assert!(
+        error(&out).contains(
+            "exceeded its 200 ms deadline in a capability call (hedera.submit-topic-message)"
+        ),
+        "{out}"
+    );
+    assert!(took < Duration::from_secs(3), "held {took:?}");
 }
 
 #[test]
@@ -272,7 +298,7 @@ fn one_budget_bounds_every_plugin_and_host_call_of_a_tool_call() {
         manifest.push_str(&plugin_entry(
             &format!("flood{i}"),
             "fixtures/hostile",
-            "capabilities = [\"hedera:create-topic\"]\n[plugins.config]\nmode = \"capability-flood\"",
+            "capabilities = [\"hedera:create-topic\"]\n[plugins.config]\nmode = \"capability-flood\"\n[plugins.limits]\ndeadline_ms = 5000",
         ));
     }
     let (out, took) = bounded(&manifest, ATTACK);

@@ -29,7 +29,7 @@ pub enum CapabilityError {
     PerCallQuota(u32),
     #[error("quota: at most {0} network capability calls per minute in this agent context (limits.capability_calls_per_minute)")]
     PerMinuteQuota(u32),
-    #[error("the tool call's plugin budget ([engine] call_budget_ms) is spent")]
+    #[error("no time is left before the plugin's deadline (limits.deadline_ms, within the tool call's [engine] call_budget_ms)")]
     BudgetSpent,
     #[error("invalid topic id {topic_id:?}: {reason}")]
     InvalidTopic { topic_id: String, reason: String },

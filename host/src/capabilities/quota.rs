@@ -1,7 +1,7 @@
 //! How much network one plugin instance may still use: its grants, the per-call and
 //! per-context-per-minute quotas (`limits.max_capability_calls`,
-//! `limits.capability_calls_per_minute`), the timeout of one action (never past the tool
-//! call's plugin budget), and the counters every
+//! `limits.capability_calls_per_minute`), the timeout of one action (never past the plugin's
+//! deadline), and the counters every
 //! use and refusal lands in. A granted, in-quota call goes to the [`HederaActions`]; anything
 //! else is refused with a message naming the limit. No SDK and no sandbox type lives here.
 
@@ -152,8 +152,8 @@ impl CapabilityQuota {
     }
 
     /// The timeout of an action started now: its own (`limits.capability_timeout_ms`), cut
-    /// to what is left before `until` (the end of the tool call's plugin budget); refused
-    /// when nothing is left.
+    /// to what is left before `until` (the plugin's deadline, within the tool call's plugin
+    /// budget); refused when nothing is left.
     fn timeout_until(&self, until: Option<Instant>) -> Result<Duration, CapabilityError> {
         let Some(until) = until else {
             return Ok(self.timeout);

@@ -62,8 +62,8 @@ pub struct PluginLimits {
     /// before the plugin runs (guests with fixed input arenas, like the Go SDK's 8 MiB, rely on it).
     pub max_input_bytes: usize,
     /// Longest one network capability call (`hedera.*`) may take; it then fails with a
-    /// timeout. Not charged to `deadline_ms`, which bounds the plugin's own execution, but
-    /// cut to what is left of the tool call's `[engine] call_budget_ms`.
+    /// timeout. Its time counts against `deadline_ms` like the plugin's own (one deadline for
+    /// everything a plugin does in a stage), so it is also cut to what is left of it.
     pub capability_timeout_ms: u64,
     /// Network capability calls one guest call may make; the next ones fail.
     pub max_capability_calls: u32,

@@ -42,10 +42,7 @@ impl PluginState {
     /// A subscription `after` from now. One that would end past the call's budget traps at
     /// once as out of time: the guest asked to wait longer than it may run.
     fn wake_within_deadline(&mut self, after: Duration) -> wasmtime::Result<Resource<DynPollable>> {
-        let mut budget_end = self.call_deadline + self.host_time;
-        if let Some(until) = self.host_call_until() {
-            budget_end = budget_end.min(tokio::time::Instant::from_std(until));
-        }
+        let budget_end = self.call_deadline;
         let at = match tokio::time::Instant::now().checked_add(after) {
             Some(at) if at <= budget_end => at,
             _ => return Err(wasmtime::Trap::Interrupt.into()),

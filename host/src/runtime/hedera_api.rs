@@ -1,19 +1,21 @@
 //! The `hedera` capability import, bound to the WIT of each contract line: each call goes to the instance's
 //! [`CapabilityQuota`](crate::capabilities::CapabilityQuota) (grants, quotas, counters, the
-//! actions). Time spent blocked in a granted action is not charged to the plugin's deadline
-//! (the action has its own timeout), but it is to the tool call's plugin budget: an action
-//! never waits past its end. Nothing else lives here.
+//! actions). One deadline bounds everything a plugin does in a stage: an action's time is the
+//! plugin's, its timeout is cut to what is left of the deadline (cancelled there), and a guest
+//! call whose action ran into the deadline fails as out of time, whatever it answers after
+//! (a policy fails closed). Nothing else lives here.
 
 use super::sandbox::PluginState;
 use std::time::Instant;
 
 impl PluginState {
-    /// Run a blocking capability call; its time is not charged to the plugin's deadline.
-    fn timed<T>(&mut self, call: impl FnOnce(&mut Self) -> T) -> T {
+    /// Run a blocking capability call named `what`, within the plugin's deadline.
+    fn timed<T>(&mut self, what: &'static str, call: impl FnOnce(&mut Self) -> T) -> T {
         self.context_used = true;
-        let started = Instant::now();
         let result = call(self);
-        self.host_time += started.elapsed();
+        if Instant::now() >= self.host_call_until() {
+            self.deadline_passed.get_or_insert(what);
+        }
         result
     }
 }
@@ -27,8 +29,8 @@ macro_rules! bind_hedera_import {
                 topic_id: String,
                 message: String,
             ) -> Result<String, String> {
-                self.timed(|s| {
-                    let until = s.host_call_until();
+                self.timed("hedera.submit-topic-message", |s| {
+                    let until = Some(s.host_call_until());
                     s.capability
                         .submit_topic_message(&s.plugin, &topic_id, &message, until)
                         .map_err(|e| e.to_string())
@@ -36,8 +38,8 @@ macro_rules! bind_hedera_import {
             }
 
             fn create_topic(&mut self, memo: String) -> Result<String, String> {
-                self.timed(|s| {
-                    let until = s.host_call_until();
+                self.timed("hedera.create-topic", |s| {
+                    let until = Some(s.host_call_until());
                     s.capability
                         .create_topic(&s.plugin, &memo, until)
                         .map_err(|e| e.to_string())

@@ -14,7 +14,6 @@ use super::sandbox::PluginState;
 use super::ticker::Ticker;
 use super::wit_values::{input_size, stage_input_0_2, verdict_0_2, wit_stage_and_type, WitFacts};
 use crate::capabilities::CapabilityQuota;
-use crate::model::limits::EPOCH_TICK_MS;
 use crate::model::stage::Stage;
 use crate::plugin::{
     CallBudget, FailureCause, HookAnswer, PluginFailure, Reads, StageCall, Verdict,
@@ -22,7 +21,7 @@ use crate::plugin::{
 use crate::state_store::StateHandle;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use wasmtime::{Store, Trap, UpdateDeadline};
+use wasmtime::Store;
 
 /// The network capabilities `plugin` was granted, counted in the context `state` serves.
 fn capability_budget(plugin: &LoadedPlugin, state: &StateHandle) -> CapabilityQuota {
@@ -109,26 +108,9 @@ impl PluginInstance {
         );
         let mut store = Store::new(&plugin.runtime.engine, state);
         store.limiter(|s| &mut s.memory);
-        store.epoch_deadline_callback(|mut ctx| {
-            // Time spent blocked in host calls (network capabilities) is not the plugin's
-            // deadline's, but it is the tool call's: never extended past the call's budget.
-            let data = ctx.data_mut();
-            let owed = std::mem::take(&mut data.host_time);
-            let mut ticks = owed.as_millis() as u64 / EPOCH_TICK_MS;
-            if let Some(budget) = data.call_budget {
-                let left = budget.left(std::time::Instant::now());
-                ticks = if left.is_zero() {
-                    0
-                } else {
-                    ticks.min(budget_ticks(left))
-                };
-            }
-            if ticks > 0 {
-                Ok(UpdateDeadline::Continue(ticks))
-            } else {
-                Err(Trap::Interrupt.into())
-            }
-        });
+        // The deadline covers everything the guest does, host calls included: reached, the
+        // guest traps.
+        store.epoch_deadline_trap();
         let fuel = plugin.runtime.fuel.then(|| limits.fuel.unwrap_or(u64::MAX));
         store.data_mut().begin_call(std::time::Instant::now(), None);
         if let Some(fuel) = fuel {
@@ -459,6 +441,22 @@ impl PluginInstance {
         let result = call(&self.bindings, &mut self.store);
         drop(in_guest);
         self.store.data_mut().end_call();
+        if let Some(what) = self.store.data_mut().deadline_passed.take() {
+            // Out of time in a capability call: failed, whatever the guest answered after it.
+            let detail = match budget {
+                Some(b) if b.left(std::time::Instant::now()).is_zero() => budget_spent(b),
+                _ => format!(
+                    "exceeded its {} ms deadline in a capability call ({what}): everything a plugin does in a stage counts",
+                    self.deadline_ms
+                ),
+            };
+            return Err(PluginFailure {
+                plugin: self.plugin.to_string(),
+                phase: phase.into(),
+                cause: FailureCause::Deadline,
+                detail,
+            });
+        }
         result.map_err(|e| self.failure(phase, e))
     }
 

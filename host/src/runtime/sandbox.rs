@@ -211,9 +211,9 @@ pub struct PluginState {
     pub(crate) context_used: bool,
     /// The network capabilities granted, and what is left of their quotas.
     pub(crate) capability: CapabilityQuota,
-    /// Time spent in blocking host calls during the current guest call; the deadline is
-    /// extended by it, so a plugin is charged only for its own execution.
-    pub(crate) host_time: Duration,
+    /// A host call of the current guest call (a network capability) ended at or past the
+    /// deadline: the guest call fails as out of time, whatever the guest answers after it.
+    pub(crate) deadline_passed: Option<&'static str>,
     pub(crate) max_log_bytes: usize,
     /// The plugin's time budget per call, and when the current call's runs out (clock
     /// subscriptions never outlast it: `runtime::clock`).
@@ -252,7 +252,7 @@ impl PluginState {
             state,
             context_used: false,
             capability,
-            host_time: Duration::ZERO,
+            deadline_passed: None,
             max_log_bytes: limits.max_log_bytes,
             deadline: Duration::from_millis(limits.deadline_ms),
             call_deadline: tokio::time::Instant::now(),
@@ -283,7 +283,7 @@ impl PluginState {
     pub(crate) fn begin_call(&mut self, now: std::time::Instant, budget: Option<CallBudget>) {
         self.log_budget = self.max_log_bytes;
         self.log_dropped = false;
-        self.host_time = Duration::ZERO;
+        self.deadline_passed = None;
         self.capability.begin_call();
         let mut end = now + self.deadline;
         if let Some(budget) = budget {
@@ -293,10 +293,10 @@ impl PluginState {
         self.call_budget = budget;
     }
 
-    /// The latest a blocking host call made now may end: the end of the tool call's budget
-    /// (`None`: no budget, only the host call's own timeout).
-    pub(crate) fn host_call_until(&self) -> Option<std::time::Instant> {
-        self.call_budget.map(|b| b.until)
+    /// The latest a blocking host call made now may end: the plugin's deadline for this
+    /// guest call (itself within the tool call's budget). A host call's time is the plugin's.
+    pub(crate) fn host_call_until(&self) -> std::time::Instant {
+        self.call_deadline.into_std()
     }
 
     /// Forward captured stdout/stderr to the log after a guest call.
