@@ -656,3 +656,97 @@ fn a_call_over_mcp_listen_is_approved_in_its_console_in_a_real_browser() {
         "approved in the console, so run on the local network: {out}"
     );
 }
+
+/// With `[approvals] quorum = 2`, the human behind an MCP client asked by elicitation counts
+/// as one approver: their approval leaves the call parked (listed as approved by the client),
+/// and the operator's approval through the admin routes of `hak mcp --listen` makes two.
+#[test]
+#[ignore = "needs node and the MCP TypeScript client (npm ci in tests/mcp); scripts/test.sh runs it"]
+fn an_mcp_clients_approval_counts_as_one_of_a_quorum() {
+    let dir = scratch("quorum");
+    let plugins = dir.join("plugins");
+    std::fs::copy(plugin("rust/approval-above"), plugins.join("approve.wasm")).unwrap();
+    std::fs::write(
+        plugins.join("approve.toml"),
+        "config = { approveAboveHbar = 1, timeoutSeconds = 120 }\n",
+    )
+    .unwrap();
+    let config = manifest(&dir, true);
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text += "\n[approvals]\nquorum = 2\n";
+    std::fs::write(&config, text).unwrap();
+    let mut server = Command::new(hak_bin())
+        .args(["mcp", "--listen", "127.0.0.1:0", "--config"])
+        .arg(&config)
+        .arg("--plugins-dir")
+        .arg(&plugins)
+        .env("HAK_TEST_MCP_AGENT_KEY", AGENT_KEY)
+        .env("HAK_ADMIN_TOKEN", crate::console::TOKEN)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("hak mcp --listen starts");
+    let mut first = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = serde_json::from_str::<Value>(&first).unwrap()["listen"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let addr: std::net::SocketAddr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let admin = format!("Bearer {}", crate::console::TOKEN);
+    let mut client = McpClient::start_with(
+        &Language::TypeScript,
+        &["http".into(), url],
+        Some(server),
+        &[("HAK_MCP_ELICIT", "approve")],
+    );
+    let call = std::thread::spawn(move || {
+        let out = client.call(
+            "transfer_hbar_tool",
+            json!({"transfers": [{"accountId": "0.0.1002", "amount": 2}]}),
+        );
+        (out, client)
+    });
+    // The client's human approved: one of two, still parked.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let id = loop {
+        let listed = http(
+            addr,
+            "GET",
+            "/v1/approvals",
+            &[("authorization", &admin)],
+            "",
+        )
+        .2;
+        let waiting = &listed["approvals"][0];
+        if waiting["approvedBy"] == json!(["mcp client hak-test-ts"]) {
+            assert_eq!(waiting["quorum"], 2, "{listed}");
+            break waiting["id"].as_str().unwrap().to_owned();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no elicited approval counted: {listed}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (status, _, decided) = http(
+        addr,
+        "POST",
+        &format!("/v1/approvals/{id}/approve"),
+        &[("authorization", &admin)],
+        "",
+    );
+    assert_eq!(status, 200, "{decided}");
+    assert_eq!(decided["decision"], "approved", "{decided}");
+    let (out, _client) = call.join().unwrap();
+    assert_eq!(
+        out["structuredContent"]["raw"]["status"], "SUCCESS",
+        "two approvals: the transfer ran on the local network: {out}"
+    );
+}
