@@ -94,29 +94,112 @@ fn high_volume_kind(kind: Kind) -> bool {
     )
 }
 
+/// One priced part of a transaction beyond its kind's base fee: what is counted, how many,
+/// how many come with the base fee, and the tinybars of each one past them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extra {
+    pub name: &'static str,
+    pub count: usize,
+    pub included: usize,
+    pub per_unit: i64,
+}
+
+impl Extra {
+    /// How many are paid for.
+    pub fn charged(&self) -> usize {
+        self.count.saturating_sub(self.included)
+    }
+
+    /// Their tinybars.
+    pub fn fee(&self) -> i64 {
+        self.charged() as i64 * self.per_unit
+    }
+}
+
+/// What the work of a body is priced by beyond its kind's base fee (legs, token transfer
+/// lists, message and file bytes, serials).
+pub fn body_extras(data: &proto::transaction_body::Data) -> Vec<Extra> {
+    use proto::transaction_body::Data;
+    let extra = |name, count, included, per_unit| Extra {
+        name,
+        count,
+        included,
+        per_unit,
+    };
+    match data {
+        Data::CryptoTransfer(body) => vec![
+            extra(
+                "HBAR_TRANSFERS",
+                body.transfers
+                    .as_ref()
+                    .map_or(0, |t| t.account_amounts.len()),
+                2,
+                PER_EXTRA_LEG,
+            ),
+            extra(
+                "TOKEN_TRANSFER_LISTS",
+                body.token_transfers.len(),
+                0,
+                PER_TOKEN_LIST,
+            ),
+        ],
+        Data::ConsensusSubmitMessage(body) => vec![extra(
+            "MESSAGE_BYTES",
+            body.message.len(),
+            INCLUDED_BYTES,
+            PER_CONTENT_BYTE,
+        )],
+        Data::TokenMint(body) => vec![extra("SERIALS", body.metadata.len(), 1, PER_EXTRA_SERIAL)],
+        Data::FileCreate(body) => vec![extra(
+            "FILE_BYTES",
+            body.contents.len(),
+            INCLUDED_BYTES,
+            PER_CONTENT_BYTE,
+        )],
+        Data::FileAppend(body) => vec![extra(
+            "FILE_BYTES",
+            body.contents.len(),
+            INCLUDED_BYTES,
+            PER_CONTENT_BYTE,
+        )],
+        Data::FileUpdate(body) => vec![extra(
+            "FILE_BYTES",
+            body.contents.len(),
+            INCLUDED_BYTES,
+            PER_CONTENT_BYTE,
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// What a submitted transaction's size and signatures add.
+pub fn size_extras(bytes: usize, signatures: usize) -> [Extra; 2] {
+    [
+        Extra {
+            name: "SIGNATURES",
+            count: signatures,
+            included: 1,
+            per_unit: PER_EXTRA_SIGNATURE,
+        },
+        Extra {
+            name: "BYTES",
+            count: bytes,
+            included: INCLUDED_BYTES,
+            per_unit: PER_EXTRA_BYTE,
+        },
+    ]
+}
+
 /// What the work of a body adds to its kind's base fee (no bytes or signatures: a
 /// scheduled transaction pays this when it executes).
 pub fn body_fee(kind: Kind, data: &proto::transaction_body::Data) -> i64 {
-    use proto::transaction_body::Data;
-    let past = |n: usize, included: usize| (n.saturating_sub(included)) as i64;
-    let extra = match data {
-        Data::CryptoTransfer(body) => {
-            let legs = body
-                .transfers
-                .as_ref()
-                .map_or(0, |t| t.account_amounts.len());
-            past(legs, 2) * PER_EXTRA_LEG + body.token_transfers.len() as i64 * PER_TOKEN_LIST
-        }
-        Data::ConsensusSubmitMessage(body) => {
-            past(body.message.len(), INCLUDED_BYTES) * PER_CONTENT_BYTE
-        }
-        Data::TokenMint(body) => past(body.metadata.len(), 1) * PER_EXTRA_SERIAL,
-        Data::FileCreate(body) => past(body.contents.len(), INCLUDED_BYTES) * PER_CONTENT_BYTE,
-        Data::FileAppend(body) => past(body.contents.len(), INCLUDED_BYTES) * PER_CONTENT_BYTE,
-        Data::FileUpdate(body) => past(body.contents.len(), INCLUDED_BYTES) * PER_CONTENT_BYTE,
-        _ => 0,
-    };
-    kind.fee() + extra
+    kind.fee() + body_extras(data).iter().map(Extra::fee).sum::<i64>()
+}
+
+/// The high-volume multiplier (scaled by 1000) a body pays, when it asks for those
+/// throttles and its kind may use them.
+pub fn high_volume_multiplier(kind: Kind, body: &proto::TransactionBody) -> Option<u64> {
+    (body.high_volume && high_volume_kind(kind)).then_some(HIGH_VOLUME_MULTIPLIER)
 }
 
 /// The fee of a submitted transaction: its body's, plus its size and signatures, times the
@@ -129,18 +212,20 @@ pub fn transaction_fee(
     bytes: usize,
     signatures: usize,
 ) -> (i64, Option<u64>) {
-    let past = |n: usize, included: usize| (n.saturating_sub(included)) as i64;
     let fee = body_fee(kind, data)
-        + past(signatures, 1) * PER_EXTRA_SIGNATURE
-        + past(bytes, INCLUDED_BYTES) * PER_EXTRA_BYTE;
-    if body.high_volume && high_volume_kind(kind) {
-        let multiplied = i128::from(fee) * i128::from(HIGH_VOLUME_MULTIPLIER) / 1000;
-        (
-            i64::try_from(multiplied).unwrap_or(i64::MAX),
-            Some(HIGH_VOLUME_MULTIPLIER),
-        )
-    } else {
-        (fee, None)
+        + size_extras(bytes, signatures)
+            .iter()
+            .map(Extra::fee)
+            .sum::<i64>();
+    match high_volume_multiplier(kind, body) {
+        Some(multiplier) => {
+            let multiplied = i128::from(fee) * i128::from(multiplier) / 1000;
+            (
+                i64::try_from(multiplied).unwrap_or(i64::MAX),
+                Some(multiplier),
+            )
+        }
+        None => (fee, None),
     }
 }
 

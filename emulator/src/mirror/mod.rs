@@ -2,10 +2,12 @@
 //! mirror's JSON shapes: snake_case keys, `"0.0.N"` ids, `"seconds.nanos"` timestamps, integer
 //! amounts, base64 messages and hashes, `links.next`, and the exact 404 body; the helpers every
 //! resource shares live here. [`grpc`]: topic subscriptions and the address book over gRPC;
-//! [`network`]: `/network/registered-nodes` and `/network/exchangerate`.
+//! [`network`]: `/network/registered-nodes` and `/network/exchangerate`; `fees`: the fee
+//! estimate (`POST /network/fees`, HIP-1261).
 
 mod accounts;
 mod contracts;
+mod fees;
 pub mod grpc;
 pub mod network;
 mod schedules;
@@ -70,6 +72,7 @@ pub fn router(node: Arc<Node>) -> Router {
         .route("/api/v1/topics/:id", get(topics::topic))
         .route("/api/v1/topics/:id/messages", get(topics::topic_messages))
         .route("/api/v1/network/exchangerate", get(network::exchange_rate))
+        .route("/api/v1/network/fees", post(fees::estimate))
         .route(
             "/api/v1/network/registered-nodes",
             get(network::registered_nodes),

@@ -114,3 +114,96 @@ fn plain_three_legs() -> TransferTransaction {
         .hbar_transfer(id(1004), Hbar::from_tinybars(1));
     tx
 }
+
+/// POST `body` (protobuf) to the mirror's `/api/v1/network/fees?{query}`: (status, JSON).
+async fn estimate(emu: &hak_emu::Emulator, query: &str, body: Vec<u8>) -> (u16, serde_json::Value) {
+    use std::io::{Read, Write};
+    let addr = emu.mirror_addr;
+    let query = query.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        write!(
+            stream,
+            "POST /api/v1/network/fees?{query} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/protobuf\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )
+        .unwrap();
+        stream.write_all(&body).unwrap();
+        let mut text = String::new();
+        stream.read_to_string(&mut text).unwrap();
+        let status = text[9..12].parse().unwrap();
+        let json = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        let json = crate::common::dechunk(json);
+        (status, serde_json::from_str(&json).unwrap_or_default())
+    })
+    .await
+    .unwrap()
+}
+
+/// The mirror's fee estimate (HIP-1261) of a signed transaction is, in tinycents at the
+/// network's rate, exactly what the node charges it when it is submitted; its parts add up
+/// as HIP-1261 says (network = node × multiplier; total = node + network + service), both
+/// modes agree, and what is no transaction is a 400.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mirrors_fee_estimate_is_what_the_node_charges() {
+    use prost::Message;
+    let (emu, client) = start().await;
+    let mut wide = TransferTransaction::new();
+    wide.hbar_transfer(id(1001), Hbar::from_tinybars(-3))
+        .hbar_transfer(id(1002), Hbar::from_tinybars(-1))
+        .hbar_transfer(id(1003), Hbar::from_tinybars(2))
+        .hbar_transfer(id(1004), Hbar::from_tinybars(2))
+        .freeze_with(&client)
+        .unwrap()
+        .sign(dev_key(KeyKind::Ed25519, 0x10, 0x02))
+        .sign_with_operator(&client)
+        .unwrap();
+    let list =
+        hedera_proto::sdk::TransactionList::decode(wide.to_bytes().unwrap().as_slice()).unwrap();
+    let body = list.transaction_list[0].encode_to_vec();
+    let (status, intrinsic) = estimate(&emu, "mode=INTRINSIC", body.clone()).await;
+    assert_eq!(status, 200, "{intrinsic}");
+    let (_, state) = estimate(&emu, "mode=STATE&high_volume_throttle=5000", body).await;
+    assert_eq!(intrinsic, state);
+    let int = |v: &serde_json::Value| v.as_i64().unwrap();
+    let node = int(&intrinsic["node"]["base"]);
+    assert_eq!(
+        int(&intrinsic["network"]["subtotal"]),
+        node * int(&intrinsic["network"]["multiplier"])
+    );
+    let service = int(&intrinsic["service"]["base"])
+        + intrinsic["service"]["extras"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| int(&e["subtotal"]))
+            .sum::<i64>();
+    assert_eq!(
+        int(&intrinsic["total"]),
+        node + int(&intrinsic["network"]["subtotal"]) + service
+    );
+    let legs = intrinsic["service"]["extras"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "HBAR_TRANSFERS")
+        .unwrap()
+        .clone();
+    assert_eq!((int(&legs["count"]), int(&legs["charged"])), (4, 2));
+
+    // Submitted as estimated: the node charges exactly that (12 tinycents a tinybar here).
+    let charged = wide
+        .execute(&client)
+        .await
+        .unwrap()
+        .get_record(&client)
+        .await
+        .unwrap()
+        .transaction_fee
+        .to_tinybars();
+    assert_eq!(int(&intrinsic["total"]), charged * 12, "{intrinsic}");
+
+    let (status, refused) = estimate(&emu, "mode=STATE", b"not a transaction".to_vec()).await;
+    assert_eq!(status, 400, "{refused}");
+    emu.shutdown();
+}
