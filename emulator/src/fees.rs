@@ -126,6 +126,7 @@ pub fn body_extras(data: &proto::transaction_body::Data) -> Vec<Extra> {
         included,
         per_unit,
     };
+    let file_bytes = |count| extra("FILE_BYTES", count, INCLUDED_BYTES, PER_CONTENT_BYTE);
     match data {
         Data::CryptoTransfer(body) => vec![
             extra(
@@ -150,24 +151,9 @@ pub fn body_extras(data: &proto::transaction_body::Data) -> Vec<Extra> {
             PER_CONTENT_BYTE,
         )],
         Data::TokenMint(body) => vec![extra("SERIALS", body.metadata.len(), 1, PER_EXTRA_SERIAL)],
-        Data::FileCreate(body) => vec![extra(
-            "FILE_BYTES",
-            body.contents.len(),
-            INCLUDED_BYTES,
-            PER_CONTENT_BYTE,
-        )],
-        Data::FileAppend(body) => vec![extra(
-            "FILE_BYTES",
-            body.contents.len(),
-            INCLUDED_BYTES,
-            PER_CONTENT_BYTE,
-        )],
-        Data::FileUpdate(body) => vec![extra(
-            "FILE_BYTES",
-            body.contents.len(),
-            INCLUDED_BYTES,
-            PER_CONTENT_BYTE,
-        )],
+        Data::FileCreate(body) => vec![file_bytes(body.contents.len())],
+        Data::FileAppend(body) => vec![file_bytes(body.contents.len())],
+        Data::FileUpdate(body) => vec![file_bytes(body.contents.len())],
         _ => Vec::new(),
     }
 }

@@ -236,14 +236,20 @@ fn over_stdio(language: Language, dir: &Path) -> McpClient {
     McpClient::start(&language, &transport, None)
 }
 
-/// `hak mcp --listen` with an agent key; the client connects to the URL it prints.
-fn over_http(language: Language, dir: &Path) -> (McpClient, String) {
+/// `hak mcp --listen` on `config` with `plugins`, the agent key and `env`: the server, the
+/// `/mcp` URL it printed, and the address it listens on.
+fn listen(
+    config: &Path,
+    plugins: &Path,
+    env: &[(&str, &str)],
+) -> (Child, String, std::net::SocketAddr) {
     let mut server = Command::new(hak_bin())
         .args(["mcp", "--listen", "127.0.0.1:0", "--config"])
-        .arg(manifest(dir, true))
+        .arg(config)
         .arg("--plugins-dir")
-        .arg(dir.join("plugins"))
+        .arg(plugins)
         .env("HAK_TEST_MCP_AGENT_KEY", AGENT_KEY)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -257,6 +263,19 @@ fn over_http(language: Language, dir: &Path) -> (McpClient, String) {
         .as_str()
         .unwrap()
         .to_owned();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches(MCP_PATH)
+        .parse()
+        .unwrap();
+    (server, url, addr)
+}
+
+const MCP_PATH: &str = "/mcp";
+
+/// `hak mcp --listen` with an agent key; the client connects to the URL it prints.
+fn over_http(language: Language, dir: &Path) -> (McpClient, String) {
+    let (server, url, _) = listen(&manifest(dir, true), &dir.join("plugins"), &[]);
     let client = McpClient::start(&language, &["http".into(), url.clone()], Some(server));
     (client, url)
 }
@@ -591,31 +610,11 @@ fn a_call_over_mcp_listen_is_approved_in_its_console_in_a_real_browser() {
         "config = { approveAboveHbar = 1, timeoutSeconds = 120 }\n",
     )
     .unwrap();
-    let mut server = Command::new(hak_bin())
-        .args(["mcp", "--listen", "127.0.0.1:0", "--config"])
-        .arg(manifest(&dir, true))
-        .arg("--plugins-dir")
-        .arg(&plugins)
-        .env("HAK_TEST_MCP_AGENT_KEY", AGENT_KEY)
-        .env("HAK_ADMIN_TOKEN", crate::console::TOKEN)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("hak mcp --listen starts");
-    let mut first = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let url = serde_json::from_str::<Value>(&first).unwrap_or_else(|e| panic!("{e}: {first:?}"))
-        ["listen"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let addr: std::net::SocketAddr = url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .parse()
-        .unwrap();
+    let (server, url, addr) = listen(
+        &manifest(&dir, true),
+        &plugins,
+        &[("HAK_ADMIN_TOKEN", crate::console::TOKEN)],
+    );
 
     // The console's routes are the admin token's: an agent's key is refused.
     let agent = format!("Bearer {AGENT_KEY}");
@@ -675,30 +674,11 @@ fn an_mcp_clients_approval_counts_as_one_of_a_quorum() {
     let mut text = std::fs::read_to_string(&config).unwrap();
     text += "\n[approvals]\nquorum = 2\n";
     std::fs::write(&config, text).unwrap();
-    let mut server = Command::new(hak_bin())
-        .args(["mcp", "--listen", "127.0.0.1:0", "--config"])
-        .arg(&config)
-        .arg("--plugins-dir")
-        .arg(&plugins)
-        .env("HAK_TEST_MCP_AGENT_KEY", AGENT_KEY)
-        .env("HAK_ADMIN_TOKEN", crate::console::TOKEN)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("hak mcp --listen starts");
-    let mut first = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let url = serde_json::from_str::<Value>(&first).unwrap()["listen"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let addr: std::net::SocketAddr = url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .parse()
-        .unwrap();
+    let (server, url, addr) = listen(
+        &config,
+        &plugins,
+        &[("HAK_ADMIN_TOKEN", crate::console::TOKEN)],
+    );
     let admin = format!("Bearer {}", crate::console::TOKEN);
     let mut client = McpClient::start_with(
         &Language::TypeScript,

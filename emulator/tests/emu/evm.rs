@@ -351,6 +351,26 @@ async fn query(client: &hedera::Client, contract: ContractId, data: Vec<u8>) -> 
         .to_vec()
 }
 
+/// The record of a call of `contract` with `data`, whatever its status.
+async fn record_of(
+    client: &hedera::Client,
+    contract: ContractId,
+    data: Vec<u8>,
+) -> hedera::TransactionRecord {
+    ContractExecuteTransaction::new()
+        .contract_id(contract)
+        .gas(100_000)
+        .function_parameters(data)
+        .execute(client)
+        .await
+        .unwrap()
+        .get_record_query()
+        .validate_status(false)
+        .execute(client)
+        .await
+        .unwrap()
+}
+
 fn by_address(address: Address) -> ContractId {
     ContractId::from_evm_address(0, 0, &format!("{address:x}")).unwrap()
 }
@@ -717,18 +737,7 @@ async fn a_contract_reads_allowances_and_balances_through_hederas_system_contrac
             format!("{refused:?}").contains("ContractRevertExecuted"),
             "{status}: {refused:?}"
         );
-        let record = ContractExecuteTransaction::new()
-            .contract_id(reader)
-            .gas(100_000)
-            .function_parameters(data)
-            .execute(&client)
-            .await
-            .unwrap()
-            .get_record_query()
-            .validate_status(false)
-            .execute(&client)
-            .await
-            .unwrap();
+        let record = record_of(&client, reader, data).await;
         assert_eq!(record.receipt.status, Status::ContractRevertExecuted);
         let result = record.contract_function_result.unwrap();
         assert_eq!(
@@ -747,18 +756,7 @@ async fn a_contract_reads_allowances_and_balances_through_hederas_system_contrac
         }
         .abi_encode(),
     );
-    let record = ContractExecuteTransaction::new()
-        .contract_id(reader)
-        .gas(100_000)
-        .function_parameters(transfer)
-        .execute(&client)
-        .await
-        .unwrap()
-        .get_record_query()
-        .validate_status(false)
-        .execute(&client)
-        .await
-        .unwrap();
+    let record = record_of(&client, reader, transfer).await;
     assert_eq!(record.receipt.status, Status::NotSupported);
     let error = record.contract_function_result.unwrap().error_message;
     assert_eq!(

@@ -164,7 +164,8 @@ pub(super) fn mcp(
                     options.callers.clone().with_default_context(context),
                     admin_without_token,
                 );
-                let operator = !callers.admin_closed();
+                // Parked calls wait for whoever may decide them at the approvals routes.
+                let operator = !callers.admin_closed() || callers.has_approvers();
                 let identity = crate::mcp::Identity::Agents(callers.clone());
                 let server =
                     crate::mcp::McpServer::new(registry.clone(), identity, &options, operator);
@@ -204,8 +205,13 @@ fn admin_callers(
         callers
     };
     if callers.admin_closed() {
+        let approvals = if callers.has_approvers() {
+            "; held calls are decided by the [[approvers]] alone"
+        } else {
+            ", so no agent key can decide held calls"
+        };
         tracing::warn!(
-            "admin routes (console, approvals, plugins, metrics) are off: [[agents]] are configured and $HAK_ADMIN_TOKEN is not set, so no agent key can decide held calls or change policies; set HAK_ADMIN_TOKEN (hak approvals and a metrics scraper send it), or pass --admin-without-token"
+            "admin routes (plugins, metrics, pause) are off: [[agents]] are configured and $HAK_ADMIN_TOKEN is not set{approvals}; set HAK_ADMIN_TOKEN (hak approvals and a metrics scraper send it), or pass --admin-without-token"
         );
     }
     callers

@@ -161,15 +161,7 @@ impl Manifest {
             if !agent_names.insert(&a.name) {
                 return Err(format!("{at}: duplicate agent name"));
             }
-            match (&a.key_env, &a.key_sha256) {
-                (Some(_), None) => {}
-                (None, Some(digest)) => {
-                    if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
-                        return Err(format!("{at}: key_sha256 must be 64 hex digits"));
-                    }
-                }
-                _ => return Err(format!("{at}: set exactly one of key_env and key_sha256")),
-            }
+            key_source(&at, a.key_env.as_deref(), a.key_sha256.as_deref())?;
             if a.mode.is_some_and(AgentMode::is_custom) {
                 return Err(format!(
                     "{at}: mode {} needs a transaction strategy, which only the library API can supply",
@@ -196,15 +188,7 @@ impl Manifest {
             if !approver_names.insert(name) {
                 return Err(format!("{at}: duplicate approver name"));
             }
-            match (&a.key_env, &a.key_sha256) {
-                (Some(_), None) => {}
-                (None, Some(digest)) => {
-                    if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
-                        return Err(format!("{at}: key_sha256 must be 64 hex digits"));
-                    }
-                }
-                _ => return Err(format!("{at}: set exactly one of key_env and key_sha256")),
-            }
+            key_source(&at, a.key_env.as_deref(), a.key_sha256.as_deref())?;
         }
         let can_approve = self.approvers.len()
             + usize::from(self.approvals.admin_approves)
@@ -224,5 +208,21 @@ impl Manifest {
             );
         }
         Ok(())
+    }
+}
+
+/// A bearer key named by exactly one of `key_env` (the env var holding it) and `key_sha256`
+/// (its digest, 64 hex digits), as `[[agents]]` and `[[approvers]]` name theirs.
+fn key_source(at: &str, key_env: Option<&str>, key_sha256: Option<&str>) -> Result<(), String> {
+    match (key_env, key_sha256) {
+        (Some(_), None) => Ok(()),
+        (None, Some(digest)) => {
+            if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+                Err(format!("{at}: key_sha256 must be 64 hex digits"))
+            } else {
+                Ok(())
+            }
+        }
+        _ => Err(format!("{at}: set exactly one of key_env and key_sha256")),
     }
 }

@@ -82,7 +82,8 @@ struct Inner {
 
 impl McpServer {
     /// A server over `registry`; sessions bounded as `options` say (`[server]`). With
-    /// `operator` (the admin routes are served and open to the operator, [`router`]), a
+    /// `operator` (the approvals routes are served and someone may decide there: the admin or
+    /// an approver, [`router`]), a
     /// needs-approval verdict parks in the host's approvals, where the operator (console, `hak
     /// approvals`) decides it and the asked client's answer lands too; without, only a client
     /// that can be asked is, and any other call blocks at once.

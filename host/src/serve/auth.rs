@@ -235,6 +235,11 @@ impl Callers {
         self
     }
 
+    /// Whether `[[approvers]]` decide parked calls (with their own keys).
+    pub fn has_approvers(&self) -> bool {
+        !self.approvers.is_empty()
+    }
+
     pub fn has_agents(&self) -> bool {
         !self.agents.is_empty()
     }
