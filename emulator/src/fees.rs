@@ -9,13 +9,14 @@
 //! asks for the high-volume throttles (HIP-1313) of a creation pays twice (the multiplier
 //! the record states, ×1000). The schedule expresses the base fees as the network does:
 //! fee components in thousandths of a tinycent, split as the fee is charged (a tenth to the
-//! node, the rest to the network), at the exchange rate of `ledger::exchange_rates`.
+//! node, the rest to the network), at the genesis exchange rate; what a transaction is charged
+//! in tinybars follows the rate in force (`ledger::Rate::charge`).
 
 use crate::kind::Kind;
 use crate::state::ledger::{CENT_EQUIVALENT, HBAR_EQUIVALENT};
 use hedera_proto::services as proto;
 
-/// Thousandths of a tinycent for `tinybars` at the emulator's exchange rate.
+/// Thousandths of a tinycent for `tinybars` at the genesis exchange rate.
 fn schedule_units(tinybars: i64) -> i64 {
     tinybars * i64::from(CENT_EQUIVALENT) / i64::from(HBAR_EQUIVALENT) * 1000
 }

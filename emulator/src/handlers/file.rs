@@ -6,7 +6,9 @@
 //! cannot be deleted (`ENTITY_NOT_ALLOWED_TO_DELETE`); the address book (0.0.101, 0.0.102),
 //! the fee schedule (0.0.111) and the exchange rates (0.0.112) exist from genesis, signed for
 //! by the treasury's key, their contents built from the ledger until a transaction changes
-//! them — as the network's genesis content providers do.
+//! them — as the network's genesis content providers do. The exchange-rate file is the
+//! network's rate once written (`ledger::rates`): only its privileged payers write it (0.0.2
+//! and 0.0.50 freely, 0.0.57 within 25 % of the rates in force), and only with both rates.
 
 use super::{Ctx, Outcome};
 use crate::state::ledger::{file_num, File, KeyBytes, Ledger};
@@ -29,6 +31,37 @@ pub const ADDRESS_BOOK: u64 = 101;
 pub const NODE_DETAILS: u64 = 102;
 pub const FEE_SCHEDULE: u64 = 111;
 pub const EXCHANGE_RATES: u64 = 112;
+
+/// The superusers (treasury, system admin), who write any system file without its keys.
+const SUPERUSERS: [u64; 2] = [2, 50];
+/// The exchange-rate admin, who writes 0.0.112 within the intraday change limit.
+const EXCHANGE_RATE_ADMIN: u64 = 57;
+/// How far (percent) the exchange-rate admin may move either rate at once
+/// (`rates.intradayChangeLimitPercent`).
+const INTRADAY_CHANGE_LIMIT_PERCENT: i128 = 25;
+
+/// A write of the exchange-rate file: who may (`AUTHORIZATION_FAILED` for anyone else), what
+/// it may hold (`INVALID_EXCHANGE_RATE_FILE` unless both rates) and how far the admin may move
+/// it (`EXCHANGE_RATE_CHANGE_LIMIT_EXCEEDED`). `Ok(true)`: a privileged payer, whose write
+/// needs no file key.
+fn rate_file_write(ledger: &Ledger, ctx: &Ctx<'_>, contents: &[u8]) -> Result<bool, Code> {
+    if !SUPERUSERS.contains(&ctx.payer) && ctx.payer != EXCHANGE_RATE_ADMIN {
+        return Err(Code::AuthorizationFailed);
+    }
+    let set =
+        crate::state::ledger::RateSet::from_file(contents).ok_or(Code::InvalidExchangeRateFile)?;
+    if ctx.payer == EXCHANGE_RATE_ADMIN {
+        let now = ledger.exchange_rates(ctx.consensus.seconds);
+        if !now
+            .current
+            .within(set.current, INTRADAY_CHANGE_LIMIT_PERCENT)
+            || !now.next.within(set.next, INTRADAY_CHANGE_LIMIT_PERCENT)
+        {
+            return Err(Code::ExchangeRateChangeLimitExceeded);
+        }
+    }
+    Ok(true)
+}
 
 /// Checks answered at precheck (the handlers' `pureChecks`).
 pub fn pure_check_create(body: &proto::FileCreateTransactionBody) -> Result<(), Code> {
@@ -60,9 +93,9 @@ pub fn system_file(ledger: &Ledger, num: u64) -> Option<File> {
     let contents = match num {
         ADDRESS_BOOK | NODE_DETAILS => address_book(ledger).encode_to_vec(),
         FEE_SCHEDULE => crate::fees::schedule_file(ledger.last_consensus.seconds).encode_to_vec(),
-        EXCHANGE_RATES => {
-            crate::state::ledger::exchange_rates(ledger.last_consensus.seconds).encode_to_vec()
-        }
+        EXCHANGE_RATES => crate::state::ledger::RateSet::genesis(ledger.last_consensus.seconds)
+            .to_proto()
+            .encode_to_vec(),
         _ => return None,
     };
     let treasury = ledger
@@ -194,7 +227,16 @@ pub fn append(
     body: &proto::FileAppendTransactionBody,
 ) -> Result<Outcome, Code> {
     let mut file = target(ledger, body.file_id.as_ref())?;
-    require_all(ctx, &file.key_list())?;
+    let privileged = if file.num == EXCHANGE_RATES {
+        let mut contents = file.contents.clone();
+        contents.extend_from_slice(&body.contents);
+        rate_file_write(ledger, ctx, &contents)?
+    } else {
+        false
+    };
+    if !privileged {
+        require_all(ctx, &file.key_list())?;
+    }
     if !file.is_mutable() {
         return Err(Code::Unauthorized);
     }
@@ -218,8 +260,13 @@ pub fn update(
     let mut file = target(ledger, body.file_id.as_ref())?;
     let changes_more_than_expiry =
         body.keys.is_some() || !body.contents.is_empty() || body.memo.is_some();
+    let privileged = file.num == EXCHANGE_RATES
+        && !body.contents.is_empty()
+        && rate_file_write(ledger, ctx, &body.contents)?;
     if changes_more_than_expiry {
-        require_all(ctx, &file.key_list())?;
+        if !privileged {
+            require_all(ctx, &file.key_list())?;
+        }
         if let Some(list) = &body.keys {
             require_all(ctx, list)?;
         }

@@ -37,6 +37,7 @@ pub fn settle(
         .to_owned();
     let mut receipt = outcome.receipt;
     receipt.consensus_seconds = consensus.seconds;
+    receipt.exchange_rates = Some(ledger.exchange_rates(consensus.seconds));
     ledger.receipts.insert(id.to_string(), receipt);
     ledger.records.push(TxRecord {
         id,

@@ -1,7 +1,7 @@
 //! The mirror's `/network/*`: `registered-nodes`, the registered nodes of the address book
 //! (block nodes, mirror nodes, RPC relays, general services) in the mirror's JSON, a page at a
 //! time (`limit` 1–100, default 25; `links.next` continues after the last id), and
-//! `exchangerate`, the ledger's fixed rate with its hourly expiry.
+//! `exchangerate`, the rates in force (`ledger::rates`).
 
 use super::{bad_request, Shared};
 use crate::node::ingest::Node;
@@ -129,11 +129,13 @@ pub(super) async fn registered_nodes(
 
 pub(super) async fn exchange_rate(State(node): Shared) -> Response {
     let ledger = node.ledger();
-    let expiry = (ledger.last_consensus.seconds / 3600 + 1) * 3600;
-    let rate = |exp: i64| json!({"cent_equivalent": crate::state::ledger::CENT_EQUIVALENT, "expiration_time": exp, "hbar_equivalent": crate::state::ledger::HBAR_EQUIVALENT});
+    // The rates in force now (the clock consensus follows), not at the last transaction.
+    let now = crate::state::ledger::Ts::now().seconds;
+    let set = ledger.exchange_rates(now.max(ledger.last_consensus.seconds));
+    let rate = |r: crate::state::ledger::Rate| json!({"cent_equivalent": r.cent_equiv, "expiration_time": r.expiration, "hbar_equivalent": r.hbar_equiv});
     Json(json!({
-        "current_rate": rate(expiry),
-        "next_rate": rate(expiry + 3600),
+        "current_rate": rate(set.current),
+        "next_rate": rate(set.next),
         "timestamp": ledger.last_consensus.to_string(),
     }))
     .into_response()

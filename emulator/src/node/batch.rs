@@ -83,7 +83,11 @@ pub fn inner_transactions(
         }
         handlers::pure_check(data)?;
         let signatures = signed.sig_map.as_ref().map_or(0, |m| m.sig_pair.len());
-        let fee = fees::transaction_fee(kind, &body, data, bytes.len(), signatures);
+        let (base, multiplier) = fees::transaction_fee(kind, &body, data, bytes.len(), signatures);
+        let fee = (
+            ledger.rate(ledger.last_consensus.seconds).charge(base),
+            multiplier,
+        );
         // Each inner transaction's payer bounds its own fee, as outside a batch.
         if body.transaction_fee < fee.0 as u64 {
             return Err(Code::InsufficientTxFee);

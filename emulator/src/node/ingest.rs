@@ -138,7 +138,9 @@ impl Node {
             return Code::InvalidSignature;
         }
         let signatures = signed.sig_map.as_ref().map_or(0, |m| m.sig_pair.len());
-        let (fee, multiplier) = fees::transaction_fee(kind, &body, data, bytes.len(), signatures);
+        let (base, multiplier) = fees::transaction_fee(kind, &body, data, bytes.len(), signatures);
+        // Priced in tinycents, charged in tinybars at the rate in force.
+        let fee = ledger.rate(ledger.last_consensus.seconds).charge(base);
         if body.transaction_fee < fee as u64 {
             return Code::InsufficientTxFee;
         }
@@ -149,6 +151,7 @@ impl Node {
         // Precheck passed: the transaction reaches consensus now. It is journaled before the
         // node answers, so a restart replays it (`persist`).
         let consensus = ledger.next_consensus();
+        let fee = ledger.rate(consensus.seconds).charge(base);
         if let Some(state) = &self.state {
             if let Err(e) = state.append(consensus, bytes) {
                 tracing::error!("hak-emu: cannot journal the transaction: {e}");
@@ -195,8 +198,18 @@ impl Node {
             ledger.last_consensus = consensus;
         }
         let signatures = signed.sig_map.as_ref().map_or(0, |m| m.sig_pair.len());
-        let fee = fees::transaction_fee(kind, &body, data, bytes.len(), signatures);
-        self.apply(ledger, &body, id, consensus, active, hash, fee, duration);
+        let (base, multiplier) = fees::transaction_fee(kind, &body, data, bytes.len(), signatures);
+        let fee = ledger.rate(consensus.seconds).charge(base);
+        self.apply(
+            ledger,
+            &body,
+            id,
+            consensus,
+            active,
+            hash,
+            (fee, multiplier),
+            duration,
+        );
         Ok(())
     }
 

@@ -636,3 +636,106 @@ fn the_treasury_holds_the_local_nodes_well_known_genesis_key() {
         "302e020100300506032b65700422042091132178e72057a1d7528025956fe39b0b847f200ab59b2fdd367017f3087137"
     );
 }
+
+/// The exchange-rate file 0.0.112 as the network keeps it: only a privileged payer writes it,
+/// only with both rates; once written it is the rate the mirror serves, receipts carry and
+/// fees are charged at (the same tinycents, so half the tinybars when HBAR doubles).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_exchange_rate_file_sets_the_rate_of_fees_receipts_and_the_mirror() {
+    use hedera_proto::services as proto;
+    let (emu, client) = start().await;
+    let transfer_fee = |client: hedera::Client| async move {
+        let record = hedera::TransferTransaction::new()
+            .hbar_transfer(
+                hedera::AccountId::new(0, 0, 1001),
+                hedera::Hbar::from_tinybars(-1),
+            )
+            .hbar_transfer(
+                hedera::AccountId::new(0, 0, 1002),
+                hedera::Hbar::from_tinybars(1),
+            )
+            .execute(&client)
+            .await
+            .unwrap()
+            .get_record(&client)
+            .await
+            .unwrap();
+        (
+            record.transaction_fee.to_tinybars(),
+            record
+                .receipt
+                .exchange_rates
+                .map(|r| (r.current_rate.hbars, r.current_rate.cents)),
+        )
+    };
+    let (genesis_fee, genesis_rate) = transfer_fee(client.clone()).await;
+    assert_eq!(genesis_rate, Some((30_000, 360_000)));
+
+    let now = OffsetDateTime::now_utc().unix_timestamp();
+    let rates = |cents: i32, hbars: i32| {
+        let rate = |expiry: i64| proto::ExchangeRate {
+            hbar_equiv: hbars,
+            cent_equiv: cents,
+            expiration_time: Some(proto::TimestampSeconds { seconds: expiry }),
+        };
+        proto::ExchangeRateSet {
+            current_rate: Some(rate(now + 3600)),
+            next_rate: Some(rate(now + 7200)),
+        }
+        .encode_to_vec()
+    };
+    let write = |contents: Vec<u8>| {
+        let mut tx = FileUpdateTransaction::new();
+        tx.file_id(FileId::new(0, 0, 112)).contents(contents);
+        tx
+    };
+    // An account of no privilege may not, whatever it signs.
+    assert_eq!(
+        run!(write(rates(24, 1)), &client).unwrap_err(),
+        Status::AuthorizationFailed
+    );
+    let treasury = hedera::Client::for_network(std::collections::HashMap::from([(
+        emu.grpc_addr.to_string(),
+        hedera::AccountId::new(0, 0, 3),
+    )]))
+    .unwrap();
+    treasury.set_operator(
+        hedera::AccountId::new(0, 0, 2),
+        hak_emu::genesis::treasury_key(),
+    );
+    // Not a rate set, or one rate only: refused, the rate unchanged.
+    assert_eq!(
+        run!(write(b"not rates".to_vec()), &treasury).unwrap_err(),
+        Status::InvalidExchangeRateFile
+    );
+    let mut one = proto::ExchangeRateSet::decode(rates(24, 1).as_slice()).unwrap();
+    one.next_rate = None;
+    assert_eq!(
+        run!(write(one.encode_to_vec()), &treasury).unwrap_err(),
+        Status::InvalidExchangeRateFile
+    );
+    // HBAR at 24 ¢ (twice the genesis 12 ¢), written by the treasury.
+    run!(write(rates(24, 1)), &treasury).unwrap();
+    let (status, body) = crate::common::mirror(&emu, "/network/exchangerate").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["current_rate"]["cent_equivalent"], 24, "{body}");
+    assert_eq!(body["current_rate"]["hbar_equivalent"], 1, "{body}");
+    assert_eq!(
+        body["current_rate"]["expiration_time"],
+        now + 3600,
+        "{body}"
+    );
+    let (fee, rate) = transfer_fee(client.clone()).await;
+    assert_eq!(rate, Some((1, 24)));
+    assert_eq!(
+        fee,
+        genesis_fee / 2,
+        "the same tinycents at twice the price"
+    );
+    let file = FileContentsQuery::new()
+        .file_id(FileId::new(0, 0, 112))
+        .execute(&client)
+        .await
+        .unwrap();
+    assert_eq!(file.contents, rates(24, 1));
+}

@@ -37,7 +37,13 @@ pub fn answer(node: &Node, query: &proto::Query) -> Option<proto::Response> {
     let asked = payment::query_header(q);
     let t = response_type(asked);
     let cost_only = t == proto::ResponseType::CostAnswer as i32;
-    let cost = crate::fees::query_cost(q);
+    let cost = {
+        // Priced in tinycents, paid in tinybars at the rate in force.
+        let ledger = node.ledger();
+        let rate = ledger.rate(ledger.last_consensus.seconds);
+        u64::try_from(rate.charge(i64::try_from(crate::fees::query_cost(q)).unwrap_or(i64::MAX)))
+            .unwrap_or(0)
+    };
     if !cost_only && cost > 0 {
         if let Err(code) = payment::pay(node, asked, cost) {
             let mut refused = payment::empty_response(q, header(code, t))?;

@@ -5,6 +5,7 @@
 mod entities;
 mod ids;
 mod nodes;
+mod rates;
 mod records;
 mod values;
 
@@ -12,6 +13,7 @@ pub use entities::*;
 pub use ids::*;
 use nodes::first_registered_node;
 pub use nodes::{genesis_nodes, NodeRecord, RegisteredNodeRecord};
+pub use rates::{Rate, RateSet, CENT_EQUIVALENT, EXCHANGE_RATE_FILE, HBAR_EQUIVALENT};
 pub use records::*;
 pub use values::{KeyBytes, Ts, TxId};
 

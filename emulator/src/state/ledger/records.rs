@@ -1,5 +1,5 @@
-//! What handling leaves behind: receipts, records with their contract
-//! results and logs, and the fixed exchange rate receipts carry.
+//! What handling leaves behind: receipts (with the exchange rates in force), records with
+//! their contract results and logs.
 
 use super::entities::AssessedFee;
 use super::entities::PendingAirdrop;
@@ -9,6 +9,7 @@ use super::ids::file_id;
 use super::ids::schedule_id;
 use super::ids::token_id;
 use super::ids::topic_id;
+use super::rates::RateSet;
 use super::values::hex_bytes;
 use super::values::{Ts, TxId};
 use hedera_proto::services as proto;
@@ -38,10 +39,13 @@ pub struct Receipt {
     pub contract_id: Option<u64>,
     #[serde(default)]
     pub file_id: Option<u64>,
-    /// The consensus second of the transaction (the receipt's exchange rates expire at the
-    /// hour after it).
+    /// The consensus second of the transaction.
     #[serde(default)]
     pub consensus_seconds: i64,
+    /// The exchange rates in force at consensus (a journal written without them: the genesis
+    /// rates of `consensus_seconds`).
+    #[serde(default)]
+    pub exchange_rates: Option<RateSet>,
     /// The consensus node a node transaction created or changed.
     #[serde(default)]
     pub node_id: Option<u64>,
@@ -52,28 +56,6 @@ pub struct Receipt {
     /// receipt.
     #[serde(default)]
     pub created_accounts: Vec<u64>,
-}
-
-/// HBAR in US cents the network states: 30,000 ℏ = 360,000 ¢ (12 ¢ per ℏ), as the fee
-/// schedule and the mirror's `/network/exchangerate` use.
-pub const HBAR_EQUIVALENT: i32 = 30_000;
-pub const CENT_EQUIVALENT: i32 = 360_000;
-
-/// The exchange rates in force at `seconds`: the current one expiring at the next hour, the
-/// next one the hour after (a real network's receipts carry both).
-pub fn exchange_rates(seconds: i64) -> proto::ExchangeRateSet {
-    let expiry = (seconds / 3600 + 1) * 3600;
-    let rate = |expiration_time: i64| proto::ExchangeRate {
-        hbar_equiv: HBAR_EQUIVALENT,
-        cent_equiv: CENT_EQUIVALENT,
-        expiration_time: Some(proto::TimestampSeconds {
-            seconds: expiration_time,
-        }),
-    };
-    proto::ExchangeRateSet {
-        current_rate: Some(rate(expiry)),
-        next_rate: Some(rate(expiry + 3600)),
-    }
 }
 
 impl Receipt {
@@ -96,8 +78,12 @@ impl Receipt {
             scheduled_transaction_id: self.scheduled_transaction_id.map(TxId::to_proto),
             contract_id: self.contract_id.map(contract_id),
             file_id: self.file_id.map(file_id),
-            exchange_rate: (self.consensus_seconds > 0)
-                .then(|| exchange_rates(self.consensus_seconds)),
+            exchange_rate: self
+                .exchange_rates
+                .or_else(|| {
+                    (self.consensus_seconds > 0).then(|| RateSet::genesis(self.consensus_seconds))
+                })
+                .map(RateSet::to_proto),
             node_id: self.node_id.unwrap_or(0),
             registered_node_id: self.registered_node_id.unwrap_or(0),
         }
