@@ -63,6 +63,8 @@ pub(crate) fn drive(
     );
     assert_eq!(report["signInShown"], false, "{report}");
     assert_eq!(report["signOutShown"], true, "{report}");
+    // The wrong token's refusal is not held against the right one.
+    assert_eq!(report["pauseShown"], true, "{report}");
     report
 }
 

@@ -788,7 +788,7 @@ fn two_approvers_approve_a_call_in_the_console_in_a_real_browser() {
     let drive = |key: &str, action: &str, shot: &str| -> Value {
         let out = std::process::Command::new("node")
             .arg(root().join("tests/console/drive.mjs"))
-            .args([&format!("http://{addr}"), key, action])
+            .args([&format!("http://{addr}"), key, action, "--approver"])
             .arg("--screenshot")
             .arg(root().join("target/test-tmp").join(shot))
             .output()
@@ -820,6 +820,7 @@ fn two_approvers_approve_a_call_in_the_console_in_a_real_browser() {
             .contains("approved by alice (1 of 2)"),
         "{bob}"
     );
+    assert_eq!(bob["pauseShown"], false, "an approver's key: {bob}");
     let out = call.join().unwrap();
     assert!(out["raw"]["bytes"].is_string(), "approved by two: {out}");
 }

@@ -1,16 +1,17 @@
 // Drives hak's operator console in a real browser (Debian's chromium, headless, through
 // puppeteer-core; no browser is downloaded) for tests/all/console.rs:
 //
-//   node drive.mjs <server base url> <admin token> approve|deny [--note TEXT] [--screenshot PNG]
+//   node drive.mjs <server base url> <admin token> approve|deny [--note TEXT] [--approver] [--screenshot PNG]
 //   node drive.mjs <server base url> <admin token> chain <plugin> [--screenshot PNG]
 //   node drive.mjs <server base url> <admin token> decisions [--screenshot PNG]
 //   node drive.mjs <server base url> <admin token> metrics <plugin> [--screenshot PNG]
 //
 // approve|deny: opens /console, signs in first with a wrong token (the page must say it was
 // refused), then with the right one, waits for the one parked call's card, and approves or
-// denies it with the note. Reports {refused, card, signInShown, signOutShown, after}: the
-// refusal shown, the card's text, which of the sign-in form and the sign-out button show once
-// signed in, the list's text once decided.
+// denies it with the note. Reports {refused, card, signInShown, signOutShown, pauseShown,
+// after}: the refusal shown, the card's text, which of the sign-in form, the sign-out button
+// and the kill switch show once signed in, the list's text once decided. --approver: the token
+// is an approver's (the admin routes but approvals refuse it, and the browser logs that).
 //
 // approve-once: as approve, with an approver's key where more approvers must approve: approves
 // the card and waits for the page to say so. Reports {card, status, quorum}: the card's text
@@ -57,7 +58,7 @@ const out = { errors: [], external: [] };
 let wrongToken = false;
 // An approver's key is refused by the admin routes other than approvals (the browser logs
 // each refused request): expected in that session only.
-const approverKey = action === 'approve-once';
+const approverKey = action === 'approve-once' || rest.includes('--approver');
 
 const text = (page, selector) => page.$eval(selector, (e) => e.innerText);
 const shown = (page, selector) => page.$eval(selector, (e) => e.getClientRects().length > 0);
@@ -82,6 +83,10 @@ async function approvals(page) {
   // Signed in, the token's field is gone and the way to forget it is there.
   out.signInShown = await shown(page, '#sign-in');
   out.signOutShown = await shown(page, '#signed-in');
+  // The kill switch shows to the admin (the wrong token refused before is forgotten).
+  out.pauseShown = await page
+    .waitForFunction(() => !document.getElementById('pause-controls').hidden, { timeout: 5000 })
+    .then(() => true, () => false);
   const note = option('--note');
   if (note) await page.type('#approvals .card input', note);
   if (option('--screenshot')) await page.screenshot({ path: option('--screenshot') });

@@ -12,6 +12,9 @@ const hak = (() => {
   // token cannot read it.
   const widgets = [];
   let polling = null;
+  // Counts sign-ins and sign-outs: an answer to a request sent under an earlier token (one
+  // still in flight when the operator signs in again) is not the current token's.
+  let session = 0;
 
   const $ = (id) => document.getElementById(id);
 
@@ -137,6 +140,9 @@ const hak = (() => {
   }
 
   function signedIn() {
+    session += 1;
+    // A widget refused under the token before starts over with this one.
+    for (const widget of widgets) widget.clear();
     $('sign-in').hidden = true;
     $('signed-in').hidden = false;
     show();
@@ -144,6 +150,7 @@ const hak = (() => {
   }
 
   function signOut(why) {
+    session += 1;
     sessionStorage.removeItem(TOKEN_KEY);
     clearInterval(polling);
     polling = null;
@@ -179,6 +186,8 @@ const hak = (() => {
     status,
     handle,
     refresh,
+    // The current sign-in: compare before and after a request to drop a stale answer.
+    session: () => session,
     // A page: `refresh()` loads and shows its data (throws on failure), `clear()` forgets it
     // on sign-out; optional `start()` once the document is ready, `hide()` when another shows.
     page: (name, page) => pages.set(name, page),

@@ -11,14 +11,18 @@
 
   async function refresh() {
     if (refused) return;
+    const asked = hak.session();
     let state;
     try {
       state = await hak.api('/v1/pause');
     } catch (e) {
+      // Refused under a token since replaced: the new one is asked afresh.
+      if (asked !== hak.session()) return;
       refused = true;
       hide();
       return;
     }
+    if (asked !== hak.session()) return;
     $('pause-controls').hidden = state.paused;
     $('paused').hidden = !state.paused;
     if (state.paused) {
