@@ -607,7 +607,15 @@ fn hak_serve_follows_a_tag_under_load_and_a_dead_registry_changes_nothing_loaded
 
     // An unsigned v3 behind the tag is refused; the registry then dies: v2 stays.
     push_bytes(&tag, &component("rust/tx-timing-hook"), None);
-    std::thread::sleep(Duration::from_millis(2500));
+    // Refused at the next poll (a loaded machine may take a while to get there).
+    let deadline = Instant::now() + Duration::from_secs(40);
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("unsigned")
+    {
+        assert!(Instant::now() < deadline, "v3 never refused");
+        std::thread::sleep(Duration::from_millis(100));
+    }
     registry.stop();
     std::thread::sleep(Duration::from_millis(2500));
     assert_eq!(plugins()["digest"], v2.as_str());
