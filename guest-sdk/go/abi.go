@@ -2,7 +2,7 @@
 
 // Package guest is hak's guest SDK for Go (standard Go 1.27, GOOS=wasip1): write a hook or a
 // policy as a Go type, Register it, and build with `go build -buildmode=c-shared`; hak turns
-// the core module into a component of hedera:agent-kit/agent-plugin@0.2.1
+// the core module into a component of hedera:agent-kit/agent-plugin@0.2.2
 // (`hak plugin componentize`). This file is the canonical ABI: memory the host writes inputs
 // into, and the layouts of strings, lists, options, variants and results.
 //

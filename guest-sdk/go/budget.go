@@ -8,16 +8,16 @@ import (
 	"unsafe"
 )
 
-// The `budget` import (contract 0.1.2, bound under 0.2.1), lowered by hand. Its results come back through a
+// The `budget` import (contract 0.1.2, bound under 0.2.2), lowered by hand. Its results come back through a
 // return area laid out by the canonical ABI:
 //   reserve -> result<u64, reserve-error>: tag u8 at 0; ok u64 at 8; err: the variant's tag
 //   u8 at 8 (0 over-limit, 1 unavailable) and its payload at 16 (u64, or string ptr/len).
 //   spent -> result<u64, string>: tag u8 at 0; ok u64 at 8; err string ptr/len at 8/12.
 
-//go:wasmimport hedera:agent-kit/budget@0.2.1 reserve
+//go:wasmimport hedera:agent-kit/budget@0.2.2 reserve
 func importReserve(kp unsafe.Pointer, kn uint32, amount uint64, limit uint64, window uint32, ret unsafe.Pointer)
 
-//go:wasmimport hedera:agent-kit/budget@0.2.1 spent
+//go:wasmimport hedera:agent-kit/budget@0.2.2 spent
 func importSpent(kp unsafe.Pointer, kn uint32, window uint32, ret unsafe.Pointer)
 
 // Reserve reserves amount under key against limit within a rolling window of windowSeconds,

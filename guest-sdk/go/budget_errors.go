@@ -10,3 +10,11 @@ var ErrBudgetUnavailable = errors.New("budget unavailable")
 type OverLimit struct{ Spent uint64 }
 
 func (o OverLimit) Error() string { return "over the limit" }
+
+// ExchangeRate is the network's HBAR exchange rate: CentEquivalent US cents buy
+// HbarEquivalent HBAR until ExpirationSeconds (Unix).
+type ExchangeRate struct {
+	HbarEquivalent    uint32
+	CentEquivalent    uint32
+	ExpirationSeconds uint64
+}

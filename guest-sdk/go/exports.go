@@ -32,7 +32,7 @@ func errResult(msg string) uint32 {
 
 func panicMessage(r any) string { return fmt.Sprintf("plugin panicked: %v", r) }
 
-//go:wasmexport hedera:agent-kit/plugin@0.2.1#describe
+//go:wasmexport hedera:agent-kit/plugin@0.2.2#describe
 func exportDescribe(ptr unsafe.Pointer, n uint32) (ret uint32) {
 	begin()
 	defer endCall()
@@ -151,47 +151,47 @@ func runPolicy(p unsafe.Pointer) (ret uint32) {
 	return at
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.2.1#pre-tool-execution
+//go:wasmexport hedera:agent-kit/hooks@0.2.2#pre-tool-execution
 func exportHookPre(p unsafe.Pointer) uint32 {
 	return runHook(p)
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.2.1#post-params-normalization
+//go:wasmexport hedera:agent-kit/hooks@0.2.2#post-params-normalization
 func exportHookParams(p unsafe.Pointer) uint32 {
 	return runHook(p)
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.2.1#post-core-action
+//go:wasmexport hedera:agent-kit/hooks@0.2.2#post-core-action
 func exportHookCore(p unsafe.Pointer) uint32 {
 	return runHook(p)
 }
 
-//go:wasmexport hedera:agent-kit/hooks@0.2.1#post-tool-execution
+//go:wasmexport hedera:agent-kit/hooks@0.2.2#post-tool-execution
 func exportHookTool(p unsafe.Pointer) uint32 {
 	return runHook(p)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.2.1#should-block-pre-tool-execution
+//go:wasmexport hedera:agent-kit/policy@0.2.2#should-block-pre-tool-execution
 func exportPolicyPre(p unsafe.Pointer) uint32 {
 	return runPolicy(p)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.2.1#should-block-post-params-normalization
+//go:wasmexport hedera:agent-kit/policy@0.2.2#should-block-post-params-normalization
 func exportPolicyParams(p unsafe.Pointer) uint32 {
 	return runPolicy(p)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.2.1#should-block-post-core-action
+//go:wasmexport hedera:agent-kit/policy@0.2.2#should-block-post-core-action
 func exportPolicyCore(p unsafe.Pointer) uint32 {
 	return runPolicy(p)
 }
 
-//go:wasmexport hedera:agent-kit/policy@0.2.1#should-block-post-secondary-action
+//go:wasmexport hedera:agent-kit/policy@0.2.2#should-block-post-secondary-action
 func exportPolicySecondary(p unsafe.Pointer) uint32 {
 	return runPolicy(p)
 }
 
-//go:wasmexport hedera:agent-kit/events@0.2.1#on-tool-failure
+//go:wasmexport hedera:agent-kit/events@0.2.2#on-tool-failure
 func exportOnToolFailure(ptr unsafe.Pointer, n uint32) {
 	begin()
 	defer endCall()
@@ -205,7 +205,7 @@ func exportOnToolFailure(ptr unsafe.Pointer, n uint32) {
 	}
 }
 
-//go:wasmexport hedera:agent-kit/inputs@0.2.1#reads
+//go:wasmexport hedera:agent-kit/inputs@0.2.2#reads
 func exportReads() (ret uint32) {
 	begin()
 	defer endCall()

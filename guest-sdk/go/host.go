@@ -10,25 +10,25 @@ import (
 
 // The `host` and `hedera` imports, lowered by hand (see abi.go for the layouts).
 
-//go:wasmimport hedera:agent-kit/host@0.2.1 log
+//go:wasmimport hedera:agent-kit/host@0.2.2 log
 func importLog(level uint32, ptr unsafe.Pointer, n uint32)
 
-//go:wasmimport hedera:agent-kit/host@0.2.1 state-get
+//go:wasmimport hedera:agent-kit/host@0.2.2 state-get
 func importStateGet(ptr unsafe.Pointer, n uint32, ret unsafe.Pointer)
 
-//go:wasmimport hedera:agent-kit/host@0.2.1 state-set
+//go:wasmimport hedera:agent-kit/host@0.2.2 state-set
 func importStateSet(kp unsafe.Pointer, kn uint32, vp unsafe.Pointer, vn uint32, ret unsafe.Pointer)
 
-//go:wasmimport hedera:agent-kit/host@0.2.1 state-delete
+//go:wasmimport hedera:agent-kit/host@0.2.2 state-delete
 func importStateDelete(ptr unsafe.Pointer, n uint32)
 
-//go:wasmimport hedera:agent-kit/host@0.2.1 now-unix-ms
+//go:wasmimport hedera:agent-kit/host@0.2.2 now-unix-ms
 func importNowUnixMs() int64
 
-//go:wasmimport hedera:agent-kit/hedera@0.2.1 submit-topic-message
+//go:wasmimport hedera:agent-kit/hedera@0.2.2 submit-topic-message
 func importSubmitTopicMessage(tp unsafe.Pointer, tn uint32, mp unsafe.Pointer, mn uint32, ret unsafe.Pointer)
 
-//go:wasmimport hedera:agent-kit/hedera@0.2.1 create-topic
+//go:wasmimport hedera:agent-kit/hedera@0.2.2 create-topic
 func importCreateTopic(mp unsafe.Pointer, mn uint32, ret unsafe.Pointer)
 
 func strPtr(s string) (unsafe.Pointer, uint32) {

@@ -30,6 +30,7 @@ var fake = struct {
 	spent    map[string]uint64
 	logs     []FakeLog
 	messages []FakeTopicMessage
+	rate     *ExchangeRate
 }{state: map[string]string{}, spent: map[string]uint64{}}
 
 // FakeReset forgets the fake scratchpad, clock, budgets, log and topic messages.
@@ -41,6 +42,25 @@ func FakeReset() {
 	fake.spent = map[string]uint64{}
 	fake.logs = nil
 	fake.messages = nil
+	fake.rate = nil
+}
+
+// FakeSetExchangeRate sets what CurrentExchangeRate answers (nil: an error, as for a plugin
+// not granted `rates`).
+func FakeSetExchangeRate(rate *ExchangeRate) {
+	fake.Lock()
+	defer fake.Unlock()
+	fake.rate = rate
+}
+
+// CurrentExchangeRate is the fake rate (see the wasm build's doc).
+func CurrentExchangeRate() (ExchangeRate, error) {
+	fake.Lock()
+	defer fake.Unlock()
+	if fake.rate == nil {
+		return ExchangeRate{}, errors.New("capability rates is not granted (FakeSetExchangeRate)")
+	}
+	return *fake.rate, nil
 }
 
 // FakeSetNowUnixMs fixes what NowUnixMs answers (0: the real clock).

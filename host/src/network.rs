@@ -5,7 +5,8 @@
 //! a running `hak emu`; its operator is 0.0.1001 with the documented dev key. The network
 //! capabilities' actions ([`OperatorActions`]) are done here, with that client.
 
-use crate::capabilities::{CapabilityError, HederaActions};
+use crate::capabilities::rates::{unix_now, Kept, RateCache, RateSet};
+use crate::capabilities::{CapabilityError, ExchangeRate, HederaActions};
 use crate::manifest::{Manifest, NetworkName};
 use crate::mirror::{Mirror, MirrorClient};
 use crate::tools::evm::call::EvmFactories;
@@ -16,6 +17,7 @@ use hedera::{
 };
 use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub struct Network {
@@ -29,7 +31,10 @@ pub struct Network {
     pub node_account_ids: Vec<AccountId>,
     pub mirror_url: String,
     /// The mirror node at `mirror_url`.
-    pub mirror: Mirror,
+    pub mirror: Arc<Mirror>,
+    /// How long an exchange rate read from the mirror is kept at most (`[network]
+    /// rates_refresh_seconds`).
+    pub rates_refresh: Duration,
     /// The kit's EVM factory contracts here (none on mainnet, previewnet or a custom network).
     pub evm_factories: EvmFactories,
     /// The local network, when it runs inside this process.
@@ -218,13 +223,19 @@ impl Network {
         } else {
             Duration::from_secs(1)
         };
-        let mirror = Mirror::new(
+        let mirror = Arc::new(Mirror::new(
             MirrorClient::new(&mirror_url, backoff).map_err(NetworkError::Mirror)?,
             runtime.handle().clone(),
-        );
+        ));
+        let rates_refresh = Duration::from_secs(u64::from(
+            section
+                .rates_refresh_seconds
+                .unwrap_or(crate::capabilities::rates::DEFAULT_REFRESH_SECONDS),
+        ));
         drop(_guard);
         Ok(Network {
             mirror,
+            rates_refresh,
             emulator,
             name: section.name,
             evm_factories: match section.name {
@@ -252,18 +263,51 @@ impl Network {
 }
 
 /// The network capabilities' actions, done with the operator's client on the network's
-/// runtime (see [`crate::capabilities::actions`]).
+/// runtime, and the exchange rate read from its mirror and kept host-wide (see
+/// [`crate::capabilities::actions`], [`crate::capabilities::rates`]).
 pub struct OperatorActions {
     client: Client,
+    /// Whether the client can sign as the operator (the `hedera` actions need it).
+    operator: bool,
+    mirror: Arc<Mirror>,
+    rates: Arc<RateCache>,
     runtime: tokio::runtime::Handle,
+}
+
+/// The mirror's exchange rates, parsed (what is refused says which field).
+async fn read_rates(mirror: &Mirror) -> Result<RateSet, String> {
+    let answer = mirror
+        .get_async("/network/exchangerate")
+        .await
+        .map_err(|e| e.to_string())?;
+    RateSet::from_mirror(&answer)
 }
 
 impl OperatorActions {
     pub fn new(network: &Network) -> Self {
         OperatorActions {
             client: network.client.clone(),
+            operator: network.has_operator_key,
+            mirror: network.mirror.clone(),
+            rates: Arc::new(RateCache::new(network.rates_refresh)),
             runtime: network.runtime().clone(),
         }
+    }
+
+    /// Read the exchange rates again off the caller's path (one read at a time), so a
+    /// rate file written before its rate expired is seen; a failed read keeps what is kept.
+    pub fn read_rates_in_background(&self) {
+        if !self.rates.begin_read() {
+            return;
+        }
+        let (mirror, rates) = (self.mirror.clone(), self.rates.clone());
+        self.runtime.spawn(async move {
+            match read_rates(&mirror).await {
+                Ok(set) => rates.keep(set),
+                Err(why) => tracing::warn!("cannot read the exchange rate again: {why}"),
+            }
+            rates.end_read();
+        });
     }
 
     /// Run network work to completion, bounded by `timeout`.
@@ -287,6 +331,9 @@ impl HederaActions for OperatorActions {
         message: &[u8],
         timeout: Duration,
     ) -> Result<String, CapabilityError> {
+        if !self.operator {
+            return Err(CapabilityError::NoOperator);
+        }
         let client = self.client.clone();
         let message = message.to_vec();
         self.run(timeout, async move {
@@ -304,6 +351,9 @@ impl HederaActions for OperatorActions {
     }
 
     fn create_topic(&self, memo: &str, timeout: Duration) -> Result<String, CapabilityError> {
+        if !self.operator {
+            return Err(CapabilityError::NoOperator);
+        }
         let client = self.client.clone();
         let memo = memo.to_owned();
         self.run(timeout, async move {
@@ -327,6 +377,28 @@ impl HederaActions for OperatorActions {
                 .map(|t| t.to_string())
                 .ok_or_else(|| "the receipt has no topic id".to_owned())
         })
+    }
+
+    fn exchange_rate(&self, timeout: Duration) -> Result<ExchangeRate, CapabilityError> {
+        let now = unix_now();
+        match self.rates.get(now) {
+            Kept::Fresh(rate) => return Ok(rate),
+            Kept::Stale(rate) => {
+                self.read_rates_in_background();
+                return Ok(rate);
+            }
+            Kept::Nothing => {}
+        }
+        let mirror = self.mirror.clone();
+        let set = self
+            .run(timeout, async move { read_rates(&mirror).await })
+            .map_err(|e| match e {
+                CapabilityError::Network(why) => CapabilityError::NoRate(why),
+                other => other,
+            })?;
+        self.rates.keep(set);
+        set.in_force(unix_now())
+            .ok_or_else(|| CapabilityError::NoRate(set.expired()))
     }
 }
 

@@ -170,7 +170,7 @@ fn plugin_inspect_describes_a_component() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|e| e == "hedera:agent-kit/policy@0.2.1"));
+        .any(|e| e == "hedera:agent-kit/policy@0.2.2"));
     assert_eq!(v["contract"], "0.2");
     assert!(v["imports"]
         .as_array()

@@ -303,7 +303,7 @@ fn garbage_files_core_modules_and_wrong_worlds_are_refused_clearly() {
         .to_string();
     assert!(
         err.starts_with(
-            "plugin other: does not fit the hedera:agent-kit/agent-plugin@0.2.1 world (or 0.1.0-0.1.2)"
+            "plugin other: does not fit the hedera:agent-kit/agent-plugin@0.2.2 world (or 0.1.0-0.1.2)"
         ),
         "{err}"
     );

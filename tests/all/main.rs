@@ -36,5 +36,6 @@ mod strategies;
 mod timing;
 mod tokens;
 mod transactions;
+mod usd_budgets;
 mod verdicts;
 mod wallet;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // hak-js-build <plugin.js> -o <plugin.wasm>: bundle a plugin module (its `export default
 // definePlugin(...)`, the SDK, anything it imports) with esbuild, then make a component of
-// `hak:fast/fast-plugin` (`hedera:agent-kit/agent-plugin@0.2.1` and the `hak:fast/judge`
+// `hak:fast/fast-plugin` (`hedera:agent-kit/agent-plugin@0.2.2` and the `hak:fast/judge`
 // extension, wit/ext/judge.wit) with componentize-js 0.23. The SDK answers `judge` from the
 // plugin's policy functions; a module without a `judge` export gets one here that does the
 // same through its `policy` export (so a plugin made without the SDK builds and is judged

@@ -30,11 +30,11 @@
 
 import { createHash } from 'node:crypto';
 
-// The generated lifting of `stage-input.facts` (componentize-js 0.23, contract 0.2.1), its
+// The generated lifting of `stage-input.facts` (componentize-js 0.23, contract 0.2.2), its
 // whitespace collapsed: the layout `facts` below reads. Any other text refuses the build.
 const FACTS_LIFTING_SHA256 = '82ca6b8078cdbfacc49a8988a245e8aaa90069d4033025a07c9c3607e80ea35c';
 
-const STAGE_EXPORT = /^function (export_(?:hooks|policy)_0_2_1\$[\w$]+)\(arg0, arg1\) \{\n/gm;
+const STAGE_EXPORT = /^function (export_(?:hooks|policy)_0_2_2\$[\w$]+)\(arg0, arg1\) \{\n/gm;
 const ANCHOR = 'const TEXT_ENCODER_UTF8 = new TextEncoder();';
 
 /** The bindings with fast stage exports; throws if an export has an unexpected shape. */

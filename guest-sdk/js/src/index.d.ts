@@ -1,4 +1,4 @@
-// Types of the hak JavaScript guest SDK (contract hedera:agent-kit@0.2.1).
+// Types of the hak JavaScript guest SDK (contract hedera:agent-kit@0.2.2).
 
 import type { ToolMethod, StageParamsOf } from './tools.js';
 /** Every tool's stage JSON types, generated from the tools' schemas (`hak tools --shapes ts`). */
@@ -111,6 +111,11 @@ export declare const host: {
     | { ok: false; unavailable: string };
   /** What is spent or reserved under `key` in the window; throws if the store cannot answer. */
   spent(key: string, windowSeconds: number): bigint;
+  /**
+   * Capability `rates` (contract 0.2.2): the network's HBAR exchange rate in force; throws the
+   * host's message when there is none (a policy counting in dollars must then block).
+   */
+  exchangeRate(): { hbarEquivalent: number; centEquivalent: number; expirationSeconds: bigint };
 };
 
 /** Why a call ended badly (`events.on-tool-failure`). */

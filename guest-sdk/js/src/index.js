@@ -1,12 +1,13 @@
 // hak guest SDK for JavaScript. A plugin module does
 //   export default definePlugin({ describe(config) {…}, policy: {…}, hooks: {…}, onToolFailure })
 // and `hak-js-build plugin.js -o plugin.wasm` makes it a component of the world
-// `hedera:agent-kit/agent-plugin@0.2.1` importing nothing of WASI but the clocks and random
+// `hedera:agent-kit/agent-plugin@0.2.2` importing nothing of WASI but the clocks and random
 // (`Date`, `Math.random`). Every stage has a default
 // (proceed / allow); the host only calls the stages `describe` declares.
-import * as hostApi from 'hedera:agent-kit/host@0.2.1';
-import * as hederaApi from 'hedera:agent-kit/hedera@0.2.1';
-import * as budgetApi from 'hedera:agent-kit/budget@0.2.1';
+import * as hostApi from 'hedera:agent-kit/host@0.2.2';
+import * as hederaApi from 'hedera:agent-kit/hedera@0.2.2';
+import * as budgetApi from 'hedera:agent-kit/budget@0.2.2';
+import * as ratesApi from 'hedera:agent-kit/rates@0.2.2';
 import { fromHost } from './facts.js';
 
 export { facts } from './facts.js';
@@ -87,6 +88,18 @@ export const host = Object.freeze({
   },
   /** What is spent or reserved under `key` in the window (a bigint); throws if the store cannot answer. */
   spent: (key, windowSeconds) => budgetApi.spent(key, windowSeconds),
+  /**
+   * Capability `rates` (contract 0.2.2): the network's HBAR exchange rate in force,
+   * `{hbarEquivalent, centEquivalent, expirationSeconds}` (the last a bigint); throws the
+   * host's message when there is none (then a policy counting in dollars must block).
+   */
+  exchangeRate: () => {
+    try {
+      return ratesApi.current();
+    } catch (e) {
+      throw new Error(String(e?.payload ?? e?.message ?? e));
+    }
+  },
 });
 
 /** At post-params-normalization the host writes normalisedParams first, rawParams next. */

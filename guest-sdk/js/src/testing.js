@@ -22,9 +22,14 @@ export function reset() {
   fakes.spent.clear();
   fakes.logs.length = 0;
   fakes.topicMessages.length = 0;
+  fakes.rate = undefined;
 }
 /** Fix what the host clock answers (`host.nowUnixMs()`; `Date` stays the machine's). */
 export function setNowUnixMs(ms) { fakes.nowMs = Number(ms); }
+
+// What `host.exchangeRate()` answers: `{hbarEquivalent, centEquivalent, expirationSeconds?}`,
+// or `{error: 'why'}` (default: throws, as for a plugin not granted `rates`).
+export function setExchangeRate(rate) { fakes.rate = rate; }
 /** What the plugin logged: `[{level, message}]`. */
 export function logs() { return fakes.logs.map((l) => ({ ...l })); }
 /** The scratchpad as the plugin left it, as a plain object. */

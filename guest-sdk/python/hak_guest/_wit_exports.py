@@ -1,4 +1,4 @@
-"""The component's exports (contract ``hedera:agent-kit/agent-plugin@0.2.1``), each converting
+"""The component's exports (contract ``hedera:agent-kit/agent-plugin@0.2.2``), each converting
 the contract's types (componentize-py's generated ``wit_world``) to the SDK's and calling the
 registered plugin. Imported through ``hak_guest.exports``."""
 

@@ -1,5 +1,5 @@
 """What every plugin may ask the host (``host``, ``budget``) and what a granted capability lets
-it do (``hedera``). Inside a component these are the contract's imports; in a native test run
+it do (``hedera``) or read (``rates``). Inside a component these are the contract's imports; in a native test run
 they are the fakes of ``hak_guest.testing``."""
 
 from typing import Optional
@@ -8,6 +8,7 @@ try:  # inside a component (componentize-py generates ``wit_world``)
     from wit_world.imports import budget as _budget
     from wit_world.imports import hedera as _hedera
     from wit_world.imports import host as _host
+    from wit_world.imports import rates as _rates
     from wit_world.imports import types as _types
     from componentize_py_types import Err as _Err
 
@@ -116,3 +117,25 @@ def create_topic(memo: str) -> str:
         return _hedera.create_topic(memo)
     except _Err as e:
         raise RuntimeError(e.value) from None
+
+
+class ExchangeRate:
+    """``cent_equivalent`` US cents buy ``hbar_equivalent`` HBAR until ``expiration_seconds``."""
+
+    def __init__(self, hbar_equivalent: int, cent_equivalent: int, expiration_seconds: int):
+        self.hbar_equivalent = hbar_equivalent
+        self.cent_equivalent = cent_equivalent
+        self.expiration_seconds = expiration_seconds
+
+
+def exchange_rate() -> ExchangeRate:
+    """Capability ``rates`` (contract 0.2.2): the network's HBAR exchange rate in force. Raises
+    ``RuntimeError`` with the host's reason when there is none (a policy counting in dollars
+    must then block)."""
+    if not IN_COMPONENT:
+        return _fake.exchange_rate()
+    try:
+        r = _rates.current()
+    except _Err as e:
+        raise RuntimeError(e.value) from None
+    return ExchangeRate(r.hbar_equivalent, r.cent_equivalent, r.expiration_seconds)

@@ -9,15 +9,18 @@ _spent: Dict[str, int] = {}
 _logs: List[Tuple[str, str]] = []
 _topic_messages: List[Tuple[str, str]] = []
 _now_ms = [1_700_000_000_000]
+# What ``host.exchange_rate()`` answers: (hbar, cents) or the reason there is none.
+_rate: List[object] = ["capability rates is not granted (testing.set_exchange_rate)"]
 
 
 def reset() -> None:
-    """Forget the scratchpad, budgets, log, topic messages and the fake clock."""
+    """Forget the scratchpad, budgets, log, topic messages, the fake clock and rate."""
     _state.clear()
     _spent.clear()
     _logs.clear()
     _topic_messages.clear()
     _now_ms[0] = 1_700_000_000_000
+    _rate[0] = "capability rates is not granted (testing.set_exchange_rate)"
 
 
 def logs() -> List[Tuple[str, str]]:
@@ -73,3 +76,18 @@ def create_topic(memo: str) -> str:
 
 def topic_messages() -> List[Tuple[str, str]]:
     return list(_topic_messages)
+
+
+def set_exchange_rate(rate) -> None:
+    """What ``host.exchange_rate()`` answers: ``(hbar_equivalent, cent_equivalent)``, or a string,
+    the reason there is none."""
+    _rate[0] = rate
+
+
+def exchange_rate():
+    from .host import ExchangeRate
+
+    if isinstance(_rate[0], str):
+        raise RuntimeError(_rate[0])
+    hbars, cents = _rate[0]
+    return ExchangeRate(hbars, cents, 2**63)

@@ -2,7 +2,7 @@
 //!
 //! A plugin is a type implementing [`Plugin`]; every stage method has a no-op default, so a
 //! policy only writes the stage it decides at. [`export_plugin!`] wires the type to the
-//! `hedera:agent-kit/plugin` world (contract 0.2.1) and to the `hak:fast/judge` extension
+//! `hedera:agent-kit/plugin` world (contract 0.2.2) and to the `hak:fast/judge` extension
 //! (`wit/ext/judge.wit`: the host calls a policy stage with flat arguments when it can; both
 //! ways in reach the same trait methods). What lives here: the trait, the stage
 //! input with the host's typed [`Facts`] (who gets what, tokens, changes) and typed views of
@@ -230,11 +230,11 @@ pub fn parse_config<'a, T: serde::Deserialize<'a>>(config: &'a str) -> Result<T,
 /// calls the host unit-tests without a host.
 pub mod host {
     #[cfg(target_arch = "wasm32")]
-    use crate::bindings::hedera::agent_kit::{budget, hedera, host as imports};
+    use crate::bindings::hedera::agent_kit::{budget, hedera, host as imports, rates};
     #[cfg(not(target_arch = "wasm32"))]
     use crate::testing::fake as imports;
     #[cfg(not(target_arch = "wasm32"))]
-    use crate::testing::fake::{budget, hedera};
+    use crate::testing::fake::{budget, hedera, rates};
     use crate::LogLevel;
 
     pub fn log(level: LogLevel, message: &str) {
@@ -270,6 +270,14 @@ pub mod host {
     }
 
     pub use crate::bindings::hedera::agent_kit::budget::ReserveError;
+    pub use crate::bindings::hedera::agent_kit::rates::ExchangeRate;
+
+    /// Capability `rates` (contract 0.2.2): the network's HBAR exchange rate in force, as its
+    /// mirror node states it (kept by the host until it expires). On `Err` a policy that
+    /// counts in dollars must block.
+    pub fn exchange_rate() -> Result<ExchangeRate, String> {
+        rates::current()
+    }
 
     /// Reserve `amount` under `key` against `limit` within a rolling window of
     /// `window_seconds`, atomically with every other call of this plugin in this agent context

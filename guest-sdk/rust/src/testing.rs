@@ -1,7 +1,8 @@
 //! Native unit tests of a plugin, without a host: [`crate::host`]'s functions are backed here
 //! by in-memory fakes, one set per test thread (so tests running in parallel do not see each
 //! other): a scratchpad, a settable clock, budgets (every reservation counts; windows are not
-//! modelled), the log and the topic messages a plugin submitted. [`input`] builds a stage
+//! modelled), the log, the topic messages a plugin submitted and the exchange rate `rates`
+//! answers (none until [`set_exchange_rate`]). [`input`] builds a stage
 //! input with the facts a host would state. Only in native builds; a component calls the host.
 //!
 //! ```
@@ -25,6 +26,7 @@ struct Fakes {
     spent: BTreeMap<String, u64>,
     logs: Vec<(LogLevel, String)>,
     topic_messages: Vec<(String, String)>,
+    rate: Option<Result<crate::host::ExchangeRate, String>>,
 }
 
 thread_local! {
@@ -43,6 +45,12 @@ pub fn reset() {
 /// Fix what `host::now_unix_ms()` answers (default: the real clock).
 pub fn set_now_unix_ms(ms: u64) {
     with(|f| f.now_ms = Some(ms));
+}
+
+/// What `host::exchange_rate()` answers: `Ok(rate)`, or `Err(why)` as a host says there is
+/// none (default: `Err`, as for a plugin not granted `rates`).
+pub fn set_exchange_rate(rate: Result<crate::host::ExchangeRate, String>) {
+    with(|f| f.rate = Some(rate));
 }
 
 /// What the plugin logged, in order.
@@ -207,6 +215,17 @@ pub mod fake {
 
         pub fn create_topic(_memo: &str) -> Result<String, String> {
             Ok("0.0.9999".to_owned())
+        }
+    }
+
+    pub mod rates {
+        use super::with;
+        use crate::host::ExchangeRate;
+
+        pub fn current() -> Result<ExchangeRate, String> {
+            with(|f| f.rate.clone()).unwrap_or_else(|| {
+                Err("capability rates is not granted (testing::set_exchange_rate)".to_owned())
+            })
         }
     }
 }

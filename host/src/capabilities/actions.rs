@@ -1,4 +1,5 @@
-//! The network actions a granted capability performs with the operator's account, as a trait:
+//! The network actions a granted capability performs (with the operator's account, or a read
+//! of the mirror for the exchange rate), as a trait:
 //! the sandbox side (`runtime::hedera_api`) never sees the SDK, and the SDK implementation
 //! lives with the network it acts on (`network::OperatorActions`). What a plugin may ask for
 //! (sizes, ids) is checked here, before any implementation runs; [`CapabilityError`] says why
@@ -23,6 +24,11 @@ pub enum CapabilityError {
     },
     #[error("no operator account is configured, so hak cannot act on the network")]
     NoOperator,
+    #[error("no network is configured, so hak has no exchange rate")]
+    NoNetwork,
+    /// The mirror gave no rate in force; its words or why its answer was refused.
+    #[error("no exchange rate: {0}")]
+    NoRate(String),
     #[error(
         "quota: at most {0} network capability calls per plugin call (limits.max_capability_calls)"
     )]
@@ -57,6 +63,10 @@ pub trait HederaActions: Send + Sync {
     /// Create a topic with the operator's key as submit key and the operator as auto-renew
     /// account; its id on success.
     fn create_topic(&self, memo: &str, timeout: Duration) -> Result<String, CapabilityError>;
+
+    /// The network's HBAR exchange rate in force now (kept host-wide, see
+    /// [`super::rates`]).
+    fn exchange_rate(&self, timeout: Duration) -> Result<super::ExchangeRate, CapabilityError>;
 }
 
 /// A plugin's `submit-topic-message` arguments, checked.

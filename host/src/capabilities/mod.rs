@@ -1,15 +1,18 @@
 //! What an operator can grant a plugin, in one place: the capability names the manifest
 //! accepts (`capabilities = [...]` of a `[[plugins]]` entry) and what each one allows; for the
 //! network ones, the quotas and counters of their use ([`quota`]) and the actions themselves
-//! behind a trait ([`actions`]; the SDK implementation is `network::OperatorActions`).
+//! behind a trait ([`actions`]; the SDK implementation is `network::OperatorActions`), and the
+//! exchange rate the `rates` capability reads, kept host-wide ([`rates`]).
 //! Nothing is granted by default. The sandbox binds the network ones to the WIT
 //! (`runtime::hedera_api`); the lifecycle checks the replacement ones.
 
 pub mod actions;
 pub mod quota;
+pub mod rates;
 
 pub use actions::{CapabilityError, HederaActions};
 pub use quota::{CapabilityCounters, CapabilityQuota, MinuteWindow, QuotaWindows};
+pub use rates::ExchangeRate;
 
 /// One grantable capability.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +21,9 @@ pub enum Capability {
     SubmitTopicMessage,
     /// `hedera.create-topic` with the operator's account.
     CreateTopic,
+    /// `rates.current`: the network's exchange rate (read from the mirror, kept host-wide; no
+    /// operator needed, not counted against the network quotas).
+    Rates,
     /// A hook may replace `rawParams` (pre-tool-execution) or `normalisedParams`
     /// (post-params-normalization); the stage's policies judge the replacement again.
     ReplaceParams,
@@ -26,9 +32,10 @@ pub enum Capability {
 }
 
 impl Capability {
-    pub const ALL: [Capability; 4] = [
+    pub const ALL: [Capability; 5] = [
         Capability::SubmitTopicMessage,
         Capability::CreateTopic,
+        Capability::Rates,
         Capability::ReplaceParams,
         Capability::ReplaceResult,
     ];
@@ -38,6 +45,7 @@ impl Capability {
         match self {
             Capability::SubmitTopicMessage => "hedera:submit-topic-message",
             Capability::CreateTopic => "hedera:create-topic",
+            Capability::Rates => "rates",
             Capability::ReplaceParams => "params:replace",
             Capability::ReplaceResult => "result:replace",
         }
@@ -45,6 +53,11 @@ impl Capability {
 
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// Whether it reaches the network through the host's actions (`hedera`, `rates`).
+    pub fn uses_network(self) -> bool {
+        self.is_network() || self == Capability::Rates
     }
 
     /// Whether it lets a plugin act on the network (and so needs an operator).

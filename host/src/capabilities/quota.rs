@@ -151,6 +151,27 @@ impl CapabilityQuota {
         actions.create_topic(checked_memo(memo)?, timeout)
     }
 
+    /// `rates.current` for `plugin`, ending by `until` at the latest. A kept rate answers at
+    /// once; a read of the mirror is bounded like any action. Not counted against the network
+    /// quotas: it reads, and the mirror is asked once for every plugin of the host.
+    pub fn exchange_rate(
+        &mut self,
+        plugin: &str,
+        until: Option<Instant>,
+    ) -> Result<super::ExchangeRate, CapabilityError> {
+        if !self.granted.iter().any(|c| c == Capability::Rates.as_str()) {
+            self.counters.refusals.fetch_add(1, Ordering::Relaxed);
+            return Err(CapabilityError::NotGranted {
+                capability: Capability::Rates.as_str(),
+                plugin: plugin.to_owned(),
+            });
+        }
+        let timeout = self.timeout_until(until)?;
+        let actions = self.actions.clone().ok_or(CapabilityError::NoNetwork)?;
+        self.counters.calls.fetch_add(1, Ordering::Relaxed);
+        actions.exchange_rate(timeout)
+    }
+
     /// The timeout of an action started now: its own (`limits.capability_timeout_ms`), cut
     /// to what is left before `until` (the plugin's deadline, within the tool call's plugin
     /// budget); refused when nothing is left.

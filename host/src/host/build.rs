@@ -129,9 +129,19 @@ impl HostBuilder {
                 crate::strategy::CUSTOM_NEEDS_STRATEGY.into(),
             ));
         }
-        let capability = network.has_operator_key.then(|| {
-            Arc::new(crate::network::OperatorActions::new(&network)) as Arc<dyn HederaActions>
-        });
+        // Every network has a mirror (the `rates` capability); the `hedera` actions refuse
+        // without the operator's key.
+        let actions = Arc::new(crate::network::OperatorActions::new(&network));
+        let rates = crate::capabilities::Capability::Rates.as_str();
+        if manifest
+            .plugins
+            .iter()
+            .any(|p| p.capabilities.iter().any(|c| c == rates))
+        {
+            // Read before the first call needs it: no call waits for the mirror.
+            actions.read_rates_in_background();
+        }
+        let capability = Some(actions as Arc<dyn HederaActions>);
         let mut manifest = manifest;
         let pulled = match &oci {
             Some(resolver) => resolve_sources(resolver, &mut manifest)?,

@@ -121,6 +121,9 @@ pub struct NetworkSection {
     /// How long the SDK keeps trying one transaction or receipt before giving up (an unknown
     /// outcome: the call answers `OUTCOME_UNKNOWN` and budgets count it). Default: the SDK's.
     pub request_timeout_ms: Option<u64>,
+    /// How long the exchange rate read from the mirror for the `rates` capability is kept at
+    /// most, 1–3600 s (it is never kept past its expiry). Default 60.
+    pub rates_refresh_seconds: Option<u32>,
 }
 
 #[derive(Clone, Debug, Deserialize)]

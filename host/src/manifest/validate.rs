@@ -18,6 +18,13 @@ impl Manifest {
         if self.network.grpc.is_some() && self.network.state_dir.is_some() {
             return Err("network.state_dir applies to the emulator inside hak; a running `hak emu` keeps its own (--state)".into());
         }
+        if let Some(seconds) = self.network.rates_refresh_seconds {
+            if !(1..=3600).contains(&seconds) {
+                return Err(format!(
+                    "network.rates_refresh_seconds must be between 1 and 3600 (got {seconds})"
+                ));
+            }
+        }
         if self.network.name == NetworkName::Custom && self.network.nodes.is_empty() {
             return Err("network.nodes must list at least one node for a custom network".into());
         }

@@ -43,7 +43,7 @@ pub struct PluginAnnotations {
     pub relevant_tools: Vec<String>,
     /// Capabilities the plugin needs the operator to grant (`hedera:submit-topic-message`, …).
     pub capabilities: Vec<String>,
-    /// The contract line, e.g. `hedera:agent-kit/agent-plugin@0.2.1`.
+    /// The contract line, e.g. `hedera:agent-kit/agent-plugin@0.2.2`.
     pub contract: String,
 }
 

@@ -1,6 +1,6 @@
 //! Host-side bindings of the `hedera:agent-kit` contract, generated from `wit/` — one module per
-//! contract line the host loads: [`v0_2`] (0.2.0–0.2.1, the current one: typed facts, the
-//! needs-approval verdict, `inputs`) and [`v0_1`] (0.1.0–0.1.2, from `wit/0.1/`; wasmtime
+//! contract line the host loads: [`v0_2`] (0.2.0–0.2.2, the current one: typed facts, the
+//! needs-approval verdict, `inputs`, `rates`) and [`v0_1`] (0.1.0–0.1.2, from `wit/0.1/`; wasmtime
 //! matches names within a line by semver). Each binds `agent-plugin-core`; the optional
 //! `events` and `inputs` exports are looked up per plugin ([`EVENTS_INTERFACES`],
 //! [`INPUTS_INTERFACE`]). [`Pre`] and [`Exports`] are a loaded component of either
@@ -27,7 +27,7 @@ pub mod v0_1 {
     });
 }
 
-/// The 0.2 contract (`wit/`, 0.2.1; 0.2.0 plugins bind to it by semver).
+/// The 0.2 contract (`wit/`, 0.2.2; 0.2.0 and 0.2.1 plugins bind to it by semver).
 pub mod v0_2 {
     wasmtime::component::bindgen!({
         path: "../wit",
@@ -42,7 +42,8 @@ pub mod v0_2 {
 
 /// The `events` interface by every contract version that has it, newest first (a plugin
 /// exports the one it was built against).
-pub const EVENTS_INTERFACES: [&str; 4] = [
+pub const EVENTS_INTERFACES: [&str; 5] = [
+    "hedera:agent-kit/events@0.2.2",
     "hedera:agent-kit/events@0.2.1",
     "hedera:agent-kit/events@0.2.0",
     "hedera:agent-kit/events@0.1.2",
@@ -50,12 +51,12 @@ pub const EVENTS_INTERFACES: [&str; 4] = [
 ];
 /// The function in [`EVENTS_INTERFACES`] the host calls when a call ends blocked or failed.
 pub const ON_TOOL_FAILURE: &str = "on-tool-failure";
-/// The export whose presence makes a component a 0.2 plugin (0.2.0 or 0.2.1: export names
-/// match by semver).
-const POLICY_0_2: &str = "hedera:agent-kit/policy@0.2.1";
+/// The export whose presence makes a component a 0.2 plugin (0.2.0, 0.2.1 or 0.2.2: export
+/// names match by semver).
+const POLICY_0_2: &str = "hedera:agent-kit/policy@0.2.2";
 /// The `inputs` interface (since 0.2.1), looked up per plugin: a plugin without it reads
 /// every part of the stage input.
-pub const INPUTS_INTERFACE: &str = "hedera:agent-kit/inputs@0.2.1";
+pub const INPUTS_INTERFACE: &str = "hedera:agent-kit/inputs@0.2.2";
 /// The function in [`INPUTS_INTERFACE`] the host asks once, after `describe`.
 pub const READS: &str = "reads";
 /// `hak:fast/judge` (`wit/ext/judge.wit`): the policy stages with flat arguments, which a

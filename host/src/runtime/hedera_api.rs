@@ -1,4 +1,5 @@
-//! The `hedera` capability import, bound to the WIT of each contract line: each call goes to the instance's
+//! The capability imports, bound to the WIT of each contract line (`hedera`; `rates` since
+//! 0.2.2): each call goes to the instance's
 //! [`CapabilityQuota`](crate::capabilities::CapabilityQuota) (grants, quotas, counters, the
 //! actions). One deadline bounds everything a plugin does in a stage: an action's time is the
 //! plugin's, its timeout is cut to what is left of the deadline (cancelled there), and a guest
@@ -51,3 +52,24 @@ macro_rules! bind_hedera_import {
 
 bind_hedera_import!(v0_1);
 bind_hedera_import!(v0_2);
+
+impl super::bindings::v0_2::hedera::agent_kit::rates::Host for PluginState {
+    fn current(
+        &mut self,
+    ) -> Result<super::bindings::v0_2::hedera::agent_kit::rates::ExchangeRate, String> {
+        // Not the context's: the rate is the host's, so the instance stays free to move.
+        let until = self.host_call_until();
+        let rate = self.capability.exchange_rate(&self.plugin, Some(until));
+        if Instant::now() >= until {
+            self.deadline_passed.get_or_insert("rates.current");
+        }
+        rate.map(
+            |rate| super::bindings::v0_2::hedera::agent_kit::rates::ExchangeRate {
+                hbar_equivalent: rate.hbar_equivalent,
+                cent_equivalent: rate.cent_equivalent,
+                expiration_seconds: rate.expiration_seconds,
+            },
+        )
+        .map_err(|e| e.to_string())
+    }
+}

@@ -39,7 +39,7 @@ pub enum LoadError {
     #[error("plugin {plugin}: not a WebAssembly component: {reason}")]
     NotAComponent { plugin: String, reason: String },
     #[error(
-        "plugin {plugin}: does not fit the hedera:agent-kit/agent-plugin@0.2.1 world (or 0.1.0-0.1.2): {reason}"
+        "plugin {plugin}: does not fit the hedera:agent-kit/agent-plugin@0.2.2 world (or 0.1.0-0.1.2): {reason}"
     )]
     WrongWorld { plugin: String, reason: String },
     #[error("plugin {plugin}: describe rejected its config: {message}")]
@@ -445,7 +445,7 @@ impl LoadedPlugin {
     pub fn hedera_granted(&self) -> bool {
         Capability::ALL
             .into_iter()
-            .any(|c| c.is_network() && self.spec.grants(c))
+            .any(|c| c.uses_network() && self.spec.grants(c))
     }
 
     /// A described instance of its own, with a fresh scratchpad, outside any host: for running

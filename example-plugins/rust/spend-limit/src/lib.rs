@@ -12,8 +12,16 @@
 //! prepare); it releases it when the transaction certainly did not apply. A state store that
 //! cannot answer blocks the call. NFTs are not capped here.
 //!
-//! Config (every cap optional, at least one required; HBAR as a number or decimal string):
+//! HBAR may also be capped in US dollars at the network's exchange rate (capability `rates`:
+//! the rate the mirror states, kept by the host until it expires): per recipient and per
+//! transaction compared exactly (`tinybars × cents` against `limit × hbars × 10^8`), the
+//! budget counted in millionths of a cent rounded up (against the spender), each call at the
+//! rate of its own time. A rate that cannot be read blocks the call, with why.
+//!
+//! Config (every cap optional, at least one required; HBAR as a number or decimal string, US
+//! dollars as decimal text to the cent):
 //! `{"maxHbarPerRecipient": 10, "maxHbarPerTransaction": 25, "dailyHbarBudget": 100,
+//!   "maxUsdPerRecipient": "5.00", "maxUsdPerTransaction": "20", "dailyUsdBudget": "250.50",
 //!   "tokens": {"0.0.5005": {"maxPerRecipient": "1000", "maxPerTransaction": "5000",
 //!   "dailyBudget": "20000"}}, "budgetWindowSeconds": 86400}`
 
@@ -31,6 +39,9 @@ struct Config {
     max_hbar_per_recipient: Option<Value>,
     max_hbar_per_transaction: Option<Value>,
     daily_hbar_budget: Option<Value>,
+    max_usd_per_recipient: Option<Value>,
+    max_usd_per_transaction: Option<Value>,
+    daily_usd_budget: Option<Value>,
     #[serde(default)]
     tokens: BTreeMap<String, TokenConfig>,
     #[serde(default = "day")]
@@ -59,9 +70,15 @@ struct Caps {
 
 pub struct SpendLimit {
     hbar: Caps,
+    /// HBAR's caps in US cents.
+    usd: Caps,
     tokens: BTreeMap<String, Caps>,
     window_seconds: u32,
 }
+
+/// Millionths of a cent: the unit the dollar budget is kept in.
+const MICRO_CENTS_PER_CENT: u128 = 1_000_000;
+const TINYBARS_PER_HBAR: u128 = 100_000_000;
 
 /// Decimal text with at most `decimals` places → integer units (`"1.5"`, 8 → 150000000).
 fn decimal_units(text: &str, decimals: usize) -> Option<u128> {
@@ -123,6 +140,44 @@ fn asset_key(asset: &Asset) -> Option<String> {
     }
 }
 
+/// US cents as `US$1.05`.
+fn usd_text(cents: u128) -> String {
+    format!("US${}.{:02}", cents / 100, cents % 100)
+}
+
+/// The value of `tinybars` at `rate`, in cents: exactly `tinybars × cents / (hbars × 10^8)`
+/// as (numerator, denominator), compared without rounding.
+fn usd_value(tinybars: u128, rate: &host::ExchangeRate) -> (u128, u128) {
+    (
+        tinybars.saturating_mul(u128::from(rate.cent_equivalent)),
+        u128::from(rate.hbar_equivalent) * TINYBARS_PER_HBAR,
+    )
+}
+
+/// Whether `value` (a fraction of cents) is above `limit_cents`.
+fn above(value: (u128, u128), limit_cents: u128) -> bool {
+    value.0 > limit_cents.saturating_mul(value.1)
+}
+
+/// `value` in whole cents, rounded up, and in millionths of a cent, rounded up.
+fn cents_up(value: (u128, u128)) -> u128 {
+    value.0.div_ceil(value.1)
+}
+fn micro_cents_up(value: (u128, u128)) -> u128 {
+    value
+        .0
+        .saturating_mul(MICRO_CENTS_PER_CENT)
+        .div_ceil(value.1)
+}
+
+fn rate_json(rate: &host::ExchangeRate) -> Value {
+    json!({"centEquivalent": rate.cent_equivalent, "hbarEquivalent": rate.hbar_equivalent, "expirationSeconds": rate.expiration_seconds})
+}
+
+fn rate_text(rate: &host::ExchangeRate) -> String {
+    format!("{} ¢ per {} ℏ", rate.cent_equivalent, rate.hbar_equivalent)
+}
+
 fn amount_text(asset: &str, units: u128) -> String {
     if asset == "hbar" {
         hbar_text(units)
@@ -160,6 +215,17 @@ impl Plugin for SpendLimit {
             per_transaction: cap("maxHbarPerTransaction", &config.max_hbar_per_transaction, 8)?,
             budget: cap("dailyHbarBudget", &config.daily_hbar_budget, 8)?,
         };
+        let usd = Caps {
+            per_recipient: cap("maxUsdPerRecipient", &config.max_usd_per_recipient, 2)?,
+            per_transaction: cap("maxUsdPerTransaction", &config.max_usd_per_transaction, 2)?,
+            budget: cap("dailyUsdBudget", &config.daily_usd_budget, 2)?,
+        };
+        if usd
+            .budget
+            .is_some_and(|b| b.saturating_mul(MICRO_CENTS_PER_CENT) > u128::from(u64::MAX))
+        {
+            return Err("invalid config: dailyUsdBudget: at most 18446744073709.55 (kept in millionths of a cent)".into());
+        }
         let mut tokens = BTreeMap::new();
         for (id, t) in &config.tokens {
             if !hak_guest::facts::is_entity_id(id) {
@@ -178,8 +244,8 @@ impl Plugin for SpendLimit {
         let any = |c: &Caps| {
             c.per_recipient.is_some() || c.per_transaction.is_some() || c.budget.is_some()
         };
-        if !any(&hbar) && !tokens.values().any(any) {
-            return Err("invalid config: set at least one cap (maxHbarPerRecipient, maxHbarPerTransaction, dailyHbarBudget or tokens)".into());
+        if !any(&hbar) && !any(&usd) && !tokens.values().any(any) {
+            return Err("invalid config: set at least one cap (maxHbarPerRecipient, maxHbarPerTransaction, dailyHbarBudget, maxUsdPerRecipient, maxUsdPerTransaction, dailyUsdBudget or tokens)".into());
         }
         if config.budget_window_seconds == 0 || config.budget_window_seconds > 366 * 86_400 {
             return Err("invalid config: budgetWindowSeconds: must be 1–31622400".into());
@@ -192,6 +258,7 @@ impl Plugin for SpendLimit {
         );
         let plugin = SpendLimit {
             hbar,
+            usd,
             tokens,
             window_seconds: config.budget_window_seconds,
         };
@@ -266,7 +333,105 @@ impl Plugin for SpendLimit {
                 }
             }
         }
+        if self.usd.per_recipient.is_some()
+            || self.usd.per_transaction.is_some()
+            || self.usd.budget.is_some()
+        {
+            let hbar: Vec<&Movement> = input
+                .movements()
+                .iter()
+                .filter(|m| m.asset == Asset::Hbar && m.amount > 0)
+                .collect();
+            if !hbar.is_empty() {
+                return Ok(self.judge_usd(&hbar));
+            }
+        }
         Ok(Verdict::Allow)
+    }
+}
+
+impl SpendLimit {
+    /// The dollar caps of this call's HBAR movements, at the network's rate now.
+    fn judge_usd(&self, hbar: &[&Movement]) -> Verdict {
+        let rate = match host::exchange_rate() {
+            Ok(rate) => rate,
+            Err(why) => {
+                return block_with(
+                    format!("the HBAR exchange rate cannot be read, so the US dollar limits cannot be checked: {why}"),
+                    "SPEND_LIMIT_RATE_UNAVAILABLE",
+                    json!({"asset": "hbar"}),
+                )
+            }
+        };
+        let mut total: u128 = 0;
+        for m in hbar {
+            let amount = u128::from(m.amount);
+            total = total.saturating_add(amount);
+            let value = usd_value(amount, &rate);
+            if let Some(limit) = self.usd.per_recipient.filter(|l| above(value, *l)) {
+                let to = m.to.as_deref().unwrap_or("a new account");
+                return block_with(
+                    format!(
+                        "{} (about {} at {}) to {to} exceeds the per-recipient limit of {}",
+                        hbar_text(amount),
+                        usd_text(cents_up(value)),
+                        rate_text(&rate),
+                        usd_text(limit)
+                    ),
+                    "SPEND_LIMIT_USD_RECIPIENT",
+                    json!({"asset": "hbar", "recipient": m.to, "amount": amount.to_string(), "usdCents": cents_up(value).to_string(), "limitUsdCents": limit.to_string(), "rate": rate_json(&rate)}),
+                );
+            }
+        }
+        let value = usd_value(total, &rate);
+        if let Some(limit) = self.usd.per_transaction.filter(|l| above(value, *l)) {
+            return block_with(
+                format!(
+                    "{} (about {} at {}) in one call exceeds the per-transaction limit of {}",
+                    hbar_text(total),
+                    usd_text(cents_up(value)),
+                    rate_text(&rate),
+                    usd_text(limit)
+                ),
+                "SPEND_LIMIT_USD_TRANSACTION",
+                json!({"asset": "hbar", "amount": total.to_string(), "usdCents": cents_up(value).to_string(), "limitUsdCents": limit.to_string(), "rate": rate_json(&rate)}),
+            );
+        }
+        if let Some(budget) = self.usd.budget {
+            let limit = u64::try_from(budget * MICRO_CENTS_PER_CENT).unwrap_or(u64::MAX);
+            let spent_now = micro_cents_up(value);
+            let over = |spent: u64| {
+                let spent_cents = u128::from(spent).div_ceil(MICRO_CENTS_PER_CENT);
+                block_with(
+                    format!(
+                        "{} (about {} at {}) would exceed the budget of {} per {} s ({} already spent)",
+                        hbar_text(total),
+                        usd_text(cents_up(value)),
+                        rate_text(&rate),
+                        usd_text(budget),
+                        self.window_seconds,
+                        usd_text(spent_cents)
+                    ),
+                    "SPEND_LIMIT_USD_BUDGET",
+                    json!({"asset": "hbar", "amount": total.to_string(), "usdMicroCents": spent_now.to_string(), "spentUsdMicroCents": spent.to_string(), "budgetUsdCents": budget.to_string(), "rate": rate_json(&rate)}),
+                )
+            };
+            let Ok(amount) = u64::try_from(spent_now) else {
+                return over(0);
+            };
+            match host::reserve("spent:usd", amount, limit, self.window_seconds) {
+                Ok(_) => {}
+                Err(host::ReserveError::OverLimit(spent)) => return over(spent),
+                Err(host::ReserveError::Unavailable(why)) => {
+                    return block_with(
+                        format!("the budget cannot be checked: {why}"),
+                        "SPEND_LIMIT_UNAVAILABLE",
+                        json!({"asset": "usd"}),
+                    )
+                }
+            }
+        }
+        Verdict::Allow
     }
 }
 
@@ -309,5 +474,82 @@ mod tests {
         assert_eq!(decimal_units("1.5", 0), None);
         assert_eq!(hbar_text(150_000_000), "1.5 HBAR");
         assert_eq!(hbar_text(2_000_000_000), "20 HBAR");
+        assert_eq!(decimal_units("250.50", 2), Some(25_050));
+        assert_eq!(decimal_units("0.001", 2), None);
+        assert_eq!(usd_text(25_050), "US$250.50");
+        assert_eq!(usd_text(5), "US$0.05");
+    }
+
+    fn rate(cents: u32, hbars: u32) -> host::ExchangeRate {
+        host::ExchangeRate {
+            hbar_equivalent: hbars,
+            cent_equivalent: cents,
+            expiration_seconds: u64::MAX,
+        }
+    }
+
+    /// Values compare exactly and round up only where they are counted or shown.
+    #[test]
+    fn dollar_values_are_exact_and_round_against_the_spender() {
+        // 12 ¢ per ℏ: 2.5 ℏ = 30 ¢ exactly; one tinybar more is above 30 ¢.
+        let twelve = rate(360_000, 30_000);
+        assert!(!above(usd_value(250_000_000, &twelve), 30));
+        assert!(above(usd_value(250_000_001, &twelve), 30));
+        assert_eq!(cents_up(usd_value(250_000_001, &twelve)), 31);
+        // One tinybar at 12 ¢ per ℏ is 0.12 millionths of a cent: counted as 1.
+        assert_eq!(micro_cents_up(usd_value(1, &twelve)), 1);
+        assert_eq!(micro_cents_up(usd_value(100_000_000, &twelve)), 12_000_000);
+    }
+
+    fn transfer(tinybars: u64) -> StageInput {
+        hak_guest::testing::input("transfer_hbar_tool", Stage::PostParamsNormalization).with_credit(
+            Asset::Hbar,
+            "0.0.2001",
+            tinybars,
+        )
+    }
+
+    fn blocked_code(verdict: Verdict) -> Option<String> {
+        match verdict {
+            Verdict::Block(b) => b.code,
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn dollar_caps_block_at_the_rate_of_each_call_and_without_a_rate() {
+        hak_guest::testing::reset();
+        let config = r#"{"maxUsdPerRecipient": "1.00", "dailyUsdBudget": "2"}"#;
+        let (plugin, _) = SpendLimit::describe(config).unwrap();
+        let judge = |tinybars| {
+            plugin
+                .should_block_post_params_normalization(&transfer(tinybars))
+                .unwrap()
+        };
+        // No rate: blocked, whatever the amount.
+        assert_eq!(
+            blocked_code(judge(1)).as_deref(),
+            Some("SPEND_LIMIT_RATE_UNAVAILABLE")
+        );
+        hak_guest::testing::set_exchange_rate(Ok(rate(12, 1)));
+        assert_eq!(
+            blocked_code(judge(900_000_000)).as_deref(),
+            Some("SPEND_LIMIT_USD_RECIPIENT"),
+            "9 ℏ at 12 ¢ is US$1.08"
+        );
+        assert_eq!(judge(800_000_000), Verdict::Allow, "US$0.96");
+        assert_eq!(judge(800_000_000), Verdict::Allow, "US$1.92 in all");
+        assert_eq!(
+            blocked_code(judge(800_000_000)).as_deref(),
+            Some("SPEND_LIMIT_USD_BUDGET")
+        );
+        // HBAR halves: the same 8 ℏ is US$0.48, and the window keeps US$1.92 as spent.
+        hak_guest::testing::set_exchange_rate(Ok(rate(6, 1)));
+        assert_eq!(
+            blocked_code(judge(800_000_000)).as_deref(),
+            Some("SPEND_LIMIT_USD_BUDGET")
+        );
+        assert_eq!(judge(100_000_000), Verdict::Allow, "US$0.06 fits");
+        assert_eq!(hak_guest::testing::spent("spent:usd"), 198_000_000);
     }
 }

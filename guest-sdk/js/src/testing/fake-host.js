@@ -1,4 +1,4 @@
-// The host imports (`hedera:agent-kit/{host,hedera,budget}@0.2.1`) as in-memory fakes, for
+// The host imports (`hedera:agent-kit/{host,hedera,budget,rates}@0.2.2`) as in-memory fakes, for
 // plugin tests run natively by `hak-js-test` (which bundles this module in their place). The
 // shapes are the component bindings' own: options as undefined, results thrown as errors
 // with a `payload`, u64 as BigInt. `fakes` is the state `../testing.js` reads and resets.
@@ -9,6 +9,8 @@ export const fakes = {
   spent: new Map(),
   logs: [],
   topicMessages: [],
+  // What rates.current answers: a rate, or {error} (undefined: not granted).
+  rate: undefined,
 };
 
 function hostError(payload) {
@@ -40,3 +42,10 @@ export function reserve(key, amount, limit) {
   return spent + amount;
 }
 export function spent(key) { return fakes.spent.get(key) ?? 0n; }
+
+// rates
+export function current() {
+  if (fakes.rate === undefined) throw hostError('capability rates is not granted (testing.setExchangeRate)');
+  if (fakes.rate.error !== undefined) throw hostError(fakes.rate.error);
+  return { ...fakes.rate, expirationSeconds: BigInt(fakes.rate.expirationSeconds ?? 2n ** 63n) };
+}
