@@ -22,12 +22,12 @@ fn call(host: &Host, tool: &str, params: Value) -> Value {
         .unwrap()
 }
 
-fn allowed(out: &Value) {
+pub(crate) fn allowed(out: &Value) {
     assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
 }
 
 /// Blocked by the policy with this reason code; returns the reason.
-fn blocked(out: &Value, code: &str) -> String {
+pub(crate) fn blocked(out: &Value, code: &str) -> String {
     assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
     assert_eq!(out["raw"]["policyBlock"]["reasonCode"], code, "{out}");
     out["raw"]["policyBlock"]["reason"]

@@ -5,6 +5,7 @@
 //! of its time. Without the grant, a mirror that cannot be reached, or one that holds the
 //! request, the call is blocked: never allowed for want of a rate.
 
+use crate::library::{allowed, blocked};
 use hak_host::Host;
 use hak_tests::*;
 use hedera_proto::services as proto;
@@ -19,19 +20,6 @@ fn transfer(host: &Host, hbar: u64) -> Value {
             &json!({"transfers": [{"accountId": "0.0.1002", "amount": hbar}]}).to_string(),
         )
         .unwrap()
-}
-
-fn reason(out: &Value, code: &str) -> String {
-    assert_eq!(out["raw"]["errorCode"], "POLICY_BLOCKED", "{out}");
-    assert_eq!(out["raw"]["policyBlock"]["reasonCode"], code, "{out}");
-    out["raw"]["policyBlock"]["reason"]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
-
-fn allowed(out: &Value) {
-    assert_eq!(out["raw"]["status"], "SUCCESS", "{out}");
 }
 
 /// A host on `base`'s local network with spend-limit's dollar caps (`extra`: more of the
@@ -105,7 +93,7 @@ fn dollar_caps_follow_the_networks_rate_and_a_window_keeps_each_calls_own() {
     );
     // The genesis rate, 12 ¢ per ℏ: 9 ℏ is US$1.08, over the US$1.00 per recipient.
     assert_eq!(
-        reason(&transfer(&host, 9), "SPEND_LIMIT_USD_RECIPIENT"),
+        blocked(&transfer(&host, 9), "SPEND_LIMIT_USD_RECIPIENT"),
         "9 HBAR (about US$1.08 at 360000 ¢ per 30000 ℏ) to 0.0.1002 exceeds the per-recipient limit of US$1.00"
     );
     allowed(&transfer(&host, 8)); // US$0.96
@@ -121,14 +109,14 @@ fn dollar_caps_follow_the_networks_rate_and_a_window_keeps_each_calls_own() {
         if out["raw"]["status"] == "SUCCESS" {
             break; // US$2.46
         }
-        reason(&out, "SPEND_LIMIT_USD_RECIPIENT");
+        blocked(&out, "SPEND_LIMIT_USD_RECIPIENT");
         tries += 1;
         assert!(tries < 100, "the new rate is never read");
         std::thread::sleep(Duration::from_millis(100));
     }
     allowed(&transfer(&host, 9)); // US$3.00: the budget exactly
                                   // Had the window re-priced its 16 ℏ at the new rate (US$0.96), this would fit.
-    let over = reason(&transfer(&host, 1), "SPEND_LIMIT_USD_BUDGET");
+    let over = blocked(&transfer(&host, 1), "SPEND_LIMIT_USD_BUDGET");
     assert_eq!(
         over,
         "1 HBAR (about US$0.06 at 6 ¢ per 1 ℏ) would exceed the budget of US$3.00 per 86400 s (US$3.00 already spent)"
@@ -140,7 +128,7 @@ fn without_a_rate_the_dollar_caps_block_with_why() {
     let base = start(LOCAL).0;
     // Not granted.
     let host = dollar_host(&base, None, "");
-    let why = reason(&transfer(&host, 1), "SPEND_LIMIT_RATE_UNAVAILABLE");
+    let why = blocked(&transfer(&host, 1), "SPEND_LIMIT_RATE_UNAVAILABLE");
     assert!(
         why.contains("capability rates is not granted to plugin spend-limit"),
         "{why}"
@@ -155,7 +143,7 @@ fn without_a_rate_the_dollar_caps_block_with_why() {
         Some(&dead),
         "capabilities = [\"rates\"]\nlimits = { deadline_ms = 3000 }",
     );
-    let why = reason(&transfer(&host, 1), "SPEND_LIMIT_RATE_UNAVAILABLE");
+    let why = blocked(&transfer(&host, 1), "SPEND_LIMIT_RATE_UNAVAILABLE");
     assert!(
         why.contains("no exchange rate: Network error fetching"),
         "{why}"
