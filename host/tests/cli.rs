@@ -825,3 +825,56 @@ fn plugin_test_checks_a_cases_file_and_fails_with_a_diff() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The Cedar example's cases (README): its policies read from the plugins folder's settings
+/// file, each case at its own time (`now`), every one passing; a case at another hour fails.
+#[test]
+fn the_cedar_examples_cases_pass_at_their_times() {
+    let wasm = root().join("target/plugins/rust/cedar.wasm");
+    let wasm = wasm.to_str().unwrap();
+    let args = [
+        "plugin",
+        "test",
+        wasm,
+        "--settings",
+        "examples/cedar/cedar.toml",
+        "--cases",
+        "examples/cedar/cases.json",
+    ];
+    let out = hak(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("7 cases: 7 passed, 0 failed"), "{stdout}");
+
+    // `--now` applies to cases without their own: the first case run at night is blocked.
+    let dir = root().join(format!("target/test-tmp/cli-cedar-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("examples/cedar/cases.json")).unwrap(),
+    )
+    .unwrap();
+    let mut first = cases[0].clone();
+    first.as_object_mut().unwrap().remove("now");
+    std::fs::write(
+        dir.join("cases.json"),
+        Value::Array(vec![first]).to_string(),
+    )
+    .unwrap();
+    let cases_path = dir.join("cases.json").display().to_string();
+    let mut night = args.to_vec();
+    night[6] = &cases_path;
+    night.extend(["--now", "2026-11-30T02:00:00Z"]);
+    let out = hak(&night);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("business-hours"), "{stdout}");
+    let out = hak(&[&night[..7], &["--now", "yesterday"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("--now: \"yesterday\" is not an RFC 3339 time"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -5,6 +5,7 @@ mod allowances_and_transfers;
 mod audit;
 mod autonomous;
 mod budgets;
+mod cedar;
 mod conformance;
 mod consensus;
 mod console;

@@ -72,12 +72,14 @@ impl From<&RecordedStage> for TrialInput {
 /// declared it there and the tool is relevant to it; the hook only if the policy allowed).
 /// The answer:
 /// `{"plugin", "stage", "method", "relevant", "policy": {...} | null, "hook": {...} | null}`.
-pub fn run(plugin: &dyn ChainPlugin, input: &TrialInput) -> Value {
+/// `now_ms`: the time the plugin reads (`host.now-unix-ms`) and its budgets count at; the
+/// system clock when `None`.
+pub fn run(plugin: &dyn ChainPlugin, input: &TrialInput, now_ms: Option<u64>) -> Value {
     let description = plugin.description();
     let relevant = description.applies_to(&input.method);
     let scope = ContextScope {
         scope: "trial".into(),
-        state: Arc::new(MemoryBackend::default()),
+        state: Arc::new(now_ms.map_or_else(MemoryBackend::default, MemoryBackend::at)),
         reservations: Default::default(),
     };
     let mut session = plugin.open(&scope);
@@ -148,6 +150,16 @@ fn facts_of(input: &TrialInput) -> Option<crate::model::facts::Facts> {
     crate::tools::ToolRegistry::native().facts_from_json(&input.method, &normalised)
 }
 
+/// An RFC 3339 time (`2026-11-30T12:00:00Z`) as ms since the Unix epoch.
+pub fn parse_now(text: &str) -> Result<u64, String> {
+    time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+        .ok()
+        .and_then(|t| u64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok())
+        .ok_or_else(|| {
+            format!("{text:?} is not an RFC 3339 time after 1970 (2026-11-30T12:00:00Z)")
+        })
+}
+
 fn error(e: PluginError) -> Value {
     match e {
         PluginError::Answered(message) => json!({"verdict": "error", "message": message}),
@@ -191,6 +203,9 @@ pub struct Case {
     pub reason: Option<String>,
     /// The exact code a block or needs-approval must give, when set.
     pub code: Option<String>,
+    /// The time the case runs at (`now`, RFC 3339), in ms since the Unix epoch; the system
+    /// clock when unset.
+    pub now_ms: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -203,9 +218,10 @@ struct CaseFile {
     expect: Expect,
     reason: Option<String>,
     code: Option<String>,
+    now: Option<String>,
 }
 
-/// Parse a cases file (`[{name, input, config?, expect, reason?, code?}]`); errors name the
+/// Parse a cases file (`[{name, input, config?, expect, reason?, code?, now?}]`); errors name the
 /// case and field. Paths in `input` are relative to `dir`.
 pub fn parse_cases(text: &str, dir: &std::path::Path) -> Result<Vec<Case>, String> {
     let raw: Vec<Value> =
@@ -234,7 +250,14 @@ pub fn parse_cases(text: &str, dir: &std::path::Path) -> Result<Vec<Case>, Strin
                 "{at}: reason and code apply to block and needs-approval"
             ));
         }
+        let now_ms = case
+            .now
+            .as_deref()
+            .map(parse_now)
+            .transpose()
+            .map_err(|e| format!("{at}: now: {e}"))?;
         cases.push(Case {
+            now_ms,
             name: case.name,
             input,
             config: case.config.map(|c| c.to_string()),

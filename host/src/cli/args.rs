@@ -249,8 +249,16 @@ pub(super) enum PluginCommand {
         #[arg(long)]
         cases: Option<PathBuf>,
         /// The plugin config as JSON (default `{}`).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "settings")]
         config: Option<String>,
+        /// The plugin config from a settings file: the `config` of a plugins folder's
+        /// `<name>.toml` (what `hak serve --plugins-dir` loads with the plugin).
+        #[arg(long)]
+        settings: Option<PathBuf>,
+        /// The time the plugin reads (`host.now-unix-ms`), RFC 3339 (`2026-11-30T12:00:00Z`);
+        /// with --cases, of the cases without their own `now`. Default: the system clock.
+        #[arg(long)]
+        now: Option<String>,
     },
     /// Make a key pair for signing plugins. With --cosign: cosign's `cosign.key` (encrypted
     /// with $COSIGN_PASSWORD, which may be empty) and `cosign.pub` in the current directory,

@@ -119,10 +119,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     input,
                     cases,
                     config,
+                    settings,
+                    now,
                 },
         } => {
+            let config = match settings {
+                Some(path) => Some(settings_config(&path)?),
+                None => config,
+            };
+            let now_ms = now
+                .as_deref()
+                .map(crate::authoring::trial::parse_now)
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("--now: {e}"))?;
             if let Some(cases) = cases {
-                return plugin_cases(&file, &cases, config.as_deref());
+                return plugin_cases(&file, &cases, config.as_deref(), now_ms);
             }
             let input = input.ok_or_else(|| anyhow::anyhow!("give --input or --cases"))?;
             let text = std::fs::read_to_string(&input)
@@ -131,7 +142,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .map_err(|e| anyhow::anyhow!("--input {}: {e}", input.display()))?;
             let plugin = load_standalone(&file, config.as_deref())?;
             let member = crate::runtime::WasmPlugin::member(plugin);
-            let out = crate::authoring::trial::run(member.as_ref(), &trial);
+            let out = crate::authoring::trial::run(member.as_ref(), &trial, now_ms);
             println!("{}", serde_json::to_string_pretty(&out)?);
         }
         Command::Tools {

@@ -87,10 +87,20 @@ pub(super) fn load_standalone(
 
 /// `hak plugin test FILE --cases CASES`: every case through the plugin (loaded once per
 /// config), `ok` or `FAIL` with the difference, then a summary; exit 1 when any case failed.
+/// The `config` of a plugin settings file (a plugins folder's `<name>.toml`), as JSON text.
+pub(super) fn settings_config(path: &std::path::Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("--settings {}: {e}", path.display()))?;
+    let settings: crate::manifest::PluginSidecar = toml::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("--settings {}", crate::intake::toml_error(path, &e)))?;
+    Ok(serde_json::to_string(&settings.config)?)
+}
+
 pub(super) fn plugin_cases(
     file: &std::path::Path,
     cases_path: &std::path::Path,
     config: Option<&str>,
+    now_ms: Option<u64>,
 ) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(cases_path)
         .map_err(|e| anyhow::anyhow!("--cases {}: {e}", cases_path.display()))?;
@@ -115,7 +125,11 @@ pub(super) fn plugin_cases(
             .and_then(|member| {
                 crate::authoring::trial::check(
                     case,
-                    &crate::authoring::trial::run(member.as_ref(), &case.input),
+                    &crate::authoring::trial::run(
+                        member.as_ref(),
+                        &case.input,
+                        case.now_ms.or(now_ms),
+                    ),
                 )
             });
         let name = crate::logging::one_line(&case.name);

@@ -130,15 +130,24 @@ impl TxOutcome {
     }
 }
 
+/// The stage input's `context`: the kit's `accountId` and `mode`, the network, and the agent's
+/// name when the caller is one of the manifest's `[[agents]]` (`wit/README.md`).
+fn context_json(context: &AgentContext, network: &str, agent: Option<&str>) -> String {
+    let mut value = json!({
+        "accountId": context.account_id.map(|a| a.to_string()),
+        "mode": context.mode.as_str(),
+        "network": network,
+    });
+    if let Some(agent) = agent {
+        value["agent"] = json!(agent);
+    }
+    value.to_string()
+}
+
 impl Session {
     pub fn new(env: Arc<dyn CallEnv>, context: AgentContext) -> Self {
         let chain = env.chain();
-        let context_json = json!({
-            "accountId": context.account_id.map(|a| a.to_string()),
-            "mode": context.mode.as_str(),
-            "network": env.network_name(),
-        })
-        .to_string();
+        let context_json = context_json(&context, env.network_name(), None);
         let explain_blocks = env.explain_blocks();
         let reservations = Arc::<CallReservations>::default();
         let scope = ContextScope {
@@ -212,6 +221,7 @@ impl Session {
     pub fn set_caller(&mut self, agent: Option<&str>) {
         if self.caller.as_deref() != agent {
             self.caller = agent.map(Arc::from);
+            self.context_json = context_json(&self.context, self.env.network_name(), agent);
         }
     }
 

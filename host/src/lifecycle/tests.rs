@@ -221,6 +221,30 @@ fn every_stage_runs_in_chain_order_policy_before_hook() {
     assert_eq!(*log.lock().unwrap(), expected);
 }
 
+/// The stage input's `context` names the agent the session calls for, and only while it does.
+#[test]
+fn the_context_names_the_caller_agent() {
+    let log = Log::default();
+    let mut judge = probe("judge", &log);
+    judge.block_when = Some((Stage::PostParamsNormalization, r#""agent":"alice""#));
+    let mut session = session(PlainEnv::new(vec![Arc::new(judge)]));
+    let blocked = |out: &serde_json::Value| out["raw"]["policyBlock"].is_object();
+    assert!(!blocked(
+        &session.call("transfer_hbar_tool", TRANSFER).unwrap()
+    ));
+    session.set_caller(Some("alice"));
+    let out = session.call("transfer_hbar_tool", TRANSFER).unwrap();
+    assert!(blocked(&out), "{out}");
+    session.set_caller(Some("bob"));
+    assert!(!blocked(
+        &session.call("transfer_hbar_tool", TRANSFER).unwrap()
+    ));
+    session.set_caller(None);
+    assert!(!blocked(
+        &session.call("transfer_hbar_tool", TRANSFER).unwrap()
+    ));
+}
+
 #[test]
 fn the_first_block_ends_the_call_and_later_steps_never_run() {
     let log = Log::default();

@@ -74,7 +74,7 @@ macro_rules! bind_host_imports {
                 }
 
                 fn now_unix_ms(&mut self) -> u64 {
-                    crate::state_store::now_ms()
+                    self.now_ms()
                 }
             }
 

@@ -261,6 +261,12 @@ impl PluginState {
     }
 
     /// The context's state, noting that the guest depends on it.
+    /// The time the plugin reads: its state store's ([`StateHandle::now_ms`]); reading it does
+    /// not tie the instance to its context.
+    pub(crate) fn now_ms(&self) -> u64 {
+        self.state.now_ms()
+    }
+
     pub(crate) fn pad(&mut self) -> &mut StateHandle {
         self.context_used = true;
         &mut self.state

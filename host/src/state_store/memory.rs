@@ -13,6 +13,8 @@ use std::sync::{Arc, Mutex};
 #[derive(Default)]
 pub struct MemoryBackend {
     inner: Mutex<Inner>,
+    /// A fixed time instead of the system clock (a trial's `nowUnixMs`).
+    clock: Option<u64>,
 }
 
 #[derive(Default)]
@@ -105,6 +107,15 @@ impl MemoryBackend {
         let backend = MemoryBackend::default();
         backend.lock().quota = quota;
         backend
+    }
+
+    /// An empty store whose time stands still at `now_ms` (a trial's clock: what its plugin
+    /// reads and its budget windows count at).
+    pub fn at(now_ms: u64) -> Self {
+        MemoryBackend {
+            clock: Some(now_ms),
+            ..MemoryBackend::default()
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -492,6 +503,10 @@ impl StateBackend for MemoryBackend {
 
     fn describe(&self) -> String {
         "memory".into()
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.clock.unwrap_or_else(super::now_ms)
     }
 }
 

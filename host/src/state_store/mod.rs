@@ -162,6 +162,12 @@ pub trait StateBackend: Send + Sync {
     fn shared(&self) -> bool;
     /// Which backend, for logs and the admin API.
     fn describe(&self) -> String;
+    /// The time budget windows are counted at and plugins read (`host.now-unix-ms`):
+    /// milliseconds since the Unix epoch. The system clock, unless the store is a trial's
+    /// ([`MemoryBackend::at`]).
+    fn now_ms(&self) -> u64 {
+        now_ms()
+    }
 }
 
 /// The reservations one call made, settled by the lifecycle when the call ends.
@@ -231,7 +237,7 @@ impl StateHandle {
         check_budget_key(key)?;
         let reserved =
             self.backend
-                .reserve(&self.pad, key, amount, limit, window_seconds, now_ms())?;
+                .reserve(&self.pad, key, amount, limit, window_seconds, self.now_ms())?;
         if let Reserved::Granted { id, .. } = &reserved {
             self.reservations.push(id.clone());
         }
@@ -241,7 +247,13 @@ impl StateHandle {
     pub fn spent(&self, key: &str, window_seconds: u32) -> Result<u64, StateError> {
         check_window(window_seconds)?;
         check_budget_key(key)?;
-        self.backend.spent(&self.pad, key, window_seconds, now_ms())
+        self.backend
+            .spent(&self.pad, key, window_seconds, self.now_ms())
+    }
+
+    /// The store's time ([`StateBackend::now_ms`]).
+    pub fn now_ms(&self) -> u64 {
+        self.backend.now_ms()
     }
 }
 
