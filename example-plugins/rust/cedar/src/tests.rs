@@ -5,27 +5,12 @@ use super::*;
 use hak_guest::serde_json::{json, Value};
 use hak_guest::{testing, Asset, BlockInfo, Movement, Via};
 
-/// The README's policy set: an amount cap, a denylist, an agent quarantined, business hours.
-const POLICIES: &str = r#"
-@id("everything-else")
-permit(principal, action, resource);
-
-@id("cap-10-hbar")
-forbid(principal, action in Action::"transaction", resource)
-when { context.hbarOut > 1000000000 };
-
-@id("denylist")
-forbid(principal, action, resource)
-when { context.recipients.containsAny(["0.0.666", "0.0.667"]) };
-
-@id("quarantine-bot-7")
-forbid(principal == Agent::"bot-7", action in Action::"transaction", resource);
-
-@id("business-hours")
-forbid(principal, action in Action::"transaction", resource)
-unless { context.hourUtc >= 9 && context.hourUtc < 17 &&
-         ["mon", "tue", "wed", "thu", "fri"].contains(context.weekdayUtc) };
-"#;
+/// The README's policy set (`examples/cedar/cedar.toml`): an amount cap, a denylist, an agent
+/// quarantined, business hours.
+fn readme_policies() -> &'static str {
+    let settings = include_str!("../../../../examples/cedar/cedar.toml");
+    settings.split("'''").nth(1).expect("policies = '''…'''")
+}
 
 /// 2026-11-30T12:00:00Z, a Monday.
 const MONDAY_NOON: u64 = 1_796_040_000_000;
@@ -58,7 +43,7 @@ fn judge(plugin: &Cedar, input: &StageInput) -> Result<(), BlockInfo> {
 fn the_readme_policies_allow_and_forbid_with_their_ids() {
     testing::reset();
     testing::set_now_unix_ms(MONDAY_NOON);
-    let plugin = load(json!({"policies": POLICIES})).unwrap();
+    let plugin = load(json!({"policies": readme_policies()})).unwrap();
     assert_eq!(
         judge(&plugin, &transfer(Some("alice"), "0.0.2002", 500_000_000)),
         Ok(())
