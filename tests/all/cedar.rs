@@ -91,13 +91,23 @@ fn cedar_policies_judge_agents_by_name_and_swap_as_text() {
         "{out}"
     );
 
-    // The decision log names the policies that decided, and the agent.
-    let lines = std::fs::read_to_string(&log).unwrap();
-    let bot_line: Value = lines
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find(|l| l["agent"] == "bot-7")
-        .unwrap_or_else(|| panic!("no line of bot-7 in {lines}"));
+    // The decision log names the policies that decided, and the agent (its writer thread
+    // appends the line soon after the call answered).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let bot_line: Value = loop {
+        let lines = std::fs::read_to_string(&log).unwrap_or_default();
+        let found = lines
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|l| l["agent"] == "bot-7");
+        match found {
+            Some(line) => break line,
+            None if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(50))
+            }
+            None => panic!("no line of bot-7 in {lines}"),
+        }
+    };
     let step = &bot_line["decisions"][0];
     assert_eq!(
         (&step["plugin"], &step["code"], &step["reason"]),
