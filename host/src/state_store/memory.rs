@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 #[derive(Default)]
 pub struct MemoryBackend {
     inner: Mutex<Inner>,
-    /// A fixed time instead of the system clock (a trial's `nowUnixMs`).
+    /// A fixed time instead of the system clock (a trial case's `now`).
     clock: Option<u64>,
 }
 
